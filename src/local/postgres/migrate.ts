@@ -1,0 +1,75 @@
+/**
+ * Applies the compat bootstrap and supabase/migrations to a database, recording
+ * each migration in supabase_migrations.schema_migrations as the Supabase CLI does.
+ * Local tooling for tests and the demo; a real project uses `supabase db push`.
+ */
+import postgres from 'postgres';
+import { readFile, readdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const projectRoot = resolve(here, '../../..');
+export const migrationsDir = join(projectRoot, 'supabase/migrations');
+
+export interface MigrationFile {
+	version: string;
+	name: string;
+	path: string;
+}
+
+/** Lists `<version>_<name>.sql` files in apply order. */
+export async function listMigrations(dir = migrationsDir): Promise<MigrationFile[]> {
+	const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+	return files.map((file) => {
+		const match = /^(\d{14})_(.+)\.sql$/.exec(file);
+		if (!match) throw new Error(`migration file name must be <14-digit UTC timestamp>_<name>.sql: ${file}`);
+		return { version: match[1]!, name: match[2]!, path: join(dir, file) };
+	});
+}
+
+/** Runs the compat bootstrap (idempotent; a no-op where Supabase's objects exist). */
+export async function applyCompat(url: string): Promise<void> {
+	const sql = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		await sql.unsafe(await readFile(join(here, 'compat.sql'), 'utf8'));
+	} finally {
+		await sql.end();
+	}
+}
+
+/** Applies every migration not yet recorded, each in its own transaction. */
+export async function applyMigrations(url: string, dir = migrationsDir): Promise<string[]> {
+	const sql = postgres(url, { max: 1, onnotice: () => {} });
+	const applied: string[] = [];
+	try {
+		const done = new Set(
+			(await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) => r.version),
+		);
+		for (const m of await listMigrations(dir)) {
+			if (done.has(m.version)) continue;
+			const text = await readFile(m.path, 'utf8');
+			await sql.begin(async (tx) => {
+				await tx.unsafe(text);
+				await tx`insert into supabase_migrations.schema_migrations (version, name, statements) values (${m.version}, ${m.name}, ${[text]})`;
+			});
+			applied.push(m.version);
+		}
+	} finally {
+		await sql.end();
+	}
+	return applied;
+}
+
+/** Compat bootstrap, then migrations. */
+export async function prepareDatabase(url: string): Promise<void> {
+	await applyCompat(url);
+	await applyMigrations(url);
+}
+
+/** Returns `url` with its database name replaced. */
+export function withDatabase(url: string, database: string): string {
+	const u = new URL(url);
+	u.pathname = `/${database}`;
+	return u.toString();
+}

@@ -1,0 +1,44 @@
+/**
+ * Vitest global setup: one PostgreSQL server for the whole run (embedded unless
+ * DATABASE_URL is set), and a template database built once from the compat
+ * bootstrap and the migrations. Each test file clones the template (see
+ * test/helpers/db.ts), so files are isolated and can run in parallel.
+ */
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { startLocalPostgres } from '../../src/local/postgres/embedded.ts';
+import { prepareDatabase, withDatabase } from '../../src/local/postgres/migrate.ts';
+
+declare module 'vitest' {
+	export interface ProvidedContext {
+		adminUrl: string;
+		templateDb: string;
+	}
+}
+
+export default async function setup(project: TestProject) {
+	const server = await startLocalPostgres();
+	const templateDb = `sj_template_${process.pid}`;
+	const admin = postgres(server.url, { max: 1, onnotice: () => {} });
+	try {
+		await admin.unsafe(`drop database if exists ${templateDb}`);
+		await admin.unsafe(`create database ${templateDb}`);
+	} finally {
+		await admin.end();
+	}
+	await prepareDatabase(withDatabase(server.url, templateDb));
+	project.provide('adminUrl', server.url);
+	project.provide('templateDb', templateDb);
+	return async () => {
+		if (!server.embedded) {
+			const sql = postgres(server.url, { max: 1, onnotice: () => {} });
+			try {
+				const rows = await sql<{ datname: string }[]>`select datname from pg_database where datname like ${`sj_%_${process.pid}%`}`;
+				for (const r of rows) await sql.unsafe(`drop database if exists "${r.datname}" with (force)`);
+			} finally {
+				await sql.end();
+			}
+		}
+		await server.stop();
+	};
+}
