@@ -1,0 +1,100 @@
+/**
+ * The job state machine, mirrored once from SQL (supabase/migrations/*_job_status.sql,
+ * table supabase_jobs.transitions) and drawn in docs/state-machine.md. The database
+ * enforces it; this mirror lets code and types speak of it.
+ */
+
+/**
+ * Where a job is in its life.
+ *
+ * @example
+ * ```ts
+ * import { JobStatus } from 'supabase-jobs';
+ * if (job.status === JobStatus.RUNNING) showSpinner();
+ * ```
+ */
+export const JobStatus = {
+	QUEUED: 'queued',
+	RUNNING: 'running',
+	DONE: 'done',
+	FAILED: 'failed',
+	CANCELLED: 'cancelled',
+} as const;
+
+/**
+ * One of the values of {@link JobStatus}.
+ *
+ * @example
+ * ```ts
+ * const s: JobStatusValue = 'queued';
+ * ```
+ */
+export type JobStatusValue = (typeof JobStatus)[keyof typeof JobStatus];
+
+/**
+ * Every status, in life order.
+ *
+ * @example
+ * ```ts
+ * for (const s of JOB_STATUSES) console.log(s);
+ * ```
+ */
+export const JOB_STATUSES = [
+	JobStatus.QUEUED,
+	JobStatus.RUNNING,
+	JobStatus.DONE,
+	JobStatus.FAILED,
+	JobStatus.CANCELLED,
+] as const satisfies readonly JobStatusValue[];
+
+/**
+ * The statuses a job never leaves. `cancelled` is terminal but not a failure:
+ * the watch ends and the payload is dropped, yet nothing went wrong.
+ *
+ * @example
+ * ```ts
+ * const finished = TERMINAL_JOB_STATUSES.includes(job.status);
+ * ```
+ */
+export const TERMINAL_JOB_STATUSES = [JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED] as const satisfies readonly JobStatusValue[];
+
+/**
+ * Legal transitions, from-state to the states it may move to, and the SQL
+ * function that makes each move.
+ *
+ * @example
+ * ```ts
+ * JOB_TRANSITIONS.running.includes('done'); // true
+ * ```
+ */
+export const JOB_TRANSITIONS = {
+	queued: ['running', 'cancelled'],
+	running: ['done', 'failed', 'cancelled', 'queued'],
+	done: [],
+	failed: [],
+	cancelled: [],
+} as const satisfies Record<JobStatusValue, readonly JobStatusValue[]>;
+
+/**
+ * True for done, failed and cancelled.
+ *
+ * @example
+ * ```ts
+ * if (isTerminalStatus(job.status)) stopPolling();
+ * ```
+ */
+export function isTerminalStatus(status: JobStatusValue): boolean {
+	return (TERMINAL_JOB_STATUSES as readonly JobStatusValue[]).includes(status);
+}
+
+/**
+ * Whether the database allows `from -> to`.
+ *
+ * @example
+ * ```ts
+ * canTransition('done', 'running'); // false
+ * ```
+ */
+export function canTransition(from: JobStatusValue, to: JobStatusValue): boolean {
+	return (JOB_TRANSITIONS[from] as readonly JobStatusValue[]).includes(to);
+}
