@@ -56,7 +56,9 @@ const arrayLiteral = (items: readonly string[]) => `{${items.map((s) => `"${s.re
 
 function encode(type: string, value: JobArgValue): unknown {
 	if (value === null) return null;
-	if (type === 'jsonb') return JSON.stringify(value);
+	// jsonb travels as the object: postgres.js learns the parameter type from the
+	// server and serializes it once (stringifying here would store a JSON string).
+	if (type === 'jsonb') return value;
 	if (type === 'bytea') return value instanceof Uint8Array ? value : new TextEncoder().encode(String(value));
 	if (type.endsWith('[]')) return arrayLiteral(value as readonly string[]);
 	return typeof value === 'number' ? String(value) : value;

@@ -6,8 +6,9 @@
  */
 import { InvalidJobInputError, JobNotFoundError, StaleAfterRequiredError, TimeoutError, isJobNotFoundError } from '../errors.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, RawRow } from './adapter.ts';
-import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job, type JobParams, type PhaseTimingRecords } from './job.ts';
+import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job, type JobParams } from './job.ts';
 import { isJobKind, type JobKind, type JobKindParams, type JobKindInput } from './job-kind.ts';
 
 /**
@@ -94,7 +95,7 @@ export interface SucceedOptions extends AttemptOptions {
 	/** The row the work produced, so the screen links straight to it. */
 	resultId?: string | null;
 	/** Phase timings recorded by the tracker (what PhasePlan.fromHistory fits). */
-	timings?: PhaseTimingRecords | null;
+	timings?: PhaseTimings | null;
 }
 
 /**
@@ -108,7 +109,7 @@ export interface SucceedOptions extends AttemptOptions {
 export interface FailOptions extends AttemptOptions {
 	/** A stable snake_case code for the error. @default 'failed' */
 	errorCode?: string;
-	timings?: PhaseTimingRecords | null;
+	timings?: PhaseTimings | null;
 }
 
 /**
@@ -201,6 +202,9 @@ export interface WatchOptions {
 	/** Ends the watch quietly (the loop just finishes). */
 	signal?: AbortSignal;
 }
+
+/** The functions that return job rows. */
+type RowFunction = Exclude<JobFunctionName, 'job_tick' | 'job_phase_history'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -300,19 +304,19 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		return this.adapter.call(fn, { ...args, job_table: this.table } as JobCallArgs<F>);
 	}
 
-	private async rows(fn: Exclude<JobFunctionName, 'job_tick' | 'job_phase_history'>, args: JobCallArgs<typeof fn>): Promise<RawRow[]> {
+	private async rows<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<RawRow[]> {
 		const rows = await this.call(fn, args);
 		if (!Array.isArray(rows)) throw new UnexpectedRowError(`${fn} returned ${typeof rows}, not rows`);
 		return rows as RawRow[];
 	}
 
-	private async one(fn: Parameters<JobStore['rows']>[0], args: JobCallArgs<typeof fn>): Promise<R> {
+	private async one<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R> {
 		const [row] = await this.rows(fn, args);
 		if (!row) throw new UnexpectedRowError(`${fn} returned no row`);
 		return parseJobRow(row) as R;
 	}
 
-	private async maybeOne(fn: Parameters<JobStore['rows']>[0], args: JobCallArgs<typeof fn>): Promise<R | null> {
+	private async maybeOne<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R | null> {
 		const [row] = await this.rows(fn, args);
 		return row ? (parseJobRow(row) as R) : null;
 	}
@@ -649,7 +653,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
 	 * ```
 	 */
-	async phaseHistory(kind: string | JobKind, limit = 50): Promise<PhaseTimingRecords[]> {
+	async phaseHistory(kind: string | JobKind, limit = 50): Promise<PhaseTimings[]> {
 		const rows = await this.call('job_phase_history', { kind: kindName(kind), limit: checkInt('limit', limit) });
 		if (!Array.isArray(rows)) throw new UnexpectedRowError(`job_phase_history returned ${typeof rows}, not rows`);
 		return rows.map((row) => {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { JobError } from '../errors.ts';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { RawRow } from './adapter.ts';
 
 /**
@@ -17,32 +18,6 @@ import type { RawRow } from './adapter.ts';
  * ```
  */
 export type JobParams = Record<string, unknown>;
-
-/**
- * One phase of one finished run, as recorded in `timings`: how long it took
- * and how large its input was.
- *
- * @example
- * ```ts
- * const t: PhaseTimingRecord = { seconds: 31.2, size: 12000 };
- * ```
- */
-export interface PhaseTimingRecord {
-	seconds: number;
-	size: number | null;
-	/** Seconds since the tracker started, when recorded: keeps the phase order a JSON object loses. */
-	start?: number;
-}
-
-/**
- * The `timings` column: phase name -> {@link PhaseTimingRecord}.
- *
- * @example
- * ```ts
- * await store.succeed(id, { timings: { table: { seconds: 30.5, size: 4000 } } });
- * ```
- */
-export type PhaseTimingRecords = Record<string, PhaseTimingRecord>;
 
 /**
  * One job row (see docs/state-machine.md). `payload` is only ever present on
@@ -78,7 +53,7 @@ export interface Job<P extends JobParams = JobParams> {
 	ownerId: string | null;
 	locale: string | null;
 	availableAt: Date;
-	timings: PhaseTimingRecords | null;
+	timings: PhaseTimings | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -110,9 +85,9 @@ const bytes = z.union([z.instanceof(Uint8Array), z.string().regex(hexBytes, 'byt
  * readTimings({ table: { seconds: 3, size: null }, junk: 1 }); // { table: { seconds: 3, size: null } }
  * ```
  */
-export function readTimings(raw: unknown): PhaseTimingRecords | null {
+export function readTimings(raw: unknown): PhaseTimings | null {
 	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
-	const out: PhaseTimingRecords = {};
+	const out: PhaseTimings = {};
 	for (const [phase, t] of Object.entries(raw as Record<string, unknown>)) {
 		if (typeof t !== 'object' || t === null) continue;
 		const { seconds, size, start } = t as Record<string, unknown>;
