@@ -42,11 +42,20 @@ describe('JobList', () => {
 		const source = new FakeListSource();
 		const list = render(source, { kind: 'extract', statuses: ['queued', 'running'], limit: 2 });
 		expect(source.requests).toHaveLength(1);
-		expect(source.last.options).toEqual({ kind: 'extract', status: null, statuses: ['queued', 'running'], limit: 2, cursor: null });
+		expect(source.last.options).toEqual({
+			kind: 'extract',
+			status: null,
+			statuses: ['queued', 'running'],
+			limit: 2,
+			cursor: null,
+		});
 		expect(source.listeners.size).toBe(1);
 		expect(list.loading).toBe(true);
 
-		source.last.answer.resolve({ jobs: [row(2, { status: 'running', progress: 40, stage: 'table' }), row(1, { status: 'queued', attempts: 0 })], nextCursor: 'c1' });
+		source.last.answer.resolve({
+			jobs: [row(2, { status: 'running', progress: 40, stage: 'table' }), row(1, { status: 'queued', attempts: 0 })],
+			nextCursor: 'c1',
+		});
 		await list.settled;
 		flushSync();
 		expect(list.loaded).toBe(true);
@@ -116,7 +125,10 @@ describe('JobList', () => {
 		const source = new FakeListSource();
 		const list = new JobList(source, { statuses: ['queued', 'running'] });
 		const first = list.start();
-		source.last.answer.resolve({ jobs: [row(5, { status: 'running' }), row(4, { status: 'queued', attempts: 0 })], nextCursor: null });
+		source.last.answer.resolve({
+			jobs: [row(5, { status: 'running' }), row(4, { status: 'queued', attempts: 0 })],
+			nextCursor: null,
+		});
 		await first;
 
 		source.emit(row(5, { status: 'done', progress: 100 }));

@@ -8,13 +8,22 @@ import WatchedJobView from './fixtures/WatchedJobView.svelte';
 let target: HTMLElement;
 let app: Record<string, unknown> | null = null;
 
-function render(source: FakeJobSource, options: { id?: string; initial?: JobSnapshot | null; locale?: string } = {}): WatchedJob {
+function render(
+	source: FakeJobSource,
+	options: { id?: string; initial?: JobSnapshot | null; locale?: string } = {},
+): WatchedJob {
 	target = document.createElement('div');
 	document.body.appendChild(target);
 	let job: WatchedJob | null = null;
 	app = mount(WatchedJobView, {
 		target,
-		props: { source, id: options.id ?? 'job-1', initial: options.initial ?? null, locale: options.locale ?? 'en', onjob: (j: WatchedJob) => (job = j) },
+		props: {
+			source,
+			id: options.id ?? 'job-1',
+			initial: options.initial ?? null,
+			locale: options.locale ?? 'en',
+			onjob: (j: WatchedJob) => (job = j),
+		},
 	});
 	flushSync();
 	if (!job) throw new Error('the view did not hand over its WatchedJob');
@@ -130,7 +139,15 @@ describe('WatchedJob in a component', () => {
 		const source = new FakeJobSource();
 		const job = render(source);
 		await source.stream.push(snap({ status: 'running', progress: 35, stage: 'table' }));
-		await source.stream.push(snap({ status: 'failed', progress: 35, stage: 'table', error: 'I could not read the file: empty file', errorCode: 'unsupported_format' }));
+		await source.stream.push(
+			snap({
+				status: 'failed',
+				progress: 35,
+				stage: 'table',
+				error: 'I could not read the file: empty file',
+				errorCode: 'unsupported_format',
+			}),
+		);
 		flushSync();
 		expect(job.isFailed).toBe(true);
 		expect(job.isTerminal).toBe(true);
@@ -146,7 +163,9 @@ describe('WatchedJob in a component', () => {
 		const source = new FakeJobSource();
 		const job = render(source);
 		await source.stream.push(snap({ status: 'running', progress: 20, stage: 'table' }));
-		await source.stream.push(snap({ status: 'cancelled', progress: 20, stage: 'table', error: 'cancelled by the user' }));
+		await source.stream.push(
+			snap({ status: 'cancelled', progress: 20, stage: 'table', error: 'cancelled by the user' }),
+		);
 		flushSync();
 		expect(job.isCancelled).toBe(true);
 		expect(job.isFailed).toBe(false);
@@ -167,7 +186,7 @@ describe('WatchedJob in a component', () => {
 		expect(bar().getAttribute('aria-valuenow')).toBe('100');
 		expect(wrapper().classList.contains('sj-progress--done')).toBe(true);
 		expect(wrapper().classList.contains('sj-progress--failed')).toBe(false);
-		expect(target.querySelector('a')?.getAttribute('href')).toBe('/results/draft-7');
+		expect(target.querySelector('[data-result-id]')?.getAttribute('data-result-id')).toBe('draft-7');
 	});
 
 	it('the watch ends after a terminal state and late snapshots cannot revive the job', async () => {
@@ -188,12 +207,14 @@ describe('WatchedJob in a component', () => {
 
 	it('a job that is already finished shows the final state at once, without watching', () => {
 		const source = new FakeJobSource();
-		const job = render(source, { initial: snap({ status: 'done', progress: 100, resultId: 'draft-1', finishedAt: new Date() }) });
+		const job = render(source, {
+			initial: snap({ status: 'done', progress: 100, resultId: 'draft-1', finishedAt: new Date() }),
+		});
 		expect(job.status).toBe('done');
 		expect(bar().getAttribute('aria-valuenow')).toBe('100');
 		expect(wrapper().dataset['status']).toBe('done');
 		expect(button().disabled).toBe(true);
-		expect(target.querySelector('a')?.getAttribute('href')).toBe('/results/draft-1');
+		expect(target.querySelector('[data-result-id]')?.getAttribute('data-result-id')).toBe('draft-1');
 		expect(source.watchCalls).toHaveLength(0);
 	});
 
@@ -307,7 +328,12 @@ describe('WatchedJob in a component', () => {
 		target = document.createElement('div');
 		document.body.appendChild(target);
 		let job: WatchedJob | null = null;
-		const props = $state({ source, id: 'job-1', initial: null as JobSnapshot | null, onjob: (j: WatchedJob) => (job = j) });
+		const props = $state({
+			source,
+			id: 'job-1',
+			initial: null as JobSnapshot | null,
+			onjob: (j: WatchedJob) => (job = j),
+		});
 		app = mount(WatchedJobView, { target, props });
 		flushSync();
 		await source.stream.push(snap({ id: 'job-1', progress: 80 }));
@@ -361,7 +387,9 @@ describe('WatchedJob without a component', () => {
 		const job = new WatchedJob(
 			{
 				// A source that never looks at the signal and never yields.
-				watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<JobSnapshot>>(() => {}) }) }),
+				watch: () => ({
+					[Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<JobSnapshot>>(() => {}) }),
+				}),
 				cancel: (id) => source.cancel(id),
 			},
 			'job-1',
@@ -379,7 +407,10 @@ describe('WatchedJob without a component', () => {
 		const job = new WatchedJob(source, 'job-1');
 		void job.start();
 		const newer = snap({ status: 'running', progress: 50, stage: 'reading' });
-		const older = { ...snap({ status: 'running', progress: 50, stage: 'table' }), updatedAt: new Date(newer.updatedAt.getTime() - 5000) };
+		const older = {
+			...snap({ status: 'running', progress: 50, stage: 'table' }),
+			updatedAt: new Date(newer.updatedAt.getTime() - 5000),
+		};
 		await source.stream.push(newer);
 		await source.stream.push(older);
 		expect(job.stage).toBe('reading');

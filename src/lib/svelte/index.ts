@@ -25,6 +25,7 @@ export type {
 	JobSnapshotStatus,
 	JobWatchSource,
 	ListRecentOptions,
+	MaybeGetter,
 } from './types.ts';
 
 /**

@@ -90,7 +90,10 @@ export class JobList {
 	 * ```
 	 */
 	static create(source: MaybeGetter<JobListSource>, options: MaybeGetter<JobListOptions> = {}): JobList {
-		const list = new JobList(source, untrack(() => read(options)));
+		const list = new JobList(
+			source,
+			untrack(() => read(options)),
+		);
 		$effect(() => {
 			untrack(() => void list.start());
 			return () => list.stop();
@@ -124,7 +127,9 @@ export class JobList {
 	 * @example
 	 * list.active.length; // jobs in flight
 	 */
-	readonly active: readonly JobSnapshot[] = $derived(this.#jobs.filter((j) => j.status === 'queued' || j.status === 'running'));
+	readonly active: readonly JobSnapshot[] = $derived(
+		this.#jobs.filter((j) => j.status === 'queued' || j.status === 'running'),
+	);
 
 	/**
 	 * The current filter.
@@ -244,6 +249,7 @@ export class JobList {
 		try {
 			const page = await read(this.#source).listRecent({ ...this.#filter, limit: this.#limit, cursor: null });
 			if (generation !== this.#generation) return;
+			// eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local lookup, not state
 			const current = new Map(this.#jobs.map((j) => [j.id, j]));
 			const rows: JobSnapshot[] = [];
 			for (const row of page.jobs) {
@@ -285,6 +291,7 @@ export class JobList {
 		try {
 			const page = await read(this.#source).listRecent({ ...this.#filter, limit: this.#limit, cursor });
 			if (generation !== this.#generation) return;
+			// eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local lookup, not state
 			const seen = new Set(this.#jobs.map((j) => j.id));
 			const added = page.jobs.filter((j) => !seen.has(j.id)).map((j) => mergeSnapshot(null, j) ?? j);
 			this.#jobs = [...this.#jobs, ...added];

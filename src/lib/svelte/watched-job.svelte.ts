@@ -32,8 +32,9 @@ import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from
  * ```svelte
  * <script lang="ts">
  * 	import { WatchedJob, JobProgress, CancelButton } from 'supabase-jobs/svelte';
- * 	let { data } = $props();
- * 	const job = WatchedJob.create(data.store, data.jobId, data.job);
+ * 	import { jobs } from '$lib/jobs'; // the browser JobStore
+ * 	let { data } = $props(); // data.job: the row `load` read, shown before the watch answers
+ * 	const job = WatchedJob.create(jobs, () => data.job.id, () => data.job);
  * </script>
  *
  * <JobProgress {job} />
@@ -57,7 +58,9 @@ export class WatchedJob {
 
 	/**
 	 * Prefer {@link WatchedJob.create} in components. `initial` (e.g. the row a
-	 * `load` function already read) is shown at once, before the watch answers.
+	 * `load` function already read) is shown at once, before the watch answers;
+	 * it is ignored when its id is not `id`. A terminal `initial` means no watch
+	 * is opened at all.
 	 *
 	 * @example
 	 * const job = new WatchedJob(store, jobId);
@@ -100,7 +103,11 @@ export class WatchedJob {
 		id: MaybeGetter<string>,
 		initial?: MaybeGetter<JobSnapshot | null | undefined>,
 	): WatchedJob {
-		const job = new WatchedJob(source, untrack(() => read(id)), untrack(() => read(initial)));
+		const job = new WatchedJob(
+			source,
+			untrack(() => read(id)),
+			untrack(() => read(initial)),
+		);
 		$effect(() => {
 			const current = read(id); // tracked: a new id restarts the watch
 			untrack(() => {

@@ -45,7 +45,10 @@ function time(d: Date | null | undefined): number | null {
  * @internal
  * True when `next` begins a different attempt from `prev` (see the rule above).
  */
-export function isNewAttempt(prev: Pick<JobSnapshot, 'attempts' | 'status'>, next: Pick<JobSnapshot, 'attempts' | 'status'>): boolean {
+export function isNewAttempt(
+	prev: Pick<JobSnapshot, 'attempts' | 'status'>,
+	next: Pick<JobSnapshot, 'attempts' | 'status'>,
+): boolean {
 	return next.attempts !== prev.attempts || (next.status === 'queued' && prev.status !== 'queued');
 }
 

@@ -34,7 +34,12 @@ export class MonotonicProgress {
 		const { status, progress, attempts } = this.#view();
 		let value = status === 'done' ? 100 : clampProgress(progress);
 		const prev = this.#shown;
-		if (prev && prev.status !== null && status !== null && !isNewAttempt({ attempts: prev.attempts, status: prev.status }, { attempts, status })) {
+		if (
+			prev &&
+			prev.status !== null &&
+			status !== null &&
+			!isNewAttempt({ attempts: prev.attempts, status: prev.status }, { attempts, status })
+		) {
 			value = Math.max(prev.value, value);
 		}
 		this.#shown = { attempts, status, value };
