@@ -1,3 +1,5 @@
+import type { JobStatusValue } from '../state.ts';
+
 /**
  * The shapes the Svelte layer reads. They are deliberately a subset of the
  * contract's `Job` row, so a `JobStore` (either adapter) satisfies them as it is,
@@ -11,7 +13,7 @@
  * @example
  * const s: JobSnapshotStatus = 'running';
  */
-export type JobSnapshotStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+export type JobSnapshotStatus = JobStatusValue;
 
 /**
  * The part of a job row a progress screen needs. A full `Job` row is assignable
