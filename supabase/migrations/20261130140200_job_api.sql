@@ -38,6 +38,10 @@ begin
   elsif supabase_jobs.is_terminal(found_status) then
     raise exception using errcode = 'PT409', message = format('job %s is already %s; cannot %s it', job_id, found_status, action),
       hint = 'Two workers believe this job is theirs.';
+  elsif found_status = 'queued' and expected_attempt is not null then
+    raise exception using errcode = 'PT409',
+      message = format('job %s was reclaimed and is queued again; attempt %s cannot %s it', job_id, expected_attempt, action),
+      hint = 'Two workers believe this job is theirs.';
   elsif found_status = 'queued' then
     raise exception using errcode = '55000', message = format('job %s is queued, not running; claim it before you %s it', job_id, action);
   elsif expected_attempt is not null and found_attempts <> expected_attempt then

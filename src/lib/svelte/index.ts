@@ -1,0 +1,61 @@
+/**
+ * `supabase-jobs/svelte`: the Svelte 5 layer — state classes that follow jobs
+ * live, and thin components that show them. Kept out of the main entry so Node
+ * and Deno workers importing `supabase-jobs` never load Svelte or components.
+ *
+ * @example
+ * ```svelte
+ * <script lang="ts">
+ * 	import { WatchedJob, JobProgress, CancelButton } from 'supabase-jobs/svelte';
+ * 	const job = WatchedJob.create(store, jobId);
+ * </script>
+ * <JobProgress {job} /> <CancelButton {job} />
+ * ```
+ */
+
+export { WatchedJob } from './watched-job.svelte.ts';
+export { JobList, type JobListOptions } from './job-list.svelte.ts';
+export { JOB_MESSAGES, messagesFor, resolveJobLocale, type JobLocale, type JobMessages } from './messages.ts';
+export type { JobProgressView } from './internal/progress-view.svelte.ts';
+export type {
+	JobListFilter,
+	JobListPage,
+	JobListSource,
+	JobSnapshot,
+	JobSnapshotStatus,
+	JobWatchSource,
+	ListRecentOptions,
+	MaybeGetter,
+} from './types.ts';
+
+/**
+ * Progress bar for one job (role="progressbar"; failed highlighted, cancelled neutral).
+ *
+ * @example
+ * <JobProgress {job} label="Reading the tender" />
+ */
+export { default as JobProgress } from '../components/JobProgress.svelte';
+
+/**
+ * Cancel button: "Cancelling…" at once, one request however many clicks.
+ *
+ * @example
+ * <CancelButton {job} />
+ */
+export { default as CancelButton } from '../components/CancelButton.svelte';
+
+/**
+ * The "queued or running" strip.
+ *
+ * @example
+ * <JobStrip jobs={inFlight.jobs} />
+ */
+export { default as JobStrip } from '../components/JobStrip.svelte';
+
+/**
+ * A status badge (failed highlighted, cancelled neutral).
+ *
+ * @example
+ * <JobStatusBadge status={job.status} />
+ */
+export { default as JobStatusBadge } from '../components/JobStatusBadge.svelte';

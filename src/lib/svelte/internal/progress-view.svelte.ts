@@ -1,0 +1,48 @@
+import { clampProgress, isNewAttempt } from './merge-snapshot.ts';
+import type { JobSnapshotStatus } from '../types.ts';
+
+/**
+ * What a progress bar reads. A `WatchedJob` and a `JobSnapshot` both fit.
+ *
+ * @example
+ * const view: JobProgressView = { status: 'running', progress: 40, stage: 'table', attempts: 1 };
+ */
+export interface JobProgressView {
+	readonly status: JobSnapshotStatus | null;
+	readonly progress: number;
+	readonly stage: string | null;
+	readonly attempts: number;
+	readonly error?: string | null;
+}
+
+/**
+ * @internal
+ * The component-side guard of the same rule `mergeSnapshot` applies: whatever
+ * the props say, the bar does not move backwards within one attempt. WatchedJob
+ * and JobList already hold to it; this keeps a bar fed raw rows honest too.
+ */
+export class MonotonicProgress {
+	readonly #view: () => JobProgressView;
+	// Plain (non-reactive) memory of what was last shown; only the derived writes it.
+	#shown: { attempts: number; status: JobSnapshotStatus | null; value: number } | null = null;
+
+	constructor(view: () => JobProgressView) {
+		this.#view = view;
+	}
+
+	readonly value: number = $derived.by(() => {
+		const { status, progress, attempts } = this.#view();
+		let value = status === 'done' ? 100 : clampProgress(progress);
+		const prev = this.#shown;
+		if (
+			prev &&
+			prev.status !== null &&
+			status !== null &&
+			!isNewAttempt({ attempts: prev.attempts, status: prev.status }, { attempts, status })
+		) {
+			value = Math.max(prev.value, value);
+		}
+		this.#shown = { attempts, status, value };
+		return value;
+	});
+}

@@ -1,0 +1,99 @@
+/**
+ * The words the components show, in the languages the package ships. Small on
+ * purpose: statuses and buttons. The sentences that explain a failure come from
+ * the job row (`error`), written by the handler in the user's language.
+ */
+import type { JobSnapshotStatus } from './types.ts';
+
+/**
+ * Every string the components show.
+ *
+ * @example
+ * const m: JobMessages = messagesFor('en');
+ * m.status.running; // 'Running'
+ */
+export interface JobMessages {
+	status: Record<JobSnapshotStatus, string>;
+	/** Shown before the first snapshot arrives. */
+	loading: string;
+	cancel: string;
+	cancelling: string;
+	/** Accessible name of a progress bar that has no label of its own. */
+	progress: string;
+	/** Accessible name of the "queued or running" strip. */
+	inFlight: string;
+	/** What the strip says when there is nothing queued or running. */
+	nothingInFlight: string;
+	loadMore: string;
+}
+
+/**
+ * The shipped locales.
+ *
+ * @example
+ * const l: JobLocale = 'pt-BR';
+ */
+export type JobLocale = 'en' | 'pt-BR';
+
+/**
+ * The strings per locale.
+ *
+ * @example
+ * JOB_MESSAGES['pt-BR'].cancel; // 'Cancelar'
+ */
+export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
+	en: {
+		status: { queued: 'Queued', running: 'Running', done: 'Done', failed: 'Failed', cancelled: 'Cancelled' },
+		loading: 'Loading…',
+		cancel: 'Cancel',
+		cancelling: 'Cancelling…',
+		progress: 'Progress',
+		inFlight: 'Queued or running',
+		nothingInFlight: 'Nothing queued or running.',
+		loadMore: 'Load more',
+	},
+	'pt-BR': {
+		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
+		loading: 'Carregando…',
+		cancel: 'Cancelar',
+		cancelling: 'Cancelando…',
+		progress: 'Progresso',
+		inFlight: 'Na fila ou em execução',
+		nothingInFlight: 'Nada na fila nem em execução.',
+		loadMore: 'Carregar mais',
+	},
+};
+
+/**
+ * Picks the shipped locale closest to a BCP 47 tag: any Portuguese tag reads as
+ * 'pt-BR' (the only Portuguese shipped), anything else as 'en'. With no tag, uses
+ * `navigator.language` in the browser and 'en' elsewhere. Under SSR pass the
+ * locale explicitly (e.g. the job row's `locale`, or the request's), or the
+ * server's text and the browser's will differ at hydration.
+ *
+ * @example
+ * resolveJobLocale('pt-PT'); // 'pt-BR'
+ * resolveJobLocale('de');    // 'en'
+ * resolveJobLocale();        // from navigator.language, or 'en'
+ */
+export function resolveJobLocale(tag?: string | null): JobLocale {
+	const wanted = tag ?? browserLanguage();
+	if (!wanted) return 'en';
+	return wanted.toLowerCase().split(/[-_]/)[0] === 'pt' ? 'pt-BR' : 'en';
+}
+
+/**
+ * The strings for a locale tag (resolved with {@link resolveJobLocale}).
+ *
+ * @example
+ * messagesFor('pt-BR').status.done; // 'Concluído'
+ */
+export function messagesFor(tag?: string | null): JobMessages {
+	return JOB_MESSAGES[resolveJobLocale(tag)];
+}
+
+function browserLanguage(): string | null {
+	// Only in a browser: Node 21+ also has `navigator`, but its language is the server's.
+	if (typeof window === 'undefined' || typeof navigator === 'undefined') return null;
+	return navigator.language || null;
+}

@@ -1,0 +1,139 @@
+import type { JobStatusValue } from '../state.ts';
+
+/**
+ * The shapes the Svelte layer reads. They are deliberately a subset of the
+ * contract's `Job` row, so a `JobStore` (either adapter) satisfies them as it is,
+ * and a test or a demo can satisfy them with a few lines of code.
+ */
+
+/**
+ * A job's status as the screen sees it. Same values as the database enum
+ * `public.job_status`; terminal: done, failed, cancelled.
+ *
+ * @example
+ * const s: JobSnapshotStatus = 'running';
+ */
+export type JobSnapshotStatus = JobStatusValue;
+
+/**
+ * The part of a job row a progress screen needs. A full `Job` row is assignable
+ * to it; payload and params are left out on purpose (they can be large, and the
+ * screen has no use for them).
+ *
+ * @example
+ * const snapshot: JobSnapshot = {
+ * 	id: '7c9e…', kind: 'extract', status: 'running', progress: 42.5, stage: 'table',
+ * 	error: null, errorCode: null, resultId: null, attempts: 1,
+ * 	createdAt: new Date(), updatedAt: new Date(), startedAt: new Date(), finishedAt: null,
+ * };
+ */
+export interface JobSnapshot {
+	id: string;
+	kind: string;
+	status: JobSnapshotStatus;
+	/** 0..100, percent. */
+	progress: number;
+	/** The phase running now, e.g. 'table'; null before the first tick. */
+	stage: string | null;
+	/** Why it stopped, written for the user; null unless failed (or cancelled with a reason). */
+	error: string | null;
+	errorCode: string | null;
+	/** The record the work produced, so the screen can link straight to it. */
+	resultId: string | null;
+	/** Incremented by every claim: a different value means a different attempt. */
+	attempts: number;
+	createdAt: Date;
+	updatedAt: Date;
+	startedAt: Date | null;
+	finishedAt: Date | null;
+}
+
+/**
+ * What a {@link WatchedJob} needs from the outside world. `JobStore` satisfies
+ * it; so does anything that can yield snapshots of one job.
+ *
+ * `watch` must yield the current state first (so a page opened after the job
+ * finished gets exactly one value), then one value per change, and end after a
+ * terminal state. It must stop — and may end or throw an `AbortError` — once
+ * `signal` aborts.
+ *
+ * `cancel` is idempotent: asking to cancel a finished job is not an error. When
+ * it resolves to the updated row, the watched job shows it at once.
+ *
+ * @example
+ * const source: JobWatchSource = {
+ * 	watch: (id, { signal }) => store.watch(id, { signal, emitOn: ['status', 'progress', 'stage'] }),
+ * 	cancel: (id) => store.cancel(id, { reason: 'cancelled by the user' }),
+ * };
+ */
+export interface JobWatchSource {
+	watch(id: string, options: { signal: AbortSignal }): AsyncIterable<JobSnapshot>;
+	cancel(id: string): Promise<unknown>;
+}
+
+/**
+ * Filters for a job list. `statuses` is the "queued or running" question asked
+ * as one query, so the two halves cannot disagree.
+ *
+ * @example
+ * const inFlight: JobListFilter = { kind: 'extract', statuses: ['queued', 'running'] };
+ */
+export interface JobListFilter {
+	kind?: string | null;
+	status?: JobSnapshotStatus | null;
+	statuses?: readonly JobSnapshotStatus[] | null;
+}
+
+/**
+ * One request for a page of jobs, newest first.
+ *
+ * @example
+ * const opts: ListRecentOptions = { kind: 'extract', limit: 20, cursor: null };
+ */
+export interface ListRecentOptions extends JobListFilter {
+	limit: number;
+	/** Opaque: whatever the previous page returned as `nextCursor`; null for the first page. */
+	cursor: string | null;
+}
+
+/**
+ * One page of jobs, newest first. `nextCursor` is null on the last page.
+ *
+ * @example
+ * const page: JobListPage = { jobs: [], nextCursor: null };
+ */
+export interface JobListPage {
+	jobs: readonly JobSnapshot[];
+	nextCursor: string | null;
+}
+
+/**
+ * What a {@link JobList} needs. `subscribe` is optional: without it the list is
+ * a snapshot that `refresh()` updates. Its callback takes the changed row when
+ * the transport carries one (a Realtime broadcast), or nothing to mean
+ * "something changed, read the first page again".
+ *
+ * @example
+ * const source: JobListSource = {
+ * 	listRecent: async (opts) => {
+ * 		const jobs = await store.listRecent(opts);
+ * 		return { jobs, nextCursor: jobs.length === opts.limit ? store.cursorOf(jobs.at(-1)!) : null };
+ * 	},
+ * 	subscribe: (onChange) => store.onChange(onChange),
+ * };
+ */
+export interface JobListSource {
+	listRecent(options: ListRecentOptions): Promise<JobListPage>;
+	subscribe?(onChange: (job?: JobSnapshot) => void): () => void;
+}
+
+/**
+ * A value, or a function that reads it. `create()` takes getters so a component
+ * can pass its props without capturing only their first value (Svelte's
+ * `state_referenced_locally`), and so a change of id or filter is followed.
+ *
+ * @example
+ * let { jobId } = $props();
+ * const job = WatchedJob.create(store, () => jobId);
+ */
+export type MaybeGetter<T> = T | (() => T);

@@ -1,0 +1,416 @@
+import { untrack } from 'svelte';
+import { isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
+import { read } from './internal/read.ts';
+import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from './types.ts';
+
+/**
+ * One job, followed live: the state behind a progress bar and a cancel button.
+ *
+ * It reads snapshots from a {@link JobWatchSource} (a `JobStore`, or anything
+ * that yields snapshots) and exposes them as reactive fields. Components only
+ * read those fields; all the decisions live here:
+ *
+ * - **Progress never moves backwards within one attempt.** The displayed value is
+ *   the highest seen since the attempt began; a new attempt (a different
+ *   `attempts`, or the job going back to `queued` for a retry/reclaim) may start
+ *   lower, because that is what really happened. `done` shows 100.
+ * - **Nothing leaves a terminal state**, so late or out-of-order snapshots cannot
+ *   turn a finished job back into a running one.
+ * - **Cancel answers at once**: `cancelling` turns true on the click, before the
+ *   request returns; a second click while it is in flight, or any click on a
+ *   terminal job, sends nothing.
+ * - **The watch ending is the end**: after a terminal snapshot the source ends and
+ *   `watching` turns false. An error (or the source ending before a terminal
+ *   state) lands in `connectionError`; `start()` tries again.
+ *
+ * Create it with {@link WatchedJob.create} inside a component (subscribes on
+ * mount, stops on destroy), or with `new WatchedJob(...)` plus `start()`/`stop()`
+ * elsewhere. Given a getter for the id, `create()` follows a change of id:
+ * the old watch stops and the state starts over for the new job.
+ *
+ * @example
+ * ```svelte
+ * <script lang="ts">
+ * 	import { WatchedJob, JobProgress, CancelButton } from 'supabase-jobs/svelte';
+ * 	import { jobs } from '$lib/jobs'; // the browser JobStore
+ * 	let { data } = $props(); // data.job: the row `load` read, shown before the watch answers
+ * 	const job = WatchedJob.create(jobs, () => data.job.id, () => data.job);
+ * </script>
+ *
+ * <JobProgress {job} />
+ * <CancelButton {job} />
+ * {#if job.isDone}<a href="/drafts/{job.resultId}">Open the draft</a>{/if}
+ * ```
+ */
+export class WatchedJob {
+	#id = $state('');
+	readonly #source: MaybeGetter<JobWatchSource>;
+
+	#snapshot = $state.raw<JobSnapshot | null>(null);
+	#watching = $state(false);
+	#connectionError = $state.raw<unknown>(null);
+	#cancelRequested = $state(false);
+	#cancelError = $state.raw<unknown>(null);
+	#controller: AbortController | null = null;
+	#running: Promise<void> | null = null;
+	#cancelInFlight: Promise<void> | null = null;
+	#cancelToken: object | null = null;
+
+	/**
+	 * Prefer {@link WatchedJob.create} in components. `initial` (e.g. the row a
+	 * `load` function already read) is shown at once, before the watch answers;
+	 * it is ignored when its id is not `id`. A terminal `initial` means no watch
+	 * is opened at all.
+	 *
+	 * @example
+	 * const job = new WatchedJob(store, jobId);
+	 * job.start();
+	 * // ... later
+	 * job.stop();
+	 */
+	constructor(source: MaybeGetter<JobWatchSource>, id: string, initial?: JobSnapshot | null) {
+		this.#source = source;
+		this.#id = id;
+		if (initial && initial.id === id) this.#apply(initial);
+	}
+
+	/**
+	 * The id of the job being watched.
+	 *
+	 * @example
+	 * `/jobs/${job.id}`;
+	 */
+	get id(): string {
+		return this.#id;
+	}
+
+	/**
+	 * Creates a watched job tied to the calling component: the watch starts when
+	 * the component mounts and stops (its signal aborts) when it is destroyed.
+	 * Must be called while a component initialises (top level of `<script>`).
+	 *
+	 * @example
+	 * ```svelte
+	 * <script lang="ts">
+	 * 	let { jobId, job: initial } = $props();
+	 * 	const job = WatchedJob.create(store, () => jobId, () => initial);
+	 * </script>
+	 * <p>{job.status}: {job.progress}%</p>
+	 * ```
+	 */
+	static create(
+		source: MaybeGetter<JobWatchSource>,
+		id: MaybeGetter<string>,
+		initial?: MaybeGetter<JobSnapshot | null | undefined>,
+	): WatchedJob {
+		const job = new WatchedJob(
+			source,
+			untrack(() => read(id)),
+			untrack(() => read(initial)),
+		);
+		$effect(() => {
+			const current = read(id); // tracked: a new id restarts the watch
+			untrack(() => {
+				if (current !== job.#id) job.#retarget(current, read(initial));
+				void job.start();
+			});
+			return () => job.stop();
+		});
+		return job;
+	}
+
+	/**
+	 * The latest snapshot as displayed (its `progress` is the displayed value),
+	 * or null before the first one arrives.
+	 *
+	 * @example
+	 * if (job.snapshot) console.log(job.snapshot.updatedAt);
+	 */
+	get snapshot(): JobSnapshot | null {
+		return this.#snapshot;
+	}
+
+	/**
+	 * The job's status; null until the first snapshot arrives.
+	 *
+	 * @example
+	 * job.status === 'running';
+	 */
+	readonly status: JobSnapshotStatus | null = $derived(this.#snapshot?.status ?? null);
+
+	/**
+	 * The percentage to display, 0..100. Never lower than before within one
+	 * attempt; 100 once done.
+	 *
+	 * @example
+	 * `${Math.round(job.progress)}%`;
+	 */
+	readonly progress: number = $derived(this.#snapshot?.progress ?? 0);
+
+	/**
+	 * The phase running now (e.g. 'table'), or null.
+	 *
+	 * @example
+	 * job.stage ?? 'waiting';
+	 */
+	readonly stage: string | null = $derived(this.#snapshot?.stage ?? null);
+
+	/**
+	 * The sentence for the user when the job failed (or a reason it was cancelled).
+	 *
+	 * @example
+	 * if (job.isFailed) alert(job.error);
+	 */
+	readonly error: string | null = $derived(this.#snapshot?.error ?? null);
+
+	/**
+	 * The stable code of the failure, for branching; not for display.
+	 *
+	 * @example
+	 * job.errorCode === 'unsupported_format';
+	 */
+	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
+
+	/**
+	 * The id of what the job produced, once done.
+	 *
+	 * @example
+	 * job.resultId && goto(`/drafts/${job.resultId}`);
+	 */
+	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
+
+	/**
+	 * How many times the job was claimed; a change means a new attempt.
+	 *
+	 * @example
+	 * job.attempts > 1; // it was retried
+	 */
+	readonly attempts: number = $derived(this.#snapshot?.attempts ?? 0);
+
+	/**
+	 * done, failed or cancelled: nothing more will happen.
+	 *
+	 * @example
+	 * job.isTerminal; // hide the cancel button
+	 */
+	readonly isTerminal: boolean = $derived(isTerminalStatus(this.#snapshot?.status));
+
+	/**
+	 * Finished successfully.
+	 *
+	 * @example
+	 * job.isDone && job.resultId;
+	 */
+	readonly isDone: boolean = $derived(this.#snapshot?.status === 'done');
+
+	/**
+	 * Stopped with an error (highlight it; `error` says why).
+	 *
+	 * @example
+	 * job.isFailed && job.error;
+	 */
+	readonly isFailed: boolean = $derived(this.#snapshot?.status === 'failed');
+
+	/**
+	 * Stopped because someone asked: terminal, but not a failure — show it neutrally.
+	 *
+	 * @example
+	 * job.isCancelled;
+	 */
+	readonly isCancelled: boolean = $derived(this.#snapshot?.status === 'cancelled');
+
+	/**
+	 * Queued or running.
+	 *
+	 * @example
+	 * job.isActive;
+	 */
+	readonly isActive: boolean = $derived(this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running');
+
+	/**
+	 * True from the click on cancel until the job reaches a terminal state (or the
+	 * request fails: then `cancelError` says why).
+	 *
+	 * @example
+	 * job.cancelling ? 'Cancelling…' : 'Cancel';
+	 */
+	readonly cancelling: boolean = $derived(this.#cancelRequested && !isTerminalStatus(this.#snapshot?.status));
+
+	/**
+	 * Why the last cancel request failed, or null.
+	 *
+	 * @example
+	 * if (job.cancelError) console.warn(job.cancelError);
+	 */
+	get cancelError(): unknown {
+		return this.#cancelError;
+	}
+
+	/**
+	 * True while the watch is open.
+	 *
+	 * @example
+	 * job.watching;
+	 */
+	get watching(): boolean {
+		return this.#watching;
+	}
+
+	/**
+	 * The error that closed the watch, or null. Set too when the source ended
+	 * before the job reached a terminal state. Cleared by `start()`.
+	 *
+	 * @example
+	 * {#if job.connectionError}<button onclick={() => job.start()}>Reconnect</button>{/if}
+	 */
+	get connectionError(): unknown {
+		return this.#connectionError;
+	}
+
+	/**
+	 * Opens the watch. Returns a promise that resolves when the watch closes
+	 * (the job reached a terminal state, `stop()` was called, or the connection
+	 * failed — see `connectionError`); it never rejects. Calling it while the
+	 * watch is open returns the same promise; on a terminal job it resolves at
+	 * once (nothing leaves a terminal state, so there is nothing to wait for).
+	 * `create()` calls it on mount.
+	 *
+	 * @example
+	 * const job = new WatchedJob(store, id);
+	 * await job.start(); // follows the job to its end
+	 * console.log(job.status, job.error);
+	 */
+	start(): Promise<void> {
+		if (this.#running) return this.#running;
+		if (this.isTerminal) return Promise.resolve();
+		const controller = new AbortController();
+		this.#controller = controller;
+		this.#connectionError = null;
+		this.#watching = true;
+		const running = this.#run(controller);
+		// A source that fails synchronously has already closed the watch.
+		if (this.#controller === controller) this.#running = running;
+		return running;
+	}
+
+	/**
+	 * Closes the watch: the source's signal aborts. Safe to call more than once.
+	 *
+	 * @example
+	 * job.stop();
+	 */
+	stop(): void {
+		const controller = this.#controller;
+		if (!controller) return;
+		this.#controller = null;
+		this.#running = null;
+		this.#watching = false;
+		controller.abort();
+	}
+
+	/**
+	 * Asks the job to stop. Answers at once (`cancelling` turns true before the
+	 * request returns) and never rejects: a failed request lands in `cancelError`.
+	 * Idempotent: while a request is in flight, or once the job is terminal, it
+	 * sends nothing and returns the same promise.
+	 *
+	 * @example
+	 * <button onclick={() => job.cancel()} disabled={job.isTerminal}>Cancel</button>
+	 */
+	cancel(): Promise<void> {
+		if (this.#cancelInFlight) return this.#cancelInFlight;
+		if (this.isTerminal || this.cancelling) return Promise.resolve();
+		this.#cancelRequested = true;
+		this.#cancelError = null;
+		const token = {};
+		this.#cancelToken = token;
+		const request = this.#requestCancel(token);
+		// A source that throws synchronously has already settled the request.
+		if (this.#cancelToken === token) this.#cancelInFlight = request;
+		return request;
+	}
+
+	async #requestCancel(token: object): Promise<void> {
+		const id = this.#id;
+		try {
+			const result = await read(this.#source).cancel(id);
+			if (id !== this.#id) return; // retargeted meanwhile: not this job's answer
+			// A source that answers with the updated row lets us show it now,
+			// without waiting for the watch (which may be closed).
+			if (isSnapshotOf(result, id)) this.#apply(result);
+		} catch (error) {
+			if (id !== this.#id) return;
+			this.#cancelRequested = false;
+			this.#cancelError = error;
+		} finally {
+			if (this.#cancelToken === token) {
+				this.#cancelToken = null;
+				this.#cancelInFlight = null;
+			}
+		}
+	}
+
+	async #run(controller: AbortController): Promise<void> {
+		const { signal } = controller;
+		// Raced against the signal so stop() closes the watch even when a source
+		// ignores its signal while waiting for the next change.
+		const aborted = new Promise<typeof ABORTED>((resolve) => {
+			signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+		});
+		let iterator: AsyncIterator<JobSnapshot> | null = null;
+		try {
+			iterator = read(this.#source).watch(this.#id, { signal })[Symbol.asyncIterator]();
+			for (;;) {
+				const step = await Promise.race([iterator.next(), aborted]);
+				if (step === ABORTED || signal.aborted) break;
+				if (step.done) {
+					iterator = null;
+					break;
+				}
+				this.#apply(step.value);
+				// Terminal is the end, whether or not the source says so.
+				if (this.isTerminal) break;
+			}
+			if (!signal.aborted && !this.isTerminal) {
+				this.#connectionError = new Error(`The watch on job ${this.#id} ended before the job finished.`);
+			}
+		} catch (error) {
+			iterator = null;
+			if (!signal.aborted) this.#connectionError = error;
+		} finally {
+			// Leaving early (stopped): let the source release what it holds.
+			if (iterator?.return) iterator.return().catch(() => {});
+			if (this.#controller === controller) {
+				this.#controller = null;
+				this.#running = null;
+				this.#watching = false;
+			}
+		}
+	}
+
+	/** Starts over for another job (create() with a getter whose id changed). */
+	#retarget(id: string, initial: JobSnapshot | null | undefined): void {
+		this.stop();
+		this.#id = id;
+		this.#snapshot = null;
+		this.#connectionError = null;
+		this.#cancelRequested = false;
+		this.#cancelError = null;
+		this.#cancelInFlight = null;
+		this.#cancelToken = null;
+		if (initial && initial.id === id) this.#apply(initial);
+	}
+
+	#apply(next: JobSnapshot): void {
+		const merged = mergeSnapshot(this.#snapshot, next);
+		if (merged) this.#snapshot = merged;
+	}
+}
+
+const ABORTED = Symbol('aborted');
+
+function isSnapshotOf(value: unknown, id: string): value is JobSnapshot {
+	if (typeof value !== 'object' || value === null) return false;
+	const v = value as Partial<JobSnapshot>;
+	return v.id === id && typeof v.status === 'string' && typeof v.attempts === 'number';
+}

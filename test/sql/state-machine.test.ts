@@ -1,0 +1,96 @@
+/**
+ * The state machine is enforced by the database for every caller, whatever SQL it
+ * sends — even the service role and the table owner — and the TypeScript mirror
+ * matches the SQL one.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { JOB_STATUSES, JOB_TRANSITIONS, TERMINAL_JOB_STATUSES, canTransition } from '../../src/lib/state.ts';
+import { as, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+
+let db: TestDatabase;
+beforeAll(async () => {
+	db = await useTestDatabase();
+});
+
+async function jobIn(status: string): Promise<string> {
+	const [{ id }] = await db.sql`insert into jobs (kind, payload) values ('sm', '\\x01') returning id`;
+	if (status === 'queued') return id;
+	await db.sql`update jobs set status = 'running', attempts = 1 where id = ${id}`;
+	if (status === 'running') return id;
+	await db.sql`update jobs set status = ${status}, error = 'because' where id = ${id}`;
+	return id;
+}
+
+async function code(p: Promise<unknown>): Promise<string | null> {
+	try {
+		await p;
+		return null;
+	} catch (e) {
+		return (e as { code: string }).code;
+	}
+}
+
+describe('the state machine, written once in SQL', () => {
+	it('the TypeScript mirror lists exactly the SQL enum and transitions', async () => {
+		const enumRows = await db.sql`select unnest(enum_range(null::job_status))::text as s`;
+		expect(enumRows.map((r) => r.s)).toEqual([...JOB_STATUSES]);
+		const rows = await db.sql`select from_status::text as f, to_status::text as t from supabase_jobs.transitions`;
+		const sqlPairs = rows.map((r) => `${r.f}->${r.t}`).sort();
+		const tsPairs = Object.entries(JOB_TRANSITIONS)
+			.flatMap(([f, tos]) => (tos as readonly string[]).map((t) => `${f}->${t}`))
+			.sort();
+		expect(sqlPairs).toEqual(tsPairs);
+		const terminal = await db.sql`select s::text from unnest(enum_range(null::job_status)) s where supabase_jobs.is_terminal(s)`;
+		expect(terminal.map((r) => r.s)).toEqual([...TERMINAL_JOB_STATUSES]);
+	});
+
+	for (const from of JOB_STATUSES) {
+		for (const to of JOB_STATUSES) {
+			if (from === to) continue;
+			const legal = canTransition(from, to);
+			it(`${from} -> ${to} by raw SQL as the table owner is ${legal ? 'allowed' : 'refused (SJ001)'}`, async () => {
+				const id = await jobIn(from);
+				const extra = to === 'failed' ? db.sql`, error = 'x'` : db.sql``;
+				const result = await code(db.sql`update jobs set status = ${to} ${extra} where id = ${id}`);
+				expect(result).toBe(legal ? null : 'SJ001');
+				const [row] = await db.sql`select status from jobs where id = ${id}`;
+				expect(row!.status).toBe(legal ? to : from);
+			});
+		}
+	}
+
+	it('done -> running is refused even for service_role', async () => {
+		const id = await jobIn('done');
+		expect(await code(as(db.sql, serviceRole, (tx) => tx`update jobs set status = 'running' where id = ${id}`))).toBe('SJ001');
+	});
+
+	it('a terminal row is frozen: only is_active may change', async () => {
+		const id = await jobIn('failed');
+		expect(await code(db.sql`update jobs set error = 'rewritten' where id = ${id}`)).toBe('SJ001');
+		expect(await code(db.sql`update jobs set result_id = gen_random_uuid() where id = ${id}`)).toBe('SJ001');
+		expect(await code(db.sql`update jobs set is_active = false where id = ${id}`)).toBeNull();
+	});
+
+	it('a job starts queued: inserting a running or finished row is refused', async () => {
+		expect(await code(db.sql`insert into jobs (kind, status) values ('sm', 'running')`)).toBe('SJ001');
+		expect(await code(db.sql`insert into jobs (kind, status, finished_at) values ('sm', 'done', now())`)).toBe('SJ001');
+	});
+
+	it('the named checks hold: a terminal row never keeps its payload, finished_at iff terminal', async () => {
+		const id = await jobIn('running');
+		await db.sql`update jobs set status = 'done' where id = ${id}`;
+		const [row] = await db.sql`select payload, finished_at, progress from jobs where id = ${id}`;
+		expect(row!.payload).toBeNull();
+		expect(row!.finished_at).toBeInstanceOf(Date);
+		expect(row!.progress).toBe(100);
+		const checks = await db.sql`select conname from pg_constraint where conrelid = 'public.jobs'::regclass and contype = 'c' order by conname`;
+		expect(checks.map((c) => c.conname)).toEqual(
+			expect.arrayContaining(['jobs_terminal_has_no_payload', 'jobs_finished_at_iff_terminal', 'jobs_running_has_started_at', 'jobs_failed_has_error', 'jobs_attempts_within_max']),
+		);
+	});
+
+	it('a queued row takes no progress or result from a worker that did not claim it', async () => {
+		const id = await jobIn('queued');
+		expect(await code(db.sql`update jobs set progress = 50 where id = ${id}`)).toBe('SJ001');
+	});
+});
