@@ -41,12 +41,16 @@ export const sleepSteps = defineJobKind({
 
 export const sleepStepsHandler = defineJobHandler(
 	sleepSteps,
-	async ({ params, signal, tracker }) => {
-		for (let i = 0; i < params.steps; i++) {
-			await sleep(params.stepMs, signal);
-			// Each report is one tick: progress, heartbeat and "was it cancelled?" in one round trip.
-			await tracker.report('steps', { done: (i + 1) / params.steps });
-		}
+	async ({ params, tracker }) => {
+		// One phase, timed by the tracker (its seconds and size go to succeed's
+		// timings); each step reports a real count, which the phase's next tick
+		// writes together with the heartbeat and the "was it cancelled?" check.
+		await tracker.run('steps', async (signal) => {
+			for (let i = 0; i < params.steps; i++) {
+				await sleep(params.stepMs, signal);
+				await tracker.report('steps', { done: (i + 1) / params.steps });
+			}
+		});
 		await tracker.run('wrapup', () => Promise.resolve());
 		return crypto.randomUUID();
 	},

@@ -11,7 +11,7 @@
  *                        may not start with SUPABASE_
  *   PORT                 listen port for local runs (`deno run -A`); hosted
  *                        functions ignore it
- *   JOBS_WORKER_WALL_CLOCK_MS, JOBS_WORKER_CONCURRENCY, JOBS_WORKER_HEARTBEAT_MS,
+ *   JOBS_WORKER_WALL_CLOCK_MS, JOBS_WORKER_CONCURRENCY, JOBS_WORKER_HEARTBEAT_MS, JOBS_WORKER_TICK_MS,
  *   JOBS_WORKER_RETRY_BASE_SECONDS  optional tuning (see createWorker)
  */
 import postgres from 'npm:postgres@^3';
@@ -52,6 +52,7 @@ export function serveWorker(handlers: JobHandler[]): JobWorker {
 		wallClockMs: number('JOBS_WORKER_WALL_CLOCK_MS'),
 		concurrency: number('JOBS_WORKER_CONCURRENCY'),
 		heartbeatMs: number('JOBS_WORKER_HEARTBEAT_MS'),
+		tickIntervalMs: number('JOBS_WORKER_TICK_MS'),
 		retry: { baseSeconds: number('JOBS_WORKER_RETRY_BASE_SECONDS') },
 	});
 	const port = number('PORT');

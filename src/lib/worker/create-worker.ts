@@ -53,6 +53,8 @@ export interface CreateWorkerOptions {
 	releaseOnUnload?: boolean;
 	/** @default console */
 	logger?: WorkerLogger;
+	/** Called after every run with its outcome (metrics, tests). */
+	onJobSettled?: (job: Job, outcome: JobOutcome) => void;
 }
 
 /**
@@ -159,6 +161,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
 		heartbeatMs: options.heartbeatMs ?? 5000,
 		logger,
+		onSettled: options.onJobSettled,
 	});
 	const budget = new WallClockBudget({ wallClockMs: options.wallClockMs, marginMs: options.marginMs, startedAtMs: options.startedAtMs });
 	const slots = new Slots(options.concurrency ?? 2);
