@@ -56,7 +56,8 @@ export function serveWorker(handlers: JobHandler[]): JobWorker {
 		retry: { baseSeconds: number('JOBS_WORKER_RETRY_BASE_SECONDS') },
 	});
 	const port = number('PORT');
-	const onListen = ({ hostname, port }: { hostname: string; port: number }) => console.log(`jobs-worker listening on http://${hostname}:${port}/`);
+	const onListen = ({ hostname, port }: { hostname: string; port: number }) =>
+		console.log(`jobs-worker listening on http://${hostname}:${port}/`);
 	if (port === undefined) Deno.serve({ onListen }, worker);
 	else Deno.serve({ port, hostname: '127.0.0.1', onListen }, worker);
 	return worker;

@@ -224,7 +224,8 @@ export class JobRunner {
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
-				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e)) haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
+				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e))
+					haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
 				throw e;
 			}
 		};
@@ -261,7 +262,14 @@ export class JobRunner {
 		let result: Settled<unknown>;
 		try {
 			const work = Promise.resolve().then(() =>
-				handler.run({ job: job as never, params: params as never, payload: job.payload, signal: handlerController.signal, tracker, attempt }),
+				handler.run({
+					job: job as never,
+					params: params as never,
+					payload: job.payload,
+					signal: handlerController.signal,
+					tracker,
+					attempt,
+				}),
 			);
 			result = await Promise.race([settle(work), abortedPromise(handlerController.signal)]);
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
@@ -275,7 +283,9 @@ export class JobRunner {
 		if (result.ok && !entry.shutdownSignal.aborted) {
 			entry.markClosing();
 			const resultId = typeof result.value === 'string' && result.value !== '' ? result.value : null;
-			return await this.#close(job, 'done', () => store.succeed(job.id, { resultId, attempt, timings: tracker.timings() }));
+			return await this.#close(job, 'done', () =>
+				store.succeed(job.id, { resultId, attempt, timings: tracker.timings() }),
+			);
 		}
 		if (entry.shutdownSignal.aborted) {
 			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
@@ -298,7 +308,11 @@ export class JobRunner {
 		if (isJobUserError(error)) {
 			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
 			return await this.#close(job, 'failed', () =>
-				store.fail(job.id, error.sentenceFor(job.locale), { errorCode: error.errorCode, attempt, timings: tracker.timings() }),
+				store.fail(job.id, error.sentenceFor(job.locale), {
+					errorCode: error.errorCode,
+					attempt,
+					timings: tracker.timings(),
+				}),
 			);
 		}
 		const spent = attempt >= job.maxAttempts;

@@ -44,7 +44,8 @@ export class JobUserError extends JobError {
 		this.name = 'JobUserError';
 		this.sentences = Object.freeze(sentences);
 		const errorCode = options.errorCode ?? 'user_error';
-		if (!/^[a-z][a-z0-9_]{0,63}$/.test(errorCode)) throw new TypeError(`errorCode must be a snake_case identifier; got ${JSON.stringify(errorCode)}`);
+		if (!/^[a-z][a-z0-9_]{0,63}$/.test(errorCode))
+			throw new TypeError(`errorCode must be a snake_case identifier; got ${JSON.stringify(errorCode)}`);
 		this.errorCode = errorCode;
 	}
 
