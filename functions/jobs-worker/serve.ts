@@ -39,7 +39,15 @@ function number(name: string): number | undefined {
 	return n;
 }
 
-/** Builds the worker over SUPABASE_DB_URL and serves it with Deno.serve. */
+/**
+ * Builds the worker over SUPABASE_DB_URL and serves it with Deno.serve.
+ *
+ * @example
+ * ```ts
+ * import { handlers } from './handlers.ts';
+ * serveWorker([...handlers, myTestOnlyHandler]);
+ * ```
+ */
 export function serveWorker(handlers: JobHandler[]): JobWorker {
 	// Module scope, one connection: an isolate serves many requests, and a
 	// function must not open a pool per request. prepare:false keeps it usable

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startDenoWorker, type DenoWorker } from './helpers/deno-worker.ts';
+import { startDispatcher, type DispatchedResponse } from '../../src/local/dispatcher.ts';
+import { setWorkerSecrets } from '../kick/worker-secrets.ts';
+import { startDenoWorker, WORKER_SECRET, type DenoWorker } from './helpers/deno-worker.ts';
 import { follow } from './helpers/watch.ts';
 
 let db: TestDatabase;
@@ -136,5 +138,21 @@ describe('the jobs-worker edge function under Deno', () => {
 		expect(bad.status).toBe(400);
 		expect((await deno.post({ job_id: 'not-a-uuid' })).status).toBe(400);
 		expect((await fetch(deno.url)).status).toBe(405);
+	});
+
+	it('end to end through the kick path: the insert trigger queues the pg_net request, the dispatcher POSTs it, the worker runs the job', async () => {
+		await setWorkerSecrets(db.sql, deno.url, WORKER_SECRET);
+		const dispatcher = await startDispatcher({ url: db.url, cron: false });
+		const responses: DispatchedResponse[] = [];
+		dispatcher.on('response', (r: DispatchedResponse) => responses.push(r));
+		try {
+			const job = await store.enqueue('demo.sleep-steps', { params: { steps: 2, stepMs: 20 } });
+			const final = await follow(store, job.id).finished;
+			expect(final).toMatchObject({ status: 'done', attempts: 1 });
+			// The worker accepted the request pg_net would have sent: Bearer secret, JSON body.
+			expect(responses.some((r) => r.url === deno.url && r.statusCode === 202)).toBe(true);
+		} finally {
+			await dispatcher.stop();
+		}
 	});
 });

@@ -42,7 +42,15 @@ import type { PlanSource } from './plan-source.ts';
  */
 export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost';
 
-/** @internal Settings of a {@link JobRunner}. */
+/**
+ * Settings of a {@link JobRunner}.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const settings: JobRunnerSettings = { handlers, plans, backoff: {}, tickIntervalMs: 1000, heartbeatMs: 5000, logger: console };
+ * ```
+ */
 export interface JobRunnerSettings {
 	handlers: HandlerRegistry;
 	plans: PlanSource;
@@ -61,6 +69,10 @@ export interface JobRunnerSettings {
  * with `giveBack()`, which stops the handler and releases the row once.
  *
  * @internal
+ * @example
+ * ```ts
+ * for (const running of runner.running) await running.giveBack('shutdown');
+ * ```
  */
 export class RunningJob {
 	readonly job: Job;
@@ -136,6 +148,11 @@ function abortedPromise(signal: AbortSignal): Promise<Settled<never>> {
  * Runs claimed jobs; keeps the set of those in flight so a worker can give them back.
  *
  * @internal
+ * @example
+ * ```ts
+ * const runner = new JobRunner(settings);
+ * const outcome = await runner.run(job, store); // 'done' | 'failed' | 'retried' | ...
+ * ```
  */
 export class JobRunner {
 	readonly running = new Set<RunningJob>();

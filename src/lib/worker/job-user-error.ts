@@ -6,7 +6,14 @@
 import { JobError } from '../errors.ts';
 import { pickLocale, type LocalizedText } from './messages.ts';
 
-/** Options of {@link JobUserError}. */
+/**
+ * Options of {@link JobUserError}.
+ *
+ * @example
+ * ```ts
+ * const options: JobUserErrorOptions = { errorCode: 'unsupported_format', cause: e };
+ * ```
+ */
 export interface JobUserErrorOptions {
 	/**
 	 * Stored in `error_code`: a snake_case identifier a screen or an admin can filter on.
