@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- frames and payloads are untyped wire data checked by value */
 /**
  * Test helpers for the stand-in: a database of the file's own with a stand-in
  * over it, supabase-js clients for anon / service_role / a user (the real,
@@ -80,7 +81,9 @@ export class RawSocket {
 	}
 
 	static async open(url: string, apikey: string, vsn: '1.0.0' | '2.0.0' = '1.0.0'): Promise<RawSocket> {
-		const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${encodeURIComponent(apikey)}&vsn=${vsn}`);
+		const ws = new WebSocket(
+			`${url.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${encodeURIComponent(apikey)}&vsn=${vsn}`,
+		);
 		const socket = new RawSocket(ws, vsn);
 		await new Promise<void>((resolve, reject) => {
 			ws.once('open', () => resolve());
@@ -92,7 +95,11 @@ export class RawSocket {
 
 	send(topic: string, event: string, payload: unknown, joinRef: string | null = null): string {
 		const ref = String(++this.ref);
-		this.ws.send(this.vsn === '2.0.0' ? JSON.stringify([joinRef, ref, topic, event, payload]) : JSON.stringify({ topic, event, payload, ref, join_ref: joinRef }));
+		this.ws.send(
+			this.vsn === '2.0.0'
+				? JSON.stringify([joinRef, ref, topic, event, payload])
+				: JSON.stringify({ topic, event, payload, ref, join_ref: joinRef }),
+		);
 		return ref;
 	}
 
@@ -109,7 +116,12 @@ export class RawSocket {
 	}
 
 	async join(topic: string, payload: unknown): Promise<{ ref: string; reply: Frame }> {
-		const ref = this.send(topic, 'phx_join', payload, this.vsn === '2.0.0' ? String(this.ref + 1) : String(this.ref + 1));
+		const ref = this.send(
+			topic,
+			'phx_join',
+			payload,
+			this.vsn === '2.0.0' ? String(this.ref + 1) : String(this.ref + 1),
+		);
 		return { ref, reply: await this.reply(ref) };
 	}
 }

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- frames and payloads are untyped wire data checked by value */
 /**
  * The unmodified supabase-js / realtime-js client (vsn 2.0.0, binary
  * broadcast frames) against the stand-in: private channels authorized by an
@@ -39,13 +40,16 @@ function collect(channel: RealtimeChannel, event: string) {
 	});
 	return {
 		got,
-		until: (n: number) => (got.length >= n ? Promise.resolve(got) : new Promise<any[]>((resolve) => waiters.push([n, resolve]))),
+		until: (n: number) =>
+			got.length >= n ? Promise.resolve(got) : new Promise<any[]>((resolve) => waiters.push([n, resolve])),
 	};
 }
 
 async function send(topic: string, event: string, payload: unknown, isPrivate: boolean): Promise<string> {
 	await f.db.sql`select realtime.send(${f.db.sql.json(payload as never)}, ${event}, ${topic}, ${isPrivate})`;
-	const [row] = await f.db.sql<{ id: string }[]>`select id::text from realtime.messages where topic = ${topic} order by inserted_at desc limit 1`;
+	const [row] = await f.db.sql<
+		{ id: string }[]
+	>`select id::text from realtime.messages where topic = ${topic} order by inserted_at desc limit 1`;
 	return row!.id;
 }
 
@@ -67,7 +71,9 @@ describe('private channels with realtime-js', () => {
 		const channel = user.supabase.channel(`user:${other.id}`, { config: { private: true } });
 		const result = await subscribe(channel);
 		expect(result.status).toBe('CHANNEL_ERROR');
-		expect(result.err?.message).toBe(`Unauthorized: You do not have permissions to read from this Channel topic: user:${other.id}`);
+		expect(result.err?.message).toBe(
+			`Unauthorized: You do not have permissions to read from this Channel topic: user:${other.id}`,
+		);
 		await user.supabase.removeChannel(channel);
 	});
 
@@ -128,14 +134,17 @@ describe('postgres_changes with realtime-js', () => {
 		const user = await userClient(f);
 		const changes: any[] = [];
 		let wake: () => void = () => {};
-		const channel = user.supabase.channel('items-changes').on('postgres_changes', { event: '*', schema: 'public', table: 'items' }, (p) => {
-			changes.push(p);
-			wake();
-		});
+		const channel = user.supabase
+			.channel('items-changes')
+			.on('postgres_changes', { event: '*', schema: 'public', table: 'items' }, (p) => {
+				changes.push(p);
+				wake();
+			});
 		const system = new Promise<any>((resolve) => channel.on('system', {}, resolve));
 		expect((await subscribe(channel)).status).toBe('SUBSCRIBED');
 		expect((await system).message).toBe('Subscribed to PostgreSQL');
-		const until = (n: number) => (changes.length >= n ? Promise.resolve() : new Promise<void>((r) => (wake = () => changes.length >= n && r())));
+		const until = (n: number) =>
+			changes.length >= n ? Promise.resolve() : new Promise<void>((r) => (wake = () => changes.length >= n && r()));
 		await f.db.sql`insert into public.items (id, owner_id, label) values (1, null, 'not mine')`;
 		await f.db.sql`insert into public.items (id, owner_id, label) values (2, ${user.id}, 'mine')`;
 		await f.db.sql`update public.items set label = 'still mine' where id = 2`;
@@ -182,4 +191,3 @@ describe('restart', () => {
 		expect(Array.isArray(data)).toBe(true);
 	});
 });
-

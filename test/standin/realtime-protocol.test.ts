@@ -29,8 +29,20 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 
 	it('joins a public channel: ok reply with postgres_changes []', async () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
-		const { reply, ref } = await s.join('realtime:room-1', { config: { broadcast: { self: false, ack: false }, presence: { key: '', enabled: false }, postgres_changes: [], private: false } });
-		expect(reply).toEqual({ topic: 'realtime:room-1', event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } }, ref });
+		const { reply, ref } = await s.join('realtime:room-1', {
+			config: {
+				broadcast: { self: false, ack: false },
+				presence: { key: '', enabled: false },
+				postgres_changes: [],
+				private: false,
+			},
+		});
+		expect(reply).toEqual({
+			topic: 'realtime:room-1',
+			event: 'phx_reply',
+			payload: { status: 'ok', response: { postgres_changes: [] } },
+			ref,
+		});
 	});
 
 	it('echoes postgres_changes bindings with integer ids, then sends the system message', async () => {
@@ -41,7 +53,12 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		expect(echoed).toMatchObject(binding);
 		expect(Number.isInteger(echoed.id)).toBe(true);
 		const system = await s.next((fr) => fr.event === 'system');
-		expect(system.payload).toEqual({ extension: 'postgres_changes', status: 'ok', message: 'Subscribed to PostgreSQL', channel: 'changes' });
+		expect(system.payload).toEqual({
+			extension: 'postgres_changes',
+			status: 'ok',
+			message: 'Subscribed to PostgreSQL',
+			channel: 'changes',
+		});
 	});
 
 	it('refuses a join with an expired access_token', async () => {
@@ -56,7 +73,10 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
 		const [h, p] = f.standin.anonKey.split('.');
 		const { reply } = await s.join('realtime:room-3', { config: { private: false }, access_token: `${h}.${p}.AAAA` });
-		expect(reply.payload).toEqual({ status: 'error', response: { reason: 'JwtSignatureError: Failed to validate JWT signature' } });
+		expect(reply.payload).toEqual({
+			status: 'error',
+			response: { reason: 'JwtSignatureError: Failed to validate JWT signature' },
+		});
 	});
 
 	it('refuses a private channel the RLS policy does not allow', async () => {
@@ -67,7 +87,9 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		const { reply } = await s.join(`realtime:user:${other.sub}`, { config: { private: true }, access_token: token });
 		expect(reply.payload).toEqual({
 			status: 'error',
-			response: { reason: `Unauthorized: You do not have permissions to read from this Channel topic: user:${other.sub}` },
+			response: {
+				reason: `Unauthorized: You do not have permissions to read from this Channel topic: user:${other.sub}`,
+			},
 		});
 		const mine = await s.join(`realtime:user:${user.sub}`, { config: { private: true }, access_token: token });
 		expect(mine.reply.payload.status).toBe('ok');
@@ -76,7 +98,9 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 	it('refuses a private channel for anon', async () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
 		const { reply } = await s.join('realtime:user:someone', { config: { private: true } });
-		expect(reply.payload.response.reason).toBe('Unauthorized: You do not have permissions to read from this Channel topic: user:someone');
+		expect(reply.payload.response.reason).toBe(
+			'Unauthorized: You do not have permissions to read from this Channel topic: user:someone',
+		);
 	});
 
 	it('answers phx_leave with ok, then phx_close', async () => {
@@ -113,12 +137,19 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		await f.db.sql`select realtime.send(${f.db.sql.json({ n: 1 })}, 'hello', 'news', false)`;
 		const msg = await s.next((fr) => fr.event === 'broadcast');
 		const [row] = await f.db.sql<{ id: string }[]>`select id::text from realtime.messages where topic = 'news'`;
-		expect(msg).toEqual({ topic: 'realtime:news', event: 'broadcast', payload: { event: 'hello', payload: { n: 1 }, type: 'broadcast', meta: { id: row!.id } }, ref: null });
+		expect(msg).toEqual({
+			topic: 'realtime:news',
+			event: 'broadcast',
+			payload: { event: 'hello', payload: { n: 1 }, type: 'broadcast', meta: { id: row!.id } },
+			ref: null,
+		});
 	});
 
 	it('refuses the websocket handshake for a bad API key with 401 {error}', async () => {
 		const ws = new WebSocket(`${f.standin.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=nope&vsn=1.0.0`);
-		const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+		const status = await new Promise<number>((resolve) =>
+			ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+		);
 		expect(status).toBe(401);
 	});
 });
@@ -127,7 +158,13 @@ describe('realtime protocol (vsn 2.0.0 frames)', () => {
 	it('speaks arrays and delivers Broadcast from Database as binary user broadcast frames', async () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey, '2.0.0');
 		const ref = s.send('phoenix', 'heartbeat', {});
-		expect(await s.reply(ref)).toEqual({ join_ref: null, ref, topic: 'phoenix', event: 'phx_reply', payload: { status: 'ok', response: {} } });
+		expect(await s.reply(ref)).toEqual({
+			join_ref: null,
+			ref,
+			topic: 'phoenix',
+			event: 'phx_reply',
+			payload: { status: 'ok', response: {} },
+		});
 		const { reply } = await s.join('realtime:binary', { config: { private: false } });
 		expect(reply.join_ref).toBe(reply.ref);
 		await f.db.sql`select realtime.send(${f.db.sql.json({ x: 'y' })}, 'evt', 'binary', false)`;

@@ -81,8 +81,20 @@ describe('rpc returns PostgREST shapes', () => {
 
 	it('returns a single composite as an object (all-null row when nothing matched)', async () => {
 		const anon = client(f);
-		expect((await anon.rpc('note', { note_id: 1 })).data).toEqual({ id: 1, owner_id: null, body: 'one', status: 'draft', data: null });
-		expect((await anon.rpc('note', { note_id: 999 })).data).toEqual({ id: null, owner_id: null, body: null, status: null, data: null });
+		expect((await anon.rpc('note', { note_id: 1 })).data).toEqual({
+			id: 1,
+			owner_id: null,
+			body: 'one',
+			status: 'draft',
+			data: null,
+		});
+		expect((await anon.rpc('note', { note_id: 999 })).data).toEqual({
+			id: null,
+			owner_id: null,
+			body: null,
+			status: null,
+			data: null,
+		});
 	});
 
 	it('returns a RETURNS TABLE function as an array', async () => {
@@ -90,7 +102,13 @@ describe('rpc returns PostgREST shapes', () => {
 	});
 
 	it('passes text, arrays, jsonb, intervals and bytea arguments through json_to_record', async () => {
-		const { data, error } = await client(f).rpc('echo_args', { t: 'hé', arr: ['a', 'b,c'], j: { k: [1] }, i: '90 seconds', b: '\\x00ff' });
+		const { data, error } = await client(f).rpc('echo_args', {
+			t: 'hé',
+			arr: ['a', 'b,c'],
+			j: { k: [1] },
+			i: '90 seconds',
+			b: '\\x00ff',
+		});
 		expect(error).toBeNull();
 		expect(data).toEqual({ t: 'hé', arr: ['a', 'b,c'], j: { k: [1] }, i: '00:01:30', b: '00ff' });
 	});
@@ -130,7 +148,8 @@ describe('rpc errors', () => {
 		expect(error).toEqual({
 			code: 'PGRST202',
 			message: 'Could not find the function public.add(x) in the schema cache',
-			details: 'Searched for the function public.add with parameter x or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+			details:
+				'Searched for the function public.add with parameter x or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
 			hint: 'Perhaps you meant to call the function public.add(a, b)',
 		});
 	});
@@ -154,8 +173,12 @@ describe('rpc errors', () => {
 		const { error, status } = await client(f).rpc('ambiguous', { x: 1 });
 		expect(status).toBe(300);
 		expect(error?.code).toBe('PGRST203');
-		expect(error?.message).toMatch(/^Could not choose the best candidate function between: public\.ambiguous\(x => (integer|text)\), public\.ambiguous\(x => (integer|text)\)$/);
-		expect(error?.hint).toBe('Try renaming the parameters or the function itself in the database so function overloading can be resolved');
+		expect(error?.message).toMatch(
+			/^Could not choose the best candidate function between: public\.ambiguous\(x => (integer|text)\), public\.ambiguous\(x => (integer|text)\)$/,
+		);
+		expect(error?.hint).toBe(
+			'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+		);
 	});
 
 	it.each([
@@ -198,7 +221,12 @@ describe('rpc errors', () => {
 	it('answers 406 PGRST106 for a schema that is not exposed', async () => {
 		const { error, status } = await client(f).schema('private').rpc('add', { a: 1 });
 		expect(status).toBe(406);
-		expect(error).toEqual({ code: 'PGRST106', message: 'Invalid schema: private', details: null, hint: 'Only the following schemas are exposed: public' });
+		expect(error).toEqual({
+			code: 'PGRST106',
+			message: 'Invalid schema: private',
+			details: null,
+			hint: 'Only the following schemas are exposed: public',
+		});
 	});
 });
 
@@ -268,15 +296,27 @@ describe('role switching and JWTs', () => {
 			body: '{}',
 		});
 		expect(res.status).toBe(401);
-		expect(await res.json()).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'Expected 3 parts in JWT; got 2' });
+		expect(await res.json()).toEqual({
+			code: 'PGRST301',
+			details: null,
+			hint: null,
+			message: 'Expected 3 parts in JWT; got 2',
+		});
 	});
 
 	it('refuses requests without a known API key, as the gateway does', async () => {
 		const none = await fetch(`${f.standin.url}/rest/v1/rpc/noop`, { method: 'POST', body: '{}' });
 		expect(none.status).toBe(401);
-		expect(await none.json()).toEqual({ message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' });
+		expect(await none.json()).toEqual({
+			message: 'No API key found in request',
+			hint: 'No `apikey` request header or url param was found.',
+		});
 		const token = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000001');
-		const wrong = await fetch(`${f.standin.url}/rest/v1/rpc/noop`, { method: 'POST', headers: { apikey: token }, body: '{}' });
+		const wrong = await fetch(`${f.standin.url}/rest/v1/rpc/noop`, {
+			method: 'POST',
+			headers: { apikey: token },
+			body: '{}',
+		});
 		expect(wrong.status).toBe(401);
 	});
 
@@ -286,4 +326,3 @@ describe('role switching and JWTs', () => {
 		expect(f.standin.queryCount('rest')).toBeGreaterThan(before);
 	});
 });
-

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- frames and payloads are untyped wire data checked by value */
 /**
  * Table reads (`supabase.from(t).select(...)`) against the stand-in, checked
  * against PostgREST's behaviour: Query/Statements.hs `mainRead`, RangeQuery.hs
@@ -41,7 +42,11 @@ describe('table reads', () => {
 
 	it('answers 200 and a full Content-Range when the page holds every row', async () => {
 		const res = await fetch(`${f.standin.url}/rest/v1/tasks?select=id&status=eq.queued`, {
-			headers: { apikey: f.standin.serviceRoleKey, Authorization: `Bearer ${f.standin.serviceRoleKey}`, Prefer: 'count=exact' },
+			headers: {
+				apikey: f.standin.serviceRoleKey,
+				Authorization: `Bearer ${f.standin.serviceRoleKey}`,
+				Prefer: 'count=exact',
+			},
 		});
 		expect(res.status).toBe(200);
 		expect(res.headers.get('content-range')).toBe('0-2/3');
@@ -49,7 +54,8 @@ describe('table reads', () => {
 	});
 
 	it('filters with neq, lt, lte, gt, gte, in and is', async () => {
-		const ids = async (q: (b: any) => any) => ((await q(service().from('tasks').select('id').order('id'))).data as { id: number }[]).map((r) => r.id);
+		const ids = async (q: (b: any) => any) =>
+			((await q(service().from('tasks').select('id').order('id'))).data as { id: number }[]).map((r) => r.id);
 		expect(await ids((b) => b.neq('status', 'done'))).toEqual([1, 3, 4, 6, 7, 9]);
 		expect(await ids((b) => b.lt('progress', 30))).toEqual([1, 2]);
 		expect(await ids((b) => b.lte('progress', 30))).toEqual([1, 2, 3]);
@@ -79,13 +85,23 @@ describe('table reads', () => {
 		expect(one.data).toEqual({ id: 3, status: 'queued' });
 		const many = await service().from('tasks').select('id').single();
 		expect(many.status).toBe(406);
-		expect(many.error).toEqual({ code: 'PGRST116', message: 'Cannot coerce the result to a single JSON object', details: 'The result contains 9 rows', hint: null });
+		expect(many.error).toEqual({
+			code: 'PGRST116',
+			message: 'Cannot coerce the result to a single JSON object',
+			details: 'The result contains 9 rows',
+			hint: null,
+		});
 	});
 
 	it('answers 404 PGRST205 for an unknown table', async () => {
 		const { error, status } = await service().from('taskz').select('id');
 		expect(status).toBe(404);
-		expect(error).toEqual({ code: 'PGRST205', message: "Could not find the table 'public.taskz' in the schema cache", details: null, hint: "Perhaps you meant the table 'public.tasks'" });
+		expect(error).toEqual({
+			code: 'PGRST205',
+			message: "Could not find the table 'public.taskz' in the schema cache",
+			details: null,
+			hint: "Perhaps you meant the table 'public.tasks'",
+		});
 	});
 
 	it('lets PostgreSQL refuse an unknown column (400 42703)', async () => {
@@ -97,6 +113,11 @@ describe('table reads', () => {
 	it('answers 416 PGRST103 for an offset past the counted rows', async () => {
 		const { error, status } = await service().from('tasks').select('id', { count: 'exact' }).range(20, 25);
 		expect(status).toBe(416);
-		expect(error).toEqual({ code: 'PGRST103', details: 'An offset of 20 was requested, but there are only 9 rows.', hint: null, message: 'Requested range not satisfiable' });
+		expect(error).toEqual({
+			code: 'PGRST103',
+			details: 'An offset of 20 was requested, but there are only 9 rows.',
+			hint: null,
+			message: 'Requested range not satisfiable',
+		});
 	});
 });

@@ -5,7 +5,7 @@
  * - `admin`: the URL's own (superuser) login, used the way Supabase Realtime
  *   uses its privileged connection: authorization probes, reading
  *   realtime.messages, LISTEN.
- * Every statement is counted so tests can assert round trips.
+ * Every statement is reported to `onQuery` so tests can count round trips.
  */
 import postgres from 'postgres';
 
@@ -22,8 +22,6 @@ export interface QueryEvent {
 export interface Databases {
 	rest: Sql;
 	admin: Sql;
-	/** Statements sent so far, by connection kind. */
-	counts: Record<QueryKind, number>;
 	end(): Promise<void>;
 }
 
@@ -51,11 +49,7 @@ export function openDatabases(options: {
 	authenticatorUrl?: string;
 	onQuery?: (event: QueryEvent) => void;
 }): Databases {
-	const counts: Record<QueryKind, number> = { rest: 0, realtime: 0 };
-	const debug = (kind: QueryKind) => (_connection: number, text: string) => {
-		counts[kind]++;
-		options.onQuery?.({ kind, text });
-	};
+	const debug = (kind: QueryKind) => (_connection: number, text: string) => options.onQuery?.({ kind, text });
 	const common = {
 		onnotice: () => {},
 		// Every value the stand-in binds is already PostgreSQL text (as PostgREST sends
@@ -63,21 +57,23 @@ export function openDatabases(options: {
 		fetch_types: false,
 		connection: { application_name: 'supabase-jobs-standin' },
 	};
-	const rest = postgres(options.authenticatorUrl ?? withCredentials(options.databaseUrl, 'authenticator', 'authenticator'), {
-		...common,
-		max: 8,
-		debug: debug('rest'),
-		// PostgREST uses prepared statements too, but role and settings change per
-		// transaction; unnamed statements keep every request independent.
-		prepare: false,
-	});
+	const rest = postgres(
+		options.authenticatorUrl ?? withCredentials(options.databaseUrl, 'authenticator', 'authenticator'),
+		{
+			...common,
+			max: 8,
+			debug: debug('rest'),
+			// PostgREST uses prepared statements too, but role and settings change per
+			// transaction; unnamed statements keep every request independent.
+			prepare: false,
+		},
+	);
 	const admin = postgres(options.databaseUrl, { ...common, max: 4, debug: debug('realtime'), prepare: false });
 	textOnly(rest);
 	textOnly(admin);
 	return {
 		rest,
 		admin,
-		counts,
 		async end() {
 			await Promise.all([rest.end({ timeout: 2 }), admin.end({ timeout: 2 })]);
 		},

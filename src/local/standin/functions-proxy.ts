@@ -13,7 +13,16 @@ import { secretKey } from './jwt.ts';
 
 export type FunctionTarget = string | { url: string; verifyJwt?: boolean };
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'host']);
+const HOP_BY_HOP = new Set([
+	'connection',
+	'keep-alive',
+	'transfer-encoding',
+	'upgrade',
+	'proxy-connection',
+	'te',
+	'trailer',
+	'host',
+]);
 
 function json(res: ServerResponse, status: number, body: unknown): void {
 	res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
@@ -61,7 +70,8 @@ export async function proxyFunction(
 			up.on('error', () => resolve());
 		});
 		upstream.on('error', (e) => {
-			if (!res.headersSent) json(res, 502, { code: 'BAD_GATEWAY', message: `function target unreachable: ${e.message}` });
+			if (!res.headersSent)
+				json(res, 502, { code: 'BAD_GATEWAY', message: `function target unreachable: ${e.message}` });
 			else res.destroy(e);
 			resolve();
 		});

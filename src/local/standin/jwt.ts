@@ -31,10 +31,13 @@ export async function signToken(secret: string, claims: Claims): Promise<string>
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** An API key like the CLI's: `{iss: 'supabase-demo', role, exp}` valid for ten years. */
+/**
+ * An API key exactly as the Supabase CLI mints its demo keys: `{iss:
+ * 'supabase-demo', role, exp: 1983812996}`, so the same secret always gives
+ * the same key (with the CLI's default secret, the CLI's well-known keys).
+ */
 export async function mintApiKey(secret: string, role: 'anon' | 'service_role'): Promise<string> {
-	const iat = nowSeconds();
-	return await signToken(secret, { iss: 'supabase-demo', role, iat, exp: iat + 10 * 365 * 24 * 3600 });
+	return await signToken(secret, { iss: 'supabase-demo', role, exp: 1983812996 });
 }
 
 export interface UserTokenOptions {
@@ -96,7 +99,11 @@ function decodeHeader(token: string): Record<string, unknown> | null {
  * otherwise the signature must verify with the secret and exp/nbf/iat pass
  * with 30 seconds of allowed skew. Messages are upstream's (Error.hs).
  */
-export async function verifyForRest(secret: string, authorization: string | undefined, anonRole = 'anon'): Promise<RestAuth> {
+export async function verifyForRest(
+	secret: string,
+	authorization: string | undefined,
+	anonRole = 'anon',
+): Promise<RestAuth> {
 	if (authorization === undefined) return { ok: true, role: anonRole, claims: {} };
 	const match = /^bearer\s+(.*)$/i.exec(authorization.trim());
 	if (!match) return { ok: true, role: anonRole, claims: {} };
@@ -106,14 +113,20 @@ export async function verifyForRest(secret: string, authorization: string | unde
 	if (parts !== 3) return { ok: false, error: pgrst301(`Expected 3 parts in JWT; got ${parts}`) };
 	const header = decodeHeader(token);
 	if (header && header.alg === 'none') {
-		return { ok: false, error: pgrst301('Wrong or unsupported encoding algorithm', "JWT is unsecured but expected 'alg' was not 'none'") };
+		return {
+			ok: false,
+			error: pgrst301('Wrong or unsupported encoding algorithm', "JWT is unsecured but expected 'alg' was not 'none'"),
+		};
 	}
 	let payload: Uint8Array;
 	try {
 		({ payload } = await compactVerify(token, secretKey(secret), { algorithms: HMAC_ALGS }));
 	} catch (e) {
 		if (e instanceof joseErrors.JWSSignatureVerificationFailed || e instanceof joseErrors.JOSEAlgNotAllowed) {
-			return { ok: false, error: pgrst301('No suitable key or wrong key type', 'None of the keys was able to decode the JWT') };
+			return {
+				ok: false,
+				error: pgrst301('No suitable key or wrong key type', 'None of the keys was able to decode the JWT'),
+			};
 		}
 		return { ok: false, error: pgrst301('JWT cryptographic operation failed') };
 	}
@@ -138,7 +151,8 @@ export async function verifyForRest(secret: string, authorization: string | unde
 		if (typeof value !== 'number') return { ok: false, error: pgrst303(notNumber) };
 		if (invalid(Math.floor(value))) return { ok: false, error: pgrst303(message) };
 	}
-	const role = typeof claims.role === 'string' ? claims.role : claims.role === undefined ? anonRole : JSON.stringify(claims.role);
+	const role =
+		typeof claims.role === 'string' ? claims.role : claims.role === undefined ? anonRole : JSON.stringify(claims.role);
 	return { ok: true, role, claims };
 }
 
@@ -174,7 +188,10 @@ export async function verifyForRealtime(secret: string, rawToken: string): Promi
 	}
 	const header = decodeHeader(token);
 	if (!header || typeof header.alg !== 'string' || !HMAC_ALGS.includes(header.alg)) {
-		return { ok: false, error: { kind: 'signer', message: 'Failed to generate JWT signer, check your JWT secret or JWKS configuration' } };
+		return {
+			ok: false,
+			error: { kind: 'signer', message: 'Failed to generate JWT signer, check your JWT secret or JWKS configuration' },
+		};
 	}
 	try {
 		await compactVerify(token, secretKey(secret), { algorithms: [header.alg] });

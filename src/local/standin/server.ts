@@ -79,7 +79,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 const CORS = {
 	'Access-Control-Allow-Origin': '*',
-	'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type, accept-profile, content-profile, prefer, range, x-supabase-api-version',
+	'Access-Control-Allow-Headers':
+		'authorization, x-client-info, apikey, content-type, accept-profile, content-profile, prefer, range, x-supabase-api-version',
 	'Access-Control-Allow-Methods': 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS',
 	'Access-Control-Expose-Headers': 'Content-Range, Content-Profile, Preference-Applied',
 };
@@ -116,13 +117,19 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			const key = (req.headers.apikey as string | undefined) ?? url.searchParams.get('apikey');
 			if (!key) {
 				res.writeHead(401, { 'Content-Type': 'application/json' }).end(
-					JSON.stringify({ message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' }),
+					JSON.stringify({
+						message: 'No API key found in request',
+						hint: 'No `apikey` request header or url param was found.',
+					}),
 				);
 				return;
 			}
 			if (!apiKeys.has(key)) {
 				res.writeHead(401, { 'Content-Type': 'application/json' }).end(
-					JSON.stringify({ message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' }),
+					JSON.stringify({
+						message: 'Invalid API key',
+						hint: 'Double check your Supabase `anon` or `service_role` API key.',
+					}),
 				);
 				return;
 			}
@@ -142,15 +149,28 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			return;
 		}
 		if (url.pathname.startsWith('/functions/v1/')) {
-			await proxyFunction(options.functions ?? {}, options.jwtSecret, req, res, url.pathname.slice('/functions/v1/'.length), url.search);
+			await proxyFunction(
+				options.functions ?? {},
+				options.jwtSecret,
+				req,
+				res,
+				url.pathname.slice('/functions/v1/'.length),
+				url.search,
+			);
 			return;
 		}
-		res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: 'no Route matched with those values' }));
+		res
+			.writeHead(404, { 'Content-Type': 'application/json' })
+			.end(JSON.stringify({ message: 'no Route matched with those values' }));
 	}
 
 	async function start(): Promise<void> {
 		if (running) return;
-		const dbs = openDatabases({ databaseUrl: options.databaseUrl, authenticatorUrl: options.authenticatorUrl, onQuery });
+		const dbs = openDatabases({
+			databaseUrl: options.databaseUrl,
+			authenticatorUrl: options.authenticatorUrl,
+			onQuery,
+		});
 		const sqlText = await readFile(join(here, 'standin.sql'), 'utf8');
 		await dbs.admin.begin(async (tx) => {
 			// Several stand-ins may share a database; CREATE OR REPLACE races otherwise.
@@ -221,7 +241,8 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		anonKey,
 		serviceRoleKey,
 		jwtSecret: options.jwtSecret,
-		mintUserToken: (sub, opts) => mintUserToken(options.jwtSecret, sub, { issuer: `http://${host}:${port}/auth/v1`, ...opts }),
+		mintUserToken: (sub, opts) =>
+			mintUserToken(options.jwtSecret, sub, { issuer: `http://${host}:${port}/auth/v1`, ...opts }),
 		queryCount: (kind) => (kind ? counts[kind] : counts.rest + counts.realtime),
 		reloadSchema: () => running?.cache.reload(),
 		stop,

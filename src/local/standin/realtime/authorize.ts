@@ -54,17 +54,26 @@ async function rolledBack<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
 	throw new Error('unreachable');
 }
 
-export async function readPolicies(sql: Sql, ctx: AuthorizationContext, presenceEnabled: boolean): Promise<ExtensionPolicies> {
+export async function readPolicies(
+	sql: Sql,
+	ctx: AuthorizationContext,
+	presenceEnabled: boolean,
+): Promise<ExtensionPolicies> {
 	const extensions = presenceEnabled ? ['broadcast', 'presence'] : ['broadcast'];
 	const ids = new Map(extensions.map((e) => [e, randomUUID()]));
 	return await rolledBack(sql, async (tx) => {
 		for (const [extension, id] of ids) {
-			await tx.unsafe(`insert into realtime.messages (id, topic, extension) values ($1, $2, $3)`, [id, ctx.topic, extension]);
+			await tx.unsafe(`insert into realtime.messages (id, topic, extension) values ($1, $2, $3)`, [
+				id,
+				ctx.topic,
+				extension,
+			]);
 		}
 		await setConnConfig(tx, ctx);
-		const rows = await tx.unsafe<{ id: string }[]>(`select id::text as id from realtime.messages where id = any($1::uuid[])`, [
-			`{${[...ids.values()].join(',')}}`,
-		]);
+		const rows = await tx.unsafe<{ id: string }[]>(
+			`select id::text as id from realtime.messages where id = any($1::uuid[])`,
+			[`{${[...ids.values()].join(',')}}`],
+		);
 		const seen = new Set(rows.map((r) => r.id));
 		return {
 			broadcast: seen.has(ids.get('broadcast')!),

@@ -32,7 +32,11 @@ export interface Channel {
 
 /** `:erlang.phash2/1`-like: a stable integer in 0..2^27-1 for a binding's params. */
 export function bindingId(params: Record<string, unknown>): number {
-	const text = JSON.stringify(Object.keys(params).sort().map((k) => [k, params[k]]));
+	const text = JSON.stringify(
+		Object.keys(params)
+			.sort()
+			.map((k) => [k, params[k]]),
+	);
 	let h = 2166136261;
 	for (let i = 0; i < text.length; i++) {
 		h ^= text.charCodeAt(i);

@@ -9,8 +9,22 @@
 import type { WebSocket } from 'ws';
 import { verifyForRealtime } from '../jwt.ts';
 import { canWriteBroadcast, readPolicies } from './authorize.ts';
-import { bindingId, confirmInterval, tokenJoinReason, unauthorizedMessage, type Channel, type PostgresBinding } from './channel.ts';
-import { decodeFrame, encodeMessage, encodeUserBroadcast, type InboundMessage, type UserBroadcast, type Vsn } from './serializer.ts';
+import {
+	bindingId,
+	confirmInterval,
+	tokenJoinReason,
+	unauthorizedMessage,
+	type Channel,
+	type PostgresBinding,
+} from './channel.ts';
+import {
+	decodeFrame,
+	encodeMessage,
+	encodeUserBroadcast,
+	type InboundMessage,
+	type UserBroadcast,
+	type Vsn,
+} from './serializer.ts';
 import type { RealtimeHub } from './hub.ts';
 
 export class Connection {
@@ -55,7 +69,8 @@ export class Connection {
 		if (m.event === 'phx_join') return await this.join(m);
 		const channel = this.channels.get(m.topic);
 		// Phoenix answers anything for a topic this socket has not joined with "unmatched topic".
-		if (!channel || (m.joinRef !== null && channel.joinRef !== m.joinRef)) return this.reply(m, 'error', { reason: 'unmatched topic' });
+		if (!channel || (m.joinRef !== null && channel.joinRef !== m.joinRef))
+			return this.reply(m, 'error', { reason: 'unmatched topic' });
 		switch (m.event) {
 			case 'phx_leave':
 				this.reply(m, 'ok', {});
@@ -81,7 +96,12 @@ export class Connection {
 
 	/** `shutdown_response/2`: a system error message, then the channel stops (phx_close). */
 	private shutdown(channel: Channel, message: string): void {
-		this.push(channel.topic, channel.joinRef, null, 'system', { extension: 'system', status: 'error', message, channel: channel.subTopic });
+		this.push(channel.topic, channel.joinRef, null, 'system', {
+			extension: 'system',
+			status: 'error',
+			message,
+			channel: channel.subTopic,
+		});
 		this.close(channel);
 	}
 
@@ -92,7 +112,10 @@ export class Connection {
 		const subTopic = m.topic.slice('realtime:'.length);
 		if (subTopic === '') return this.reply(m, 'error', { reason: 'TopicNameRequired: You must provide a topic name' });
 		const payload = (m.payload && typeof m.payload === 'object' ? m.payload : {}) as Record<string, unknown>;
-		const config = (payload.config && typeof payload.config === 'object' ? payload.config : {}) as Record<string, unknown>;
+		const config = (payload.config && typeof payload.config === 'object' ? payload.config : {}) as Record<
+			string,
+			unknown
+		>;
 		const broadcast = (config.broadcast ?? {}) as Record<string, unknown>;
 		const presence = (config.presence ?? {}) as Record<string, unknown>;
 		const given = payload.access_token ?? payload.user_token;
@@ -118,7 +141,11 @@ export class Connection {
 		};
 		if (isPrivate) {
 			try {
-				channel.policies = await readPolicies(this.hub.admin, { topic: subTopic, claims: verified.claims, headers: this.headers }, presenceEnabled);
+				channel.policies = await readPolicies(
+					this.hub.admin,
+					{ topic: subTopic, claims: verified.claims, headers: this.headers },
+					presenceEnabled,
+				);
 			} catch (e) {
 				this.hub.log(e);
 				channel.policies = { broadcast: false, presence: presenceEnabled ? false : null };
@@ -157,16 +184,19 @@ export class Connection {
 	/** Re-checks the token when it expires, or every 5 minutes (`handle_info(:confirm_token, ...)`). */
 	private scheduleConfirm(channel: Channel): void {
 		if (channel.confirmTimer) clearTimeout(channel.confirmTimer);
-		channel.confirmTimer = setTimeout(() => {
-			this.queue = this.queue
-				.then(async () => {
-					if (this.channels.get(channel.topic) !== channel) return;
-					const verified = await verifyForRealtime(this.hub.jwtSecret, channel.accessToken);
-					if (!verified.ok) return this.shutdown(channel, verified.error.message);
-					this.scheduleConfirm(channel);
-				})
-				.catch((e: unknown) => this.hub.log(e));
-		}, confirmInterval(channel.claims) + 50);
+		channel.confirmTimer = setTimeout(
+			() => {
+				this.queue = this.queue
+					.then(async () => {
+						if (this.channels.get(channel.topic) !== channel) return;
+						const verified = await verifyForRealtime(this.hub.jwtSecret, channel.accessToken);
+						if (!verified.ok) return this.shutdown(channel, verified.error.message);
+						this.scheduleConfirm(channel);
+					})
+					.catch((e: unknown) => this.hub.log(e));
+			},
+			confirmInterval(channel.claims) + 50,
+		);
 		channel.confirmTimer.unref();
 	}
 
@@ -182,14 +212,22 @@ export class Connection {
 		channel.canWrite = null;
 		if (channel.isPrivate) {
 			try {
-				channel.policies = await readPolicies(this.hub.admin, { topic: channel.subTopic, claims: verified.claims, headers: this.headers }, channel.presenceEnabled);
+				channel.policies = await readPolicies(
+					this.hub.admin,
+					{ topic: channel.subTopic, claims: verified.claims, headers: this.headers },
+					channel.presenceEnabled,
+				);
 			} catch (e) {
 				this.hub.log(e);
 				channel.policies = { broadcast: false, presence: channel.presenceEnabled ? false : null };
 			}
-			if (!channel.policies.broadcast && !channel.policies.presence) return this.shutdown(channel, unauthorizedMessage(channel.subTopic));
+			if (!channel.policies.broadcast && !channel.policies.presence)
+				return this.shutdown(channel, unauthorizedMessage(channel.subTopic));
 			if (previous?.broadcast && !channel.policies.broadcast) {
-				return this.shutdown(channel, `You no longer have permission to read from this Channel topic: ${channel.subTopic}`);
+				return this.shutdown(
+					channel,
+					`You no longer have permission to read from this Channel topic: ${channel.subTopic}`,
+				);
 			}
 		}
 		this.scheduleConfirm(channel);
@@ -200,7 +238,11 @@ export class Connection {
 		if (channel.isPrivate) {
 			if (channel.canWrite === null) {
 				try {
-					channel.canWrite = await canWriteBroadcast(this.hub.admin, { topic: channel.subTopic, claims: channel.claims, headers: this.headers });
+					channel.canWrite = await canWriteBroadcast(this.hub.admin, {
+						topic: channel.subTopic,
+						claims: channel.claims,
+						headers: this.headers,
+					});
 				} catch (e) {
 					this.hub.log(e);
 					return;

@@ -41,7 +41,8 @@ export class RealtimeHub {
 	}
 
 	private *channels(subTopic: string): Generator<[Connection, Channel]> {
-		for (const conn of this.connections) for (const ch of conn.channels.values()) if (ch.subTopic === subTopic) yield [conn, ch];
+		for (const conn of this.connections)
+			for (const ch of conn.channels.values()) if (ch.subTopic === subTopic) yield [conn, ch];
 	}
 
 	async listen(): Promise<void> {
@@ -59,13 +60,21 @@ export class RealtimeHub {
 	}
 
 	private async deliverMessage(id: string): Promise<void> {
-		const [row] = await this.admin.unsafe<{ id: string; topic: string; event: string | null; payload: string | null; private: boolean | null }[]>(
+		const [row] = await this.admin.unsafe<
+			{ id: string; topic: string; event: string | null; payload: string | null; private: boolean | null }[]
+		>(
 			`select id::text as id, topic, event, payload::text as payload, private from realtime.messages where id = $1 and extension = 'broadcast' limit 1`,
 			[id],
 		);
 		if (!row || row.event === null || row.payload === null) return;
 		const isPrivate = row.private === true;
-		const b: UserBroadcast = { topic: row.topic, userEvent: row.event, encoding: 'json', payload: Buffer.from(row.payload, 'utf8'), metadata: { id: row.id } };
+		const b: UserBroadcast = {
+			topic: row.topic,
+			userEvent: row.event,
+			encoding: 'json',
+			payload: Buffer.from(row.payload, 'utf8'),
+			metadata: { id: row.id },
+		};
 		for (const [conn, ch] of this.channels(row.topic)) {
 			if (ch.isPrivate !== isPrivate) continue;
 			if (isPrivate && ch.policies?.broadcast !== true) continue;

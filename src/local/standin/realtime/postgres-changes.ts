@@ -40,8 +40,13 @@ export class PostgresChanges {
 			if (table === '*') continue;
 			const key = `${schema}.${table}`;
 			if (this.installed.has(key)) continue;
-			const [exists] = await this.admin.unsafe<{ ok: boolean }[]>(`select to_regclass($1) is not null as ok`, [`${quote(schema)}.${quote(table)}`]);
-			if (!exists?.ok) throw new Error(`Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [schema: ${schema}, table: ${table}]`);
+			const [exists] = await this.admin.unsafe<{ ok: boolean }[]>(`select to_regclass($1) is not null as ok`, [
+				`${quote(schema)}.${quote(table)}`,
+			]);
+			if (!exists?.ok)
+				throw new Error(
+					`Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [schema: ${schema}, table: ${table}]`,
+				);
 			await this.admin.unsafe(
 				`create or replace trigger supabase_jobs_standin_changes after insert or update or delete on ${quote(schema)}.${quote(table)} ` +
 					`for each row execute function supabase_jobs_standin.capture_change()`,
@@ -52,7 +57,14 @@ export class PostgresChanges {
 
 	async read(id: string): Promise<Change | null> {
 		const [row] = await this.admin.unsafe<
-			{ schema_name: string; table_name: string; type: Change['type']; record: string | null; old_record: string | null; ts: string }[]
+			{
+				schema_name: string;
+				table_name: string;
+				type: Change['type'];
+				record: string | null;
+				old_record: string | null;
+				ts: string;
+			}[]
 		>(
 			`delete from supabase_jobs_standin.changes where id = $1
 			 returning schema_name, table_name, type, record::text as record, old_record::text as old_record,
@@ -100,7 +112,10 @@ export class PostgresChanges {
 		let visible = false;
 		try {
 			await this.admin.begin(async (tx) => {
-				await tx.unsafe(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [String(claims.role), JSON.stringify(claims)]);
+				await tx.unsafe(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+					String(claims.role),
+					JSON.stringify(claims),
+				]);
 				const rows = await tx.unsafe(
 					`select 1 from ${quote(change.schema)}.${quote(change.table)} where ${where}`,
 					pk.map((c) => (record[c] === null || record[c] === undefined ? null : String(record[c]))) as never[],
@@ -130,16 +145,35 @@ export function bindingMatches(params: Record<string, unknown>, change: Change):
 	if (!m) return false;
 	const row = change.record ?? change.old_record ?? {};
 	const actual = row[m[1]!];
-	const text = actual === null || actual === undefined ? null : typeof actual === 'object' ? JSON.stringify(actual) : String(actual);
+	const text =
+		actual === null || actual === undefined
+			? null
+			: typeof actual === 'object'
+				? JSON.stringify(actual)
+				: String(actual);
 	const want = m[3]!;
-	const cmp = (a: string, b: string) => (a !== '' && b !== '' && !Number.isNaN(Number(a)) && !Number.isNaN(Number(b)) ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0);
+	const cmp = (a: string, b: string) =>
+		a !== '' && b !== '' && !Number.isNaN(Number(a)) && !Number.isNaN(Number(b))
+			? Number(a) - Number(b)
+			: a < b
+				? -1
+				: a > b
+					? 1
+					: 0;
 	switch (m[2]) {
 		case 'eq':
 			return text === want;
 		case 'neq':
 			return text !== want;
 		case 'in':
-			return text !== null && want.replace(/^\(|\)$/g, '').split(',').map((s) => s.trim().replace(/^"|"$/g, '')).includes(text);
+			return (
+				text !== null &&
+				want
+					.replace(/^\(|\)$/g, '')
+					.split(',')
+					.map((s) => s.trim().replace(/^"|"$/g, ''))
+					.includes(text)
+			);
 		default: {
 			if (text === null) return false;
 			const c = cmp(text, want);

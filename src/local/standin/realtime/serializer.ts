@@ -51,7 +51,13 @@ export function decodeFrame(data: Buffer, isBinary: boolean, vsn: Vsn): InboundM
 		}
 		if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new FrameError('expected V1 object');
 		const m = parsed as Record<string, unknown>;
-		return { joinRef: str(m.join_ref), ref: str(m.ref), topic: String(m.topic), event: String(m.event), payload: m.payload };
+		return {
+			joinRef: str(m.join_ref),
+			ref: str(m.ref),
+			topic: String(m.topic),
+			event: String(m.event),
+			payload: m.payload,
+		};
 	}
 	if (vsn !== '2.0.0') throw new FrameError('binary frames need vsn 2.0.0');
 	const kind = data.readUInt8(0);
@@ -121,12 +127,23 @@ export function encodeUserBroadcast(b: UserBroadcast, vsn: Vsn): string | Buffer
 		const topic = Buffer.from(b.topic, 'utf8');
 		const event = Buffer.from(b.userEvent, 'utf8');
 		const meta = b.metadata ? Buffer.from(JSON.stringify(b.metadata), 'utf8') : Buffer.alloc(0);
-		if (topic.length > 255 || event.length > 255 || meta.length > 255) throw new FrameError('topic, event or metadata longer than 255 bytes');
-		const header = Buffer.from([KIND_USER_BROADCAST, topic.length, event.length, meta.length, b.encoding === 'json' ? 1 : 0]);
+		if (topic.length > 255 || event.length > 255 || meta.length > 255)
+			throw new FrameError('topic, event or metadata longer than 255 bytes');
+		const header = Buffer.from([
+			KIND_USER_BROADCAST,
+			topic.length,
+			event.length,
+			meta.length,
+			b.encoding === 'json' ? 1 : 0,
+		]);
 		return Buffer.concat([header, topic, event, meta, b.payload]);
 	}
 	if (b.encoding !== 'json') return null;
-	const payload: Record<string, unknown> = { event: b.userEvent, payload: JSON.parse(b.payload.toString('utf8')), type: 'broadcast' };
+	const payload: Record<string, unknown> = {
+		event: b.userEvent,
+		payload: JSON.parse(b.payload.toString('utf8')),
+		type: 'broadcast',
+	};
 	if (b.metadata) payload.meta = b.metadata;
 	return encodeMessage({ joinRef: null, ref: null, topic: b.topic, event: 'broadcast', payload }, vsn);
 }

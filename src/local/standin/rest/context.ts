@@ -35,7 +35,12 @@ export function parseCookies(header: string | undefined): Record<string, string>
 }
 
 /** Runs `fn` in a transaction whose settings are the request's. */
-export async function inRequestTransaction<T>(sql: Sql, ctx: RestContext, readOnly: boolean, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inRequestTransaction<T>(
+	sql: Sql,
+	ctx: RestContext,
+	readOnly: boolean,
+	fn: (tx: Tx) => Promise<T>,
+): Promise<T> {
 	const searchPath = [...new Set([ctx.schema, ...ctx.extraSearchPath])].map(ident).join(', ');
 	const claims = { ...ctx.claims, role: ctx.role };
 	const run = async (tx: Tx) => {
@@ -43,7 +48,15 @@ export async function inRequestTransaction<T>(sql: Sql, ctx: RestContext, readOn
 			`select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true),
 			        set_config('request.method', $4, true), set_config('request.path', $5, true),
 			        set_config('request.headers', $6, true), set_config('request.cookies', $7, true)`,
-			[searchPath, ctx.role, JSON.stringify(claims), ctx.method, ctx.path, JSON.stringify(ctx.headers), JSON.stringify(ctx.cookies)],
+			[
+				searchPath,
+				ctx.role,
+				JSON.stringify(claims),
+				ctx.method,
+				ctx.path,
+				JSON.stringify(ctx.headers),
+				JSON.stringify(ctx.cookies),
+			],
 		);
 		return await fn(tx);
 	};

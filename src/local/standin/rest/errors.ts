@@ -67,7 +67,12 @@ interface PgLikeError {
 }
 
 function isPgError(e: unknown): e is PgLikeError & { code: string; message: string } {
-	return typeof e === 'object' && e !== null && typeof (e as PgLikeError).code === 'string' && (e as { name?: string }).name === 'PostgresError';
+	return (
+		typeof e === 'object' &&
+		e !== null &&
+		typeof (e as PgLikeError).code === 'string' &&
+		(e as { name?: string }).name === 'PostgresError'
+	);
 }
 
 /** Turns a PostgreSQL error into PostgREST's response (Error.hs `PgError` instance). */
@@ -124,7 +129,12 @@ export function singularityError(rows: number): RestError {
 
 /** 405 PGRST117 (Error.hs `UnsupportedMethod`). */
 export function unsupportedMethod(method: string): RestError {
-	return new RestError(405, { code: 'PGRST117', message: `Unsupported HTTP method: ${method}`, details: null, hint: null });
+	return new RestError(405, {
+		code: 'PGRST117',
+		message: `Unsupported HTTP method: ${method}`,
+		details: null,
+		hint: null,
+	});
 }
 
 /** 416 PGRST103 body (Error.hs `InvalidRange (OutOfBounds ...)`). */

@@ -71,13 +71,22 @@ function parseFilter(column: string, raw: string): Filter {
 	const op = dot < 0 ? rest : rest.slice(0, dot);
 	const value = dot < 0 ? '' : rest.slice(dot + 1);
 	if (!(op in OPERATORS) && op !== 'is' && op !== 'in') {
-		throw queryParamError(`"failed to parse filter (${raw})" (line 1, column ${raw.length + 1})`, `unknown operator "${op}"`);
+		throw queryParamError(
+			`"failed to parse filter (${raw})" (line 1, column ${raw.length + 1})`,
+			`unknown operator "${op}"`,
+		);
 	}
 	if (op === 'is' && !['null', 'not_null', 'true', 'false', 'unknown'].includes(value.toLowerCase())) {
-		throw queryParamError(`"failed to parse filter (${raw})" (line 1, column ${raw.length + 1})`, 'unexpected value for is: expecting null, not_null, true, false or unknown');
+		throw queryParamError(
+			`"failed to parse filter (${raw})" (line 1, column ${raw.length + 1})`,
+			'unexpected value for is: expecting null, not_null, true, false or unknown',
+		);
 	}
 	if (op === 'in' && !/^\(.*\)$/s.test(value)) {
-		throw queryParamError(`"failed to parse filter (${raw})" (line 1, column ${raw.length + 1})`, 'unexpected end of input expecting "("');
+		throw queryParamError(
+			`"failed to parse filter (${raw})" (line 1, column ${raw.length + 1})`,
+			'unexpected end of input expecting "("',
+		);
 	}
 	return { column, negate, op, value };
 }
@@ -85,11 +94,17 @@ function parseFilter(column: string, raw: string): Filter {
 const CAST = /^[A-Za-z_][A-Za-z0-9_ ]*(\[\])?$/;
 
 function parseSelect(raw: string): SelectItem[] | '*' {
-	const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+	const items = raw
+		.split(',')
+		.map((s) => s.trim())
+		.filter((s) => s !== '');
 	if (items.length === 0 || (items.length === 1 && items[0] === '*')) return '*';
 	return items.map((item) => {
 		if (/[()!]|->/.test(item) || item === '*') {
-			throw queryParamError(`"failed to parse select parameter (${raw})"`, `the stand-in supports plain columns only, not "${item}"`);
+			throw queryParamError(
+				`"failed to parse select parameter (${raw})"`,
+				`the stand-in supports plain columns only, not "${item}"`,
+			);
 		}
 		let rest = item;
 		let alias: string | undefined;
@@ -103,7 +118,8 @@ function parseSelect(raw: string): SelectItem[] | '*' {
 		if (castAt >= 0) {
 			cast = rest.slice(castAt + 2);
 			rest = rest.slice(0, castAt);
-			if (!CAST.test(cast)) throw queryParamError(`"failed to parse select parameter (${raw})"`, `unexpected cast "${cast}"`);
+			if (!CAST.test(cast))
+				throw queryParamError(`"failed to parse select parameter (${raw})"`, `unexpected cast "${cast}"`);
 		}
 		return { column: rest, alias, cast };
 	});
@@ -122,7 +138,11 @@ function parseOrder(raw: string): OrderTerm[] {
 				else if (p === 'desc') t.desc = true;
 				else if (p === 'nullsfirst') t.nulls = 'first';
 				else if (p === 'nullslast') t.nulls = 'last';
-				else throw queryParamError(`"failed to parse order (${raw})" (line 1, column ${raw.length + 1})`, `unexpected "${p}"`);
+				else
+					throw queryParamError(
+						`"failed to parse order (${raw})" (line 1, column ${raw.length + 1})`,
+						`unexpected "${p}"`,
+					);
 			}
 			return t;
 		});
@@ -130,7 +150,8 @@ function parseOrder(raw: string): OrderTerm[] {
 
 function nonNegative(name: string, raw: string | null): number | null {
 	if (raw === null) return null;
-	if (!/^\d+$/.test(raw)) throw queryParamError(`"failed to parse ${name} parameter (${raw})"`, 'expecting a non-negative integer');
+	if (!/^\d+$/.test(raw))
+		throw queryParamError(`"failed to parse ${name} parameter (${raw})"`, 'expecting a non-negative integer');
 	return Number(raw);
 }
 
@@ -138,15 +159,27 @@ function nonNegative(name: string, raw: string | null): number | null {
  * Reads the plan from the query string; `isArgument(key)` marks keys that are
  * function arguments (GET RPC) rather than filters.
  */
-export function parseReadPlan(query: URLSearchParams, rangeHeader: string | undefined, isArgument: (key: string, value: string) => boolean = () => false): ReadPlan {
+export function parseReadPlan(
+	query: URLSearchParams,
+	rangeHeader: string | undefined,
+	isArgument: (key: string, value: string) => boolean = () => false,
+): ReadPlan {
 	const filters: Filter[] = [];
 	for (const [key, value] of query) {
 		if (RESERVED_PARAMS.has(key)) {
-			if (key === 'or' || key === 'and') throw queryParamError(`"failed to parse logic tree (${value})"`, 'the stand-in does not support or/and filters');
+			if (key === 'or' || key === 'and')
+				throw queryParamError(
+					`"failed to parse logic tree (${value})"`,
+					'the stand-in does not support or/and filters',
+				);
 			continue;
 		}
 		if (isArgument(key, value)) continue;
-		if (key.includes('.')) throw queryParamError(`"failed to parse filter (${key})"`, 'the stand-in does not support filters on embedded resources');
+		if (key.includes('.'))
+			throw queryParamError(
+				`"failed to parse filter (${key})"`,
+				'the stand-in does not support filters on embedded resources',
+			);
 		filters.push(parseFilter(key, value));
 	}
 	let offset = nonNegative('offset', query.get('offset')) ?? 0;

@@ -31,7 +31,11 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 function errorResponse(e: RestError): RestResponse {
 	return {
 		status: e.status,
-		headers: { 'Content-Type': 'application/json; charset=utf-8', 'Proxy-Status': `PostgREST; error=${e.body.code}`, ...e.headers },
+		headers: {
+			'Content-Type': 'application/json; charset=utf-8',
+			'Proxy-Status': `PostgREST; error=${e.body.code}`,
+			...e.headers,
+		},
 		body: JSON.stringify(e.body),
 	};
 }
@@ -46,7 +50,8 @@ export async function handleRest(
 	rawBody: string,
 ): Promise<RestResponse> {
 	const auth = await verifyForRest(config.jwtSecret, header(headers, 'authorization'), config.anonRole);
-	if (!auth.ok) return errorResponse(new RestError(401, auth.error, { 'WWW-Authenticate': wwwAuthenticate(auth.error) }));
+	if (!auth.ok)
+		return errorResponse(new RestError(401, auth.error, { 'WWW-Authenticate': wwwAuthenticate(auth.error) }));
 	const readMethod = method === 'GET' || method === 'HEAD';
 	const profile = header(headers, readMethod ? 'accept-profile' : 'content-profile');
 	const schema = profile ?? config.exposedSchemas[0] ?? 'public';
@@ -54,7 +59,8 @@ export async function handleRest(
 	try {
 		if (!config.exposedSchemas.includes(schema)) throw unacceptableSchema(schema, config.exposedSchemas);
 		const flatHeaders: Record<string, string> = {};
-		for (const [k, v] of Object.entries(headers)) if (v !== undefined) flatHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+		for (const [k, v] of Object.entries(headers))
+			if (v !== undefined) flatHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
 		const ctx: RestContext = {
 			method,
 			path: `/${subPath}`,
@@ -95,10 +101,22 @@ export async function handleRest(
 		}
 		const table = /^([^/]+)$/.exec(subPath);
 		if (table && readMethod) {
-			return await handleTableRead(config.sql, config.cache, { ctx, table: decodeURIComponent(table[1]!), query, rangeHeader, countExact, wantsSingle });
+			return await handleTableRead(config.sql, config.cache, {
+				ctx,
+				table: decodeURIComponent(table[1]!),
+				query,
+				rangeHeader,
+				countExact,
+				wantsSingle,
+			});
 		}
 		if (table) throw unsupportedMethod(method);
-		throw new RestError(404, { code: 'PGRST125', message: 'Invalid path specified in request URL', details: null, hint: null });
+		throw new RestError(404, {
+			code: 'PGRST125',
+			message: 'Invalid path specified in request URL',
+			details: null,
+			hint: null,
+		});
 	} catch (e) {
 		return errorResponse(e instanceof RestError ? e : restErrorFromDb(e, authed));
 	}

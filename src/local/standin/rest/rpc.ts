@@ -40,10 +40,23 @@ function matchesParams(r: Routine, keys: Set<string>, isPost: boolean): boolean 
 
 function singleUnnamedJson(r: Routine, isPost: boolean): boolean {
 	const [only] = r.params;
-	return isPost && r.params.length === 1 && only !== undefined && only.name === '' && (only.type === 'json' || only.type === 'jsonb');
+	return (
+		isPost &&
+		r.params.length === 1 &&
+		only !== undefined &&
+		only.name === '' &&
+		(only.type === 'json' || only.type === 'jsonb')
+	);
 }
 
-async function noRpc(cache: SchemaCache, schema: string, name: string, keys: string[], isPost: boolean, overloads: Routine[]): Promise<RestError> {
+async function noRpc(
+	cache: SchemaCache,
+	schema: string,
+	name: string,
+	keys: string[],
+	isPost: boolean,
+	overloads: Routine[],
+): Promise<RestError> {
 	const func = `${schema}.${name}`;
 	const listed = keys.join(', ');
 	const message = `Could not find the function ${func}${keys.length === 0 ? ' without parameters' : `(${listed})`} in the schema cache`;
@@ -54,7 +67,13 @@ async function noRpc(cache: SchemaCache, schema: string, name: string, keys: str
 		const best = closest(await cache.functionNames(schema), name, 0.75);
 		if (best !== null && best !== name) hint = `Perhaps you meant to call the function ${schema}.${best}`;
 	} else {
-		const lists = overloads.map((o) => `(${o.params.map((p) => p.name).sort().join(', ')})`);
+		const lists = overloads.map(
+			(o) =>
+				`(${o.params
+					.map((p) => p.name)
+					.sort()
+					.join(', ')})`,
+		);
 		const best = closest(lists, `(${[...keys].sort().join(', ')})`, 0.33);
 		if (best !== null) hint = `Perhaps you meant to call the function ${schema}.${name}${best}`;
 	}
@@ -71,7 +90,13 @@ function ambiguous(procs: Routine[]): RestError {
 	});
 }
 
-async function findRoutine(cache: SchemaCache, schema: string, name: string, keys: Set<string>, isPost: boolean): Promise<Routine> {
+async function findRoutine(
+	cache: SchemaCache,
+	schema: string,
+	name: string,
+	keys: Set<string>,
+	isPost: boolean,
+): Promise<Routine> {
 	const pick = (all: Routine[]) => {
 		const matched = all.filter((r) => matchesParams(r, keys, isPost));
 		const fallback = all.filter((r) => !matchesParams(r, keys, isPost) && singleUnnamedJson(r, isPost));
@@ -115,7 +140,8 @@ export async function handleRpc(sql: Sql, cache: SchemaCache, input: RpcInput): 
 	const params: unknown[] = [];
 	const fn = `${ident(routine.schema)}.${ident(routine.name)}`;
 	const scalar = !routine.returnsComposite;
-	const callIt = (args: string) => (scalar ? `(select ${fn}(${args}) pgrst_scalar) pgrst_call` : `${fn}(${args}) pgrst_call`);
+	const callIt = (args: string) =>
+		scalar ? `(select ${fn}(${args}) pgrst_scalar) pgrst_call` : `${fn}(${args}) pgrst_call`;
 	let from: string;
 	const given = routine.params.filter((p) => p.name !== '' && keys.has(p.name));
 	if (routine.params.length === 1 && routine.params[0]!.name === '' && isPost) {
@@ -127,7 +153,9 @@ export async function handleRpc(sql: Sql, cache: SchemaCache, input: RpcInput): 
 		params.push(input.rawBody);
 		const cols = given.map((p) => ident(p.name)).join(', ');
 		const typed = given.map((p) => `${ident(p.name)} ${p.castType}`).join(', ');
-		const named = given.map((p) => `${p.variadic ? 'VARIADIC ' : ''}${ident(p.name)} := pgrst_body.${ident(p.name)}`).join(', ');
+		const named = given
+			.map((p) => `${p.variadic ? 'VARIADIC ' : ''}${ident(p.name)} := pgrst_body.${ident(p.name)}`)
+			.join(', ');
 		from =
 			`from (select $1::json as json_data) pgrst_payload, ` +
 			`lateral (select ${cols} from json_to_record(pgrst_payload.json_data) as _(${typed}) limit 1) pgrst_body, ` +
@@ -148,7 +176,10 @@ export async function handleRpc(sql: Sql, cache: SchemaCache, input: RpcInput): 
 		`from (select ${selectSql('pgrst_source', scalar ? '*' : plan.select)} from pgrst_source${where}${orderSql('pgrst_source', plan.order)}${limitSql(plan)}) _postgrest_t`;
 	const readOnly = !isPost || routine.volatility !== 'v';
 	const row = await inRequestTransaction(sql, ctx, readOnly, async (tx) => {
-		const [r] = await tx.unsafe<{ total_result_set: string | null; page_total: string; body: string | null }[]>(text, params as never[]);
+		const [r] = await tx.unsafe<{ total_result_set: string | null; page_total: string; body: string | null }[]>(
+			text,
+			params as never[],
+		);
 		if (!r) throw new Error('rpc returned no row');
 		// PostgREST fails (and rolls back) when application/vnd.pgrst.object+json does not get exactly one row.
 		if (input.wantsSingle && Number(r.page_total) !== 1) throw singularityError(Number(r.page_total));
@@ -160,7 +191,9 @@ export async function handleRpc(sql: Sql, cache: SchemaCache, input: RpcInput): 
 		'Content-Range': contentRange(plan.offset, plan.offset + pageTotal - 1, total),
 	};
 	if (routine.returnsVoid) return { status: 204, headers, body: null };
-	headers['Content-Type'] = input.wantsSingle ? 'application/vnd.pgrst.object+json; charset=utf-8' : 'application/json; charset=utf-8';
+	headers['Content-Type'] = input.wantsSingle
+		? 'application/vnd.pgrst.object+json; charset=utf-8'
+		: 'application/json; charset=utf-8';
 	if (ctx.profileNegotiated) headers['Content-Profile'] = ctx.schema;
 	const status = rangeStatus(plan.offset, plan.offset + pageTotal - 1, total);
 	const body = status === 416 ? outOfBoundsBody(plan.offset, total ?? 0) : (row.body ?? 'null');

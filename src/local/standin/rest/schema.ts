@@ -112,18 +112,22 @@ export class SchemaCache {
 		const cached = this.routines.get(key);
 		if (cached && !fresh) return cached;
 		const rows = await this.sql.unsafe<RoutineRow[]>(routinesQuery, [schema, name]);
-		const found = rows.map(
-			(r): Routine => ({
-				schema: r.schema,
-				name: r.name,
-				volatility: r.volatility,
-				returnsSet: r.returns_set,
-				returnsComposite: r.returns_composite,
-				returnsVoid: r.returns_void,
-				returnTypeName: r.return_type_name,
-				params: (r.params ?? []).map((p) => ({ name: p.name, type: p.type, castType: p.cast_type, required: p.required, variadic: p.variadic })),
-			}),
-		);
+		const found = rows.map((r): Routine => ({
+			schema: r.schema,
+			name: r.name,
+			volatility: r.volatility,
+			returnsSet: r.returns_set,
+			returnsComposite: r.returns_composite,
+			returnsVoid: r.returns_void,
+			returnTypeName: r.return_type_name,
+			params: (r.params ?? []).map((p) => ({
+				name: p.name,
+				type: p.type,
+				castType: p.cast_type,
+				required: p.required,
+				variadic: p.variadic,
+			})),
+		}));
 		this.routines.set(key, found);
 		return found;
 	}

@@ -45,7 +45,10 @@ export async function handleTableRead(sql: Sql, cache: SchemaCache, input: Table
 		`select ${count}::bigint as total_result_set, count(_postgrest_t)::bigint as page_total, ${body} as body ` +
 		`from (select ${selectSql(source, plan.select)} from ${source}${where}${orderSql(source, plan.order)}${limitSql(plan)}) _postgrest_t`;
 	const row = await inRequestTransaction(sql, ctx, true, async (tx) => {
-		const [r] = await tx.unsafe<{ total_result_set: string | null; page_total: string; body: string | null }[]>(text, params as never[]);
+		const [r] = await tx.unsafe<{ total_result_set: string | null; page_total: string; body: string | null }[]>(
+			text,
+			params as never[],
+		);
 		if (!r) throw new Error('read returned no row');
 		if (input.wantsSingle && Number(r.page_total) !== 1) throw singularityError(Number(r.page_total));
 		return r;
@@ -55,7 +58,9 @@ export async function handleTableRead(sql: Sql, cache: SchemaCache, input: Table
 	const status = rangeStatus(plan.offset, upper, total);
 	const headers: Record<string, string> = {
 		'Content-Range': contentRange(plan.offset, upper, total),
-		'Content-Type': input.wantsSingle ? 'application/vnd.pgrst.object+json; charset=utf-8' : 'application/json; charset=utf-8',
+		'Content-Type': input.wantsSingle
+			? 'application/vnd.pgrst.object+json; charset=utf-8'
+			: 'application/json; charset=utf-8',
 	};
 	if (ctx.profileNegotiated) headers['Content-Profile'] = ctx.schema;
 	const out = status === 416 ? outOfBoundsBody(plan.offset, total ?? 0) : (row.body ?? 'null');
