@@ -62,5 +62,11 @@ export function counting(inner: JobAdapter): {
 			}
 		},
 	};
-	return { adapter, calls, count: (fn) => (fn ? calls.filter((c) => c === fn).length : calls.length), settled: () => settled, signal };
+	return {
+		adapter,
+		calls,
+		count: (fn) => (fn ? calls.filter((c) => c === fn).length : calls.length),
+		settled: () => settled,
+		signal,
+	};
 }

@@ -29,7 +29,9 @@ interface Version {
 
 /** Every row version an UPDATE wrote for the job, in order (an AFTER UPDATE trigger in this test database). */
 async function versions(id: string): Promise<Version[]> {
-	return await db.sql<Version[]>`select progress, stage, status::text as status from public.test_job_updates where job_id = ${id} order by n`;
+	return await db.sql<
+		Version[]
+	>`select progress, stage, status::text as status from public.test_job_updates where job_id = ${id} order by n`;
 }
 
 beforeAll(async () => {
@@ -55,7 +57,9 @@ describe('ProgressTracker over a real job', () => {
 
 		expect(await tracker.run('pdf', async () => 12)).toBe(12);
 		const ticksBeforeTable = counted.count('job_tick');
-		const table = await tracker.run('table', () => counted.signal.until(() => counted.count('job_tick') >= ticksBeforeTable + 6).then(() => 'rows'));
+		const table = await tracker.run('table', () =>
+			counted.signal.until(() => counted.count('job_tick') >= ticksBeforeTable + 6).then(() => 'rows'),
+		);
 		expect(table).toBe('rows');
 
 		// A tick may still be in flight after run() resolves (the interval timer can fire during the
@@ -98,7 +102,13 @@ describe('ProgressTracker over a real job', () => {
 			heartbeatMs: 0,
 		});
 		let workAborted = false;
-		const reading = tracker.run('reading', (signal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => ((workAborted = true), reject(signal.reason)))));
+		const reading = tracker.run(
+			'reading',
+			(signal) =>
+				new Promise<never>((_, reject) =>
+					signal.addEventListener('abort', () => ((workAborted = true), reject(signal.reason))),
+				),
+		);
 		await afterTick.until(() => ticks.filter((t) => t.status === 'running').length >= 3);
 		await worker.cancel(job.id, { reason: 'cancelled by the user' });
 		cancelled = true;
@@ -150,7 +160,7 @@ describe('PhasePlan.fromHistory(store, kind)', () => {
 		expect(await PhasePlan.fromHistory(worker, uniqueKind('new'))).toBeNull();
 	});
 
-	test('a tracker\'s recorded run is history the next plan is fitted from', async () => {
+	test("a tracker's recorded run is history the next plan is fitted from", async () => {
 		const kind = uniqueKind('loop');
 		const declared = PhasePlan.fromSeconds({ pdf: 1, table: 30 });
 		for (let i = 0; i < 3; i++) {

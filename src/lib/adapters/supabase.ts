@@ -4,7 +4,16 @@
  * caller's JWT decides the role and RLS applies.
  */
 import { fromPostgresError } from '../internal/map-sql-error.ts';
-import { JOB_FUNCTIONS, definedArgs, type JobAdapter, type JobArgValue, type JobCallArgs, type JobCallResult, type JobFunctionName, type RawRow } from '../store/adapter.ts';
+import {
+	JOB_FUNCTIONS,
+	definedArgs,
+	type JobAdapter,
+	type JobArgValue,
+	type JobCallArgs,
+	type JobCallResult,
+	type JobFunctionName,
+	type RawRow,
+} from '../store/adapter.ts';
 
 /** What a PostgREST call resolves to (supabase-js never throws without throwOnError). */
 interface RpcResponse {

@@ -19,7 +19,15 @@
 export const JOB_FUNCTIONS = {
 	job_enqueue: {
 		returns: 'job',
-		args: { kind: 'text', params: 'jsonb', payload: 'bytea', max_attempts: 'integer', locale: 'text', owner_id: 'uuid', job_table: 'text' },
+		args: {
+			kind: 'text',
+			params: 'jsonb',
+			payload: 'bytea',
+			max_attempts: 'integer',
+			locale: 'text',
+			owner_id: 'uuid',
+			job_table: 'text',
+		},
 	},
 	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text' } },
 	job_claim_next: { returns: 'jobs', args: { kinds: 'text[]', limit: 'integer', job_table: 'text' } },
@@ -91,7 +99,8 @@ export type JobFunctionName = keyof typeof JOB_FUNCTIONS;
  * const v: JobArgValue = new TextEncoder().encode('%PDF-1.7');
  * ```
  */
-export type JobArgValue = string | number | boolean | null | Uint8Array | readonly string[] | { readonly [key: string]: unknown };
+export type JobArgValue =
+	string | number | boolean | null | Uint8Array | readonly string[] | { readonly [key: string]: unknown };
 
 /**
  * Named arguments of one call, keyed as the SQL function names them.
@@ -126,7 +135,9 @@ export type RawRow = Record<string, unknown>;
  * type R = JobCallResult<'job_tick'>; // unknown (a status string before parsing)
  * ```
  */
-export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status' ? unknown : RawRow[];
+export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status'
+	? unknown
+	: RawRow[];
 
 /**
  * A transport for the job API. Implementations: {@link postgresAdapter}
@@ -161,7 +172,10 @@ export interface JobAdapter {
  * definedArgs('job_get', { id, job_table: undefined }); // [['id', 'uuid', id]]
  * ```
  */
-export function definedArgs<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): [name: string, type: string, value: JobArgValue][] {
+export function definedArgs<F extends JobFunctionName>(
+	fn: F,
+	args: JobCallArgs<F>,
+): [name: string, type: string, value: JobArgValue][] {
 	const spec = JOB_FUNCTIONS[fn].args as Readonly<Record<string, string>>;
 	const given = args as Record<string, JobArgValue | undefined>;
 	const out: [string, string, JobArgValue][] = [];
