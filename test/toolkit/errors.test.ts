@@ -54,7 +54,7 @@ describe('errors with stable codes', () => {
 	});
 
 	it('each guard accepts only its own code', () => {
-		for (const [Cls, , ] of table) {
+		for (const [Cls, ,] of table) {
 			const e = new Cls();
 			const accepted = table.filter(([, , guard]) => guard(e)).map(([C]) => C.name);
 			const expected = Cls === JobCancelledError ? ['JobAlreadyFinishedError', 'JobCancelledError'] : [Cls.name];
@@ -83,7 +83,13 @@ describe('errors with stable codes', () => {
 	it('toJSON leaves out the stack and the cause', () => {
 		const e = new JobNotFoundError('no job 42', { cause: new Error('secret connection string') });
 		const json = JSON.parse(JSON.stringify(e));
-		expect(json).toEqual({ name: 'JobNotFoundError', code: 'job_not_found', message: 'no job 42', details: null, hint: null });
+		expect(json).toEqual({
+			name: 'JobNotFoundError',
+			code: 'job_not_found',
+			message: 'no job 42',
+			details: null,
+			hint: null,
+		});
 	});
 
 	it('InvalidJobInputError names the field, from the option or the DETAIL field=<name>', () => {

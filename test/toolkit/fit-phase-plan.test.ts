@@ -15,7 +15,9 @@ describe('fitPhasePlan: medians and per-kilochar slopes from recorded timings', 
 	});
 
 	it('is robust: a few pathological jobs do not drag the fit (Theil–Sen, not least squares)', () => {
-		const rows: PhaseHistoryRow[] = [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000].map((size) => ({ table: line(10, 1, size) }));
+		const rows: PhaseHistoryRow[] = [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000].map((size) => ({
+			table: line(10, 1, size),
+		}));
 		rows.push({ table: { seconds: 900, size: 1500 } }, { table: { seconds: 0.1, size: 9500 } }); // a cold start, a cache hit
 		const fit = fitPhasePlan(rows)!;
 		expect(fit.perKilochar.table).toBeGreaterThan(0.8);
@@ -25,7 +27,11 @@ describe('fitPhasePlan: medians and per-kilochar slopes from recorded timings', 
 	});
 
 	it('fewer than 3 samples with sizes: no slope, just the median', () => {
-		const fit = fitPhasePlan([{ pdf: { seconds: 1, size: 1000 } }, { pdf: { seconds: 3, size: 9000 } }, { pdf: { seconds: 2, size: null } }])!;
+		const fit = fitPhasePlan([
+			{ pdf: { seconds: 1, size: 1000 } },
+			{ pdf: { seconds: 3, size: 9000 } },
+			{ pdf: { seconds: 2, size: null } },
+		])!;
 		expect(fit.perKilochar).toEqual({});
 		expect(fit.medians.pdf).toBe(2);
 	});
@@ -65,13 +71,21 @@ describe('fitPhasePlan: medians and per-kilochar slopes from recorded timings', 
 
 	it('orders phases by their recorded start, since jsonb keeps keys sorted rather than in run order', () => {
 		// What jsonb gives back: keys sorted by length, then bytes.
-		const rows = [1, 2, 3].map(() => ({ pdf: { seconds: 1, size: null, start: 0 }, table: { seconds: 30, size: null, start: 20 }, reading: { seconds: 19, size: null, start: 1 } }));
+		const rows = [1, 2, 3].map(() => ({
+			pdf: { seconds: 1, size: null, start: 0 },
+			table: { seconds: 30, size: null, start: 20 },
+			reading: { seconds: 19, size: null, start: 1 },
+		}));
 		expect(fitPhasePlan(rows)!.phases).toEqual(['pdf', 'reading', 'table']);
 		expect(fitPhasePlan(rows, { order: ['table'] })!.phases).toEqual(['table', 'pdf', 'reading']);
 	});
 
 	it('uses at most maxSamples per phase, from the front (newest first)', () => {
-		const rows = [{ a: { seconds: 1, size: null } }, { a: { seconds: 1, size: null } }, { a: { seconds: 100, size: null } }];
+		const rows = [
+			{ a: { seconds: 1, size: null } },
+			{ a: { seconds: 1, size: null } },
+			{ a: { seconds: 100, size: null } },
+		];
 		expect(fitPhasePlan(rows, { maxSamples: 2 })!.medians.a).toBe(1);
 	});
 });
@@ -83,7 +97,9 @@ describe('PhasePlan.fromHistory(source, kind)', () => {
 	};
 
 	it('fits a plan from the source’s rows for that kind', async () => {
-		const source = history([2000, 4000, 8000].map((size) => ({ table: line(30, 0.5, size), pdf: { seconds: 1, size: null } })));
+		const source = history(
+			[2000, 4000, 8000].map((size) => ({ table: line(30, 0.5, size), pdf: { seconds: 1, size: null } })),
+		);
 		const plan = (await PhasePlan.fromHistory(source, 'extract'))!;
 		expect(source.asked).toEqual(['extract']);
 		expect(plan.expectedSeconds('table', 40_000)).toBeCloseTo(50, 10);
@@ -97,11 +113,17 @@ describe('PhasePlan.fromHistory(source, kind)', () => {
 	});
 
 	it('with a fallback: measured values win, its order is kept, and phases or slopes the history lacks come from it', async () => {
-		const fallback = PhasePlan.fromSeconds({ pdf: 1, table: 30, reading: 19 }, { perKilochar: { table: 0.5, reading: 0.2 } });
+		const fallback = PhasePlan.fromSeconds(
+			{ pdf: 1, table: 30, reading: 19 },
+			{ perKilochar: { table: 0.5, reading: 0.2 } },
+		);
 		const rows = [1, 2, 3].map(() => ({ reading: { seconds: 10, size: null }, pdf: { seconds: 2, size: null } }));
 		const plan = await PhasePlan.fromHistory(history(rows), 'extract', { fallback });
 		expect(plan.phases).toEqual(['pdf', 'table', 'reading']);
-		expect(plan.toJSON()).toEqual({ medians: { pdf: 2, table: 30, reading: 10 }, perKilochar: { table: 0.5, reading: 0.2 } });
+		expect(plan.toJSON()).toEqual({
+			medians: { pdf: 2, table: 30, reading: 10 },
+			perKilochar: { table: 0.5, reading: 0.2 },
+		});
 	});
 });
 

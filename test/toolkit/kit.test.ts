@@ -45,7 +45,13 @@ describe('toHttpError translates job errors at the SvelteKit boundary', () => {
 	});
 
 	it('rethrows everything else unchanged, so a bug stays a 500', () => {
-		for (const e of [new Error('boom'), new JobNotRunningError(), new StaleAfterRequiredError(), { code: '23505' }, 'text']) {
+		for (const e of [
+			new Error('boom'),
+			new JobNotRunningError(),
+			new StaleAfterRequiredError(),
+			{ code: '23505' },
+			'text',
+		]) {
 			expect(thrown(e)).toBe(e);
 			expect(httpStatusOf(e)).toBeNull();
 		}

@@ -17,9 +17,16 @@ describe('fromPostgresError on errors a real PostgreSQL raised', () => {
 		['SJ001', 'IllegalTransitionError'],
 	])('raise sqlstate %s becomes %s, with DETAIL and HINT', async (code, name) => {
 		const raised = await db.sql
-			.unsafe(`do $$ begin raise sqlstate '${code}' using message = 'raised here', detail = 'field=kind', hint = 'try again'; end $$`)
+			.unsafe(
+				`do $$ begin raise sqlstate '${code}' using message = 'raised here', detail = 'field=kind', hint = 'try again'; end $$`,
+			)
 			.catch((e: unknown) => e);
-		expect(fromPostgresError(raised)).toMatchObject({ name, message: 'raised here', details: 'field=kind', hint: 'try again' });
+		expect(fromPostgresError(raised)).toMatchObject({
+			name,
+			message: 'raised here',
+			details: 'field=kind',
+			hint: 'try again',
+		});
 	});
 
 	it('a missing table (42P01) becomes UnknownJobTableError', async () => {

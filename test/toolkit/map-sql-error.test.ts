@@ -17,7 +17,8 @@ const mapping = [
 
 // postgres.js builds its PostgresError from the server's fields; build one the same way.
 function postgresJsError(fields: { code: string; message: string; detail?: string; hint?: string }): Error {
-	const PostgresError = (postgres as unknown as { PostgresError: new (x: Record<string, string>) => Error }).PostgresError;
+	const PostgresError = (postgres as unknown as { PostgresError: new (x: Record<string, string>) => Error })
+		.PostgresError;
 	return new PostgresError({ severity: 'ERROR', ...fields });
 }
 

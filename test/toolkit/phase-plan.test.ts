@@ -41,7 +41,10 @@ describe('PhasePlan.fromSeconds: the medians are the weights', () => {
 	});
 
 	it('all-zero medians split the bar evenly rather than dividing by zero', () => {
-		expect(PhasePlan.fromSeconds({ a: 0, b: 0 }).spans()).toEqual({ a: { start: 0, end: 50 }, b: { start: 50, end: 100 } });
+		expect(PhasePlan.fromSeconds({ a: 0, b: 0 }).spans()).toEqual({
+			a: { start: 0, end: 50 },
+			b: { start: 50, end: 100 },
+		});
 	});
 
 	it('span() gives one phase and refuses an unknown one', () => {

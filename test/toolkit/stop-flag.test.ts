@@ -99,7 +99,9 @@ describe('StopFlag', () => {
 		const flag = StopFlag.create();
 		expect(() => flag.throwIfStopped('ocr')).not.toThrow();
 		flag.stop();
-		expect(() => flag.throwIfStopped('ocr')).toThrow(expect.objectContaining({ code: 'stage_interrupted', stage: 'ocr' }));
+		expect(() => flag.throwIfStopped('ocr')).toThrow(
+			expect.objectContaining({ code: 'stage_interrupted', stage: 'ocr' }),
+		);
 	});
 
 	it('waitUntilStopped returns false on timeout and true once stopped', () => {

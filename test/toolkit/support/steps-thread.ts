@@ -12,7 +12,11 @@ export interface StepsThread {
 	exited: Promise<number>;
 }
 
-export function startStepsThread(options: { steps: number; parkAt: number; stop: SharedArrayBuffer | null }): StepsThread {
+export function startStepsThread(options: {
+	steps: number;
+	parkAt: number;
+	stop: SharedArrayBuffer | null;
+}): StepsThread {
 	const gate = new SharedArrayBuffer(4);
 	const data: StepsThreadData = { ...options, gate };
 	// Node 20 cannot run TypeScript in a worker by itself: a one-line bootstrap loads the fixture through tsx.
