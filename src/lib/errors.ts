@@ -102,7 +102,11 @@ export class JobNotFoundError extends JobError {
  * if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
  */
 export class JobAlreadyFinishedError extends JobError {
-	constructor(message = 'job already finished', options?: JobErrorOptions, code: JobErrorCode = 'job_already_finished') {
+	constructor(
+		message = 'job already finished',
+		options?: JobErrorOptions,
+		code: JobErrorCode = 'job_already_finished',
+	) {
 		super(code, message, options);
 		this.name = 'JobAlreadyFinishedError';
 	}
@@ -228,7 +232,10 @@ export class StageInterruptedError extends JobError {
 	readonly stage: string | null;
 	readonly status: string | null;
 
-	constructor(message = 'stage interrupted', options: JobErrorOptions & { stage?: string | null; status?: string | null } = {}) {
+	constructor(
+		message = 'stage interrupted',
+		options: JobErrorOptions & { stage?: string | null; status?: string | null } = {},
+	) {
 		super('stage_interrupted', message, options);
 		this.name = 'StageInterruptedError';
 		this.stage = options.stage ?? null;
@@ -286,7 +293,8 @@ export const isIllegalTransitionError = (e: unknown): e is IllegalTransitionErro
 /** @example if (isInvalidJobInputError(e)) form.errors[e.field ?? 'form'] = e.message; */
 export const isInvalidJobInputError = (e: unknown): e is InvalidJobInputError => hasCode(e, 'invalid_input');
 /** @example if (isStaleAfterRequiredError(e)) throw new Error('configure staleAfter'); */
-export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredError => hasCode(e, 'stale_after_required');
+export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredError =>
+	hasCode(e, 'stale_after_required');
 /** @example if (isUnknownJobTableError(e)) console.error('run the migrations first'); */
 export const isUnknownJobTableError = (e: unknown): e is UnknownJobTableError => hasCode(e, 'unknown_job_table');
 /** @example if (isPermissionDeniedError(e)) redirect(303, '/login'); */

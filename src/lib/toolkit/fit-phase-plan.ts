@@ -5,7 +5,9 @@
 import { median, theilSenSlope, type Point } from '../internal/robust-stats.ts';
 
 /** One job's timings as read back from `jobs.timings` (jsonb: be ready for anything). */
-export type PhaseHistoryRow = Readonly<Record<string, { seconds: number; size: number | null; start?: number } | null | undefined>>;
+export type PhaseHistoryRow = Readonly<
+	Record<string, { seconds: number; size: number | null; start?: number } | null | undefined>
+>;
 
 /** Tuning for {@link fitPhasePlan}. */
 export interface FitPhasePlanOptions {

@@ -61,13 +61,17 @@ export class PhasePlan {
 	 * @example
 	 * const PLAN = PhasePlan.fromSeconds({ table: 30, reading: 19 }, { perKilochar: { table: 0.5 } });
 	 */
-	static fromSeconds(medians: Readonly<Record<string, number>>, options: { perKilochar?: Readonly<Record<string, number>> } = {}): PhasePlan {
+	static fromSeconds(
+		medians: Readonly<Record<string, number>>,
+		options: { perKilochar?: Readonly<Record<string, number>> } = {},
+	): PhasePlan {
 		const m = new Map<string, number>();
 		for (const [phase, seconds] of Object.entries(medians)) m.set(phase, checkSeconds(`median of "${phase}"`, seconds));
 		if (m.size === 0) throw new RangeError('a PhasePlan needs at least one phase');
 		const k = new Map<string, number>();
 		for (const [phase, slope] of Object.entries(options.perKilochar ?? {})) {
-			if (!m.has(phase)) throw new RangeError(`perKilochar names "${phase}", which is not a phase (${[...m.keys()].join(', ')})`);
+			if (!m.has(phase))
+				throw new RangeError(`perKilochar names "${phase}", which is not a phase (${[...m.keys()].join(', ')})`);
 			k.set(phase, checkSeconds(`perKilochar of "${phase}"`, slope));
 		}
 		return new PhasePlan(m, k);
@@ -82,9 +86,17 @@ export class PhasePlan {
 	 * @example
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
 	 */
-	static fromHistory(source: PhaseHistorySource, kind: string, options: FromHistoryOptions & { fallback: PhasePlan }): Promise<PhasePlan>;
+	static fromHistory(
+		source: PhaseHistorySource,
+		kind: string,
+		options: FromHistoryOptions & { fallback: PhasePlan },
+	): Promise<PhasePlan>;
 	static fromHistory(source: PhaseHistorySource, kind: string, options?: FromHistoryOptions): Promise<PhasePlan | null>;
-	static async fromHistory(source: PhaseHistorySource, kind: string, options: FromHistoryOptions = {}): Promise<PhasePlan | null> {
+	static async fromHistory(
+		source: PhaseHistorySource,
+		kind: string,
+		options: FromHistoryOptions = {},
+	): Promise<PhasePlan | null> {
 		const { fallback, ...fitOptions } = options;
 		const fit = fitPhasePlan(await source.phaseHistory(kind), { order: fallback?.phases, ...fitOptions });
 		if (!fit) return fallback ?? null;

@@ -170,7 +170,11 @@ export class ProgressTracker {
 	 * const flag = StopFlag.create();
 	 * const reply = await tracker.run('reading', () => inThread(text, flag.buffer), { size: text.length, stop: flag });
 	 */
-	async run<T>(phase: string, work: ((signal: AbortSignal) => Promise<T> | T) | Promise<T>, options: RunPhaseOptions = {}): Promise<T> {
+	async run<T>(
+		phase: string,
+		work: ((signal: AbortSignal) => Promise<T> | T) | Promise<T>,
+		options: RunPhaseOptions = {},
+	): Promise<T> {
 		if (this.#active) throw new Error(`phase "${this.#active.phase}" is still running; phases run one at a time`);
 		this.#checkPhase(phase);
 		this.#throwIfInterrupted(phase);
@@ -207,13 +211,18 @@ export class ProgressTracker {
 		try {
 			await Promise.race([this.#tick(), aborted]);
 			active.startedAt = this.#now();
-			const running = typeof work === 'function' ? Promise.resolve().then(() => work(controller.signal)) : Promise.resolve(work);
+			const running =
+				typeof work === 'function' ? Promise.resolve().then(() => work(controller.signal)) : Promise.resolve(work);
 			running.catch(() => {}); // abandoned when interrupted
 			this.#schedule();
 			const value = await Promise.race([running, aborted]);
 			this.#timers.clearTimeout(this.#timer);
 			await Promise.race([this.#queue, aborted]); // a tick in flight may still say "cancelled"
-			this.#timings[phase] = { seconds: (this.#now() - active.startedAt) / 1000, size: this.#sizeOf(phase), start: (runStart - this.#createdAt) / 1000 };
+			this.#timings[phase] = {
+				seconds: (this.#now() - active.startedAt) / 1000,
+				size: this.#sizeOf(phase),
+				start: (runStart - this.#createdAt) / 1000,
+			};
 			this.#raise(active.span.end);
 			await Promise.race([this.#tick(), aborted]);
 			if (controller.signal.aborted) throw controller.signal.reason;
@@ -244,7 +253,8 @@ export class ProgressTracker {
 	 */
 	async report(phase: string, { done }: { done: number }): Promise<void> {
 		this.#checkPhase(phase);
-		if (typeof done !== 'number' || Number.isNaN(done)) throw new RangeError(`done must be a fraction 0..1, got ${String(done)}`);
+		if (typeof done !== 'number' || Number.isNaN(done))
+			throw new RangeError(`done must be a fraction 0..1, got ${String(done)}`);
 		const fraction = Math.min(1, Math.max(0, done));
 		this.#throwIfInterrupted(phase);
 		const active = this.#active;
@@ -261,7 +271,8 @@ export class ProgressTracker {
 	}
 
 	#checkPhase(phase: string): void {
-		if (!this.#plan.has(phase)) throw new RangeError(`unknown phase "${phase}"; the plan has ${this.#plan.phases.join(', ')}`);
+		if (!this.#plan.has(phase))
+			throw new RangeError(`unknown phase "${phase}"; the plan has ${this.#plan.phases.join(', ')}`);
 	}
 
 	#sizeOf(phase: string): number | null {
@@ -285,7 +296,8 @@ export class ProgressTracker {
 
 	#throwIfInterrupted(phase: string): void {
 		const reason: unknown = this.#controller.signal.reason;
-		if (this.#controller.signal.aborted) throw isInterruption(reason) ? reason : this.#interruption(phase, null, reason);
+		if (this.#controller.signal.aborted)
+			throw isInterruption(reason) ? reason : this.#interruption(phase, null, reason);
 		if (this.#outside?.aborted) throw this.#interruption(phase, null, this.#outside.reason);
 	}
 

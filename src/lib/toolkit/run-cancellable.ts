@@ -46,7 +46,10 @@ export interface RunCancellableOptions {
  *   throw e;
  * }
  */
-export function runCancellable<T>(work: (signal: AbortSignal) => Promise<T>, options: RunCancellableOptions): Promise<T> {
+export function runCancellable<T>(
+	work: (signal: AbortSignal) => Promise<T>,
+	options: RunCancellableOptions,
+): Promise<T> {
 	const { interrupted, intervalMs, stage = null } = options;
 	const timers = options.timers ?? realTimers;
 	if (!(intervalMs > 0)) throw new RangeError(`intervalMs must be a positive number, got ${intervalMs}`);

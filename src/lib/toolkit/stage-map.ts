@@ -78,13 +78,16 @@ export class StageMap {
 		if (stages.length === 0) throw new RangeError('a StageMap needs at least one stage');
 		const owners = new Map<string, { stage: string; role: string }>();
 		for (const stage of stages) {
-			if (typeof stage !== 'string' || stage === '') throw new TypeError(`stage names must be non-empty strings, got ${JSON.stringify(stage)}`);
+			if (typeof stage !== 'string' || stage === '')
+				throw new TypeError(`stage names must be non-empty strings, got ${JSON.stringify(stage)}`);
 			if (this.#columns.has(stage)) throw new RangeError(`stage "${stage}" is listed twice`);
 			const cols = {} as StageTemplates;
 			for (const role of ROLES) {
 				const column = templates[role].replaceAll('{prefix}', prefix).replaceAll('{stage}', stage);
 				if (new TextEncoder().encode(column).length > MAX_IDENTIFIER_BYTES) {
-					throw new RangeError(`column "${column}" of stage "${stage}" is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifier limit`);
+					throw new RangeError(
+						`column "${column}" of stage "${stage}" is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifier limit`,
+					);
 				}
 				const owner = owners.get(column);
 				if (owner) {
@@ -205,7 +208,11 @@ export class StageMap {
 	 * @example
 	 * const { cancelled, ignored } = STAGES.cancel(doc, ['summary', 'suggestions'], { reason: 'Cancelled by you.' });
 	 */
-	cancel(record: object, stages: readonly string[] = this.stages, options: { reason?: string | null } = {}): CancelOutcome {
+	cancel(
+		record: object,
+		stages: readonly string[] = this.stages,
+		options: { reason?: string | null } = {},
+	): CancelOutcome {
 		stages.forEach((s) => this.columns(s)); // refuse unknown names before writing anything
 		const outcome: CancelOutcome = { cancelled: [], ignored: [] };
 		for (const stage of stages) {
