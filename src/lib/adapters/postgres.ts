@@ -1,0 +1,157 @@
+/**
+ * The postgres.js transport for JobStore: Node servers, SvelteKit server routes,
+ * Deno functions via SUPABASE_DB_URL.
+ */
+import type postgres from 'postgres';
+import { fromPostgresError } from '../internal/map-sql-error.ts';
+import {
+	JOB_FUNCTIONS,
+	definedArgs,
+	type JobAdapter,
+	type JobArgValue,
+	type JobCallArgs,
+	type JobCallResult,
+	type JobFunctionName,
+	type RawRow,
+} from '../store/adapter.ts';
+
+/**
+ * JWT claims as a Supabase access token carries them (`sub`, `role`, ...).
+ *
+ * @example
+ * ```ts
+ * const claims: JwtClaims = { sub: user.id, role: 'authenticated' };
+ * ```
+ */
+export type JwtClaims = Record<string, unknown>;
+
+/**
+ * Options of {@link postgresAdapter}.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresAdapterOptions = { claims: { sub: user.id, role: 'authenticated' } };
+ * ```
+ */
+export interface PostgresAdapterOptions {
+	/**
+	 * Run every call "as a user": in a transaction that sets `role` and
+	 * `request.jwt.claims` exactly as PostgREST does, so RLS and the grants apply
+	 * as they would through supabase-js. A function is called per call (a
+	 * refreshed session's claims are picked up). Without claims, calls run as the
+	 * connection's own role (a worker connecting as postgres/service role).
+	 */
+	claims?: JwtClaims | (() => JwtClaims | Promise<JwtClaims>);
+	/**
+	 * The role to assume with `claims`.
+	 * @default claims.role, else 'authenticated'
+	 */
+	role?: string;
+	/**
+	 * Schema holding the job_* functions.
+	 * @default 'public'
+	 */
+	schema?: string;
+}
+
+// A postgres.js client of any type configuration: the adapter only uses unsafe() and begin().
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySql = postgres.Sql<any>;
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Array literal text, so the parameter travels untyped and the cast in SQL decides (text[], job_status[]). */
+const arrayLiteral = (items: readonly string[]) =>
+	`{${items.map((s) => `"${s.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+
+function encode(type: string, value: JobArgValue): unknown {
+	if (value === null) return null;
+	// jsonb travels as the object: postgres.js learns the parameter type from the
+	// server and serializes it once (stringifying here would store a JSON string).
+	if (type === 'jsonb') return value;
+	if (type === 'bytea') return value instanceof Uint8Array ? value : new TextEncoder().encode(String(value));
+	if (type.endsWith('[]')) return arrayLiteral(value as readonly string[]);
+	return typeof value === 'number' ? String(value) : value;
+}
+
+/** Builds `select ... from public.fn(name => $1::type, ...)`: one unnamed statement, fit for a transaction pooler. */
+function statement<F extends JobFunctionName>(
+	schema: string,
+	fn: F,
+	args: JobCallArgs<F>,
+): { text: string; params: unknown[] } {
+	const params: unknown[] = [];
+	const named = definedArgs(fn, args).map(([name, type, value]) => {
+		params.push(encode(type, value));
+		return `${quoteIdent(name)} => $${params.length}::${type}`;
+	});
+	const call = `${quoteIdent(schema)}.${quoteIdent(fn)}(${named.join(', ')})`;
+	switch (JOB_FUNCTIONS[fn].returns) {
+		case 'status':
+			return { text: `select ${call}::text as value`, params };
+		case 'rows':
+			return { text: `select to_jsonb(t) as row from ${call} as t`, params };
+		default:
+			// Everything as PostgREST would render it (timestamps keep their
+			// microseconds for cursors), except the payload, which stays binary.
+			return { text: `select to_jsonb(t) - 'payload' as row, t.payload from ${call} as t`, params };
+	}
+}
+
+/**
+ * A {@link JobAdapter} over a postgres.js client. Each call is one statement
+ * (or, with `claims`, one short transaction): nothing holds a connection
+ * between calls, and only unnamed statements are sent, so it works through
+ * Supabase's transaction pooler (create the client with `prepare: false`).
+ *
+ * @example
+ * ```ts
+ * import postgres from 'postgres';
+ * import { JobStore, postgresAdapter } from 'supabase-jobs';
+ *
+ * const sql = postgres(process.env.SUPABASE_DB_URL!, { prepare: false, max: 1 });
+ * const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+ * ```
+ * @example
+ * ```ts
+ * // In a SvelteKit server route, as the signed-in user (RLS applies):
+ * const { data } = await locals.supabase.auth.getClaims();
+ * const store = new JobStore(postgresAdapter(sql, { claims: data!.claims }));
+ * await store.enqueue('extract', { params: { filename } });
+ * ```
+ */
+export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {}): JobAdapter {
+	const schema = options.schema ?? 'public';
+	const { claims } = options;
+
+	async function run(text: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+		if (claims === undefined)
+			return (await sql.unsafe(text, params as never[])) as unknown as Record<string, unknown>[];
+		const resolved = typeof claims === 'function' ? await claims() : claims;
+		const role = options.role ?? (typeof resolved.role === 'string' ? resolved.role : 'authenticated');
+		return (await sql.begin(async (tx) => {
+			await tx.unsafe(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+				role,
+				JSON.stringify(resolved),
+			]);
+			return await tx.unsafe(text, params as never[]);
+		})) as unknown as Record<string, unknown>[];
+	}
+
+	return {
+		name: 'postgres',
+		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>> {
+			const { text, params } = statement(schema, fn, args);
+			let rows: Record<string, unknown>[];
+			try {
+				rows = await run(text, params);
+			} catch (e) {
+				throw fromPostgresError(e);
+			}
+			const returns = JOB_FUNCTIONS[fn].returns;
+			if (returns === 'status') return rows[0]?.value as JobCallResult<F>;
+			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;
+			return rows.map((r) => ({ ...(r.row as RawRow), payload: r.payload ?? null })) as JobCallResult<F>;
+		},
+	};
+}

@@ -1,0 +1,106 @@
+/**
+ * The supabase-js transport for JobStore: browsers, edge functions, anything
+ * holding a Supabase client. Calls go through PostgREST (`client.rpc`), so the
+ * caller's JWT decides the role and RLS applies.
+ */
+import { fromPostgresError } from '../internal/map-sql-error.ts';
+import {
+	JOB_FUNCTIONS,
+	definedArgs,
+	type JobAdapter,
+	type JobArgValue,
+	type JobCallArgs,
+	type JobCallResult,
+	type JobFunctionName,
+	type RawRow,
+} from '../store/adapter.ts';
+
+/** What a PostgREST call resolves to (supabase-js never throws without throwOnError). */
+interface RpcResponse {
+	data: unknown;
+	error: unknown;
+}
+
+interface RpcCaller {
+	rpc(fn: string, args?: Record<string, unknown>): PromiseLike<RpcResponse>;
+}
+
+/**
+ * The part of a supabase-js `SupabaseClient` the adapter uses: `rpc`, and
+ * `schema` when the job functions live outside `public`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@supabase/supabase-js';
+ * const client: SupabaseRpcClient = createClient(url, key);
+ * ```
+ */
+export interface SupabaseRpcClient extends RpcCaller {
+	schema(name: string): RpcCaller;
+}
+
+/**
+ * Options of {@link supabaseAdapter}.
+ *
+ * @example
+ * ```ts
+ * const options: SupabaseAdapterOptions = { schema: 'public' };
+ * ```
+ */
+export interface SupabaseAdapterOptions {
+	/**
+	 * Schema holding the job_* functions (sent as Content-Profile). It must be
+	 * one of the API's exposed schemas.
+	 * @default 'public'
+	 */
+	schema?: string;
+}
+
+const hex = (bytes: Uint8Array) => {
+	let out = '\\x';
+	for (const b of bytes) out += b.toString(16).padStart(2, '0');
+	return out;
+};
+
+/** JSON for PostgREST: bytea as its `\x` hex input, everything else as JSON already is. */
+function encode(type: string, value: JobArgValue): unknown {
+	if (value === null) return null;
+	if (type === 'bytea') return hex(value instanceof Uint8Array ? value : new TextEncoder().encode(String(value)));
+	return value;
+}
+
+/**
+ * A {@link JobAdapter} over a supabase-js client: each store call is one
+ * `client.rpc('job_...', args)` request. PostgREST error bodies go through the
+ * same SQLSTATE table as postgres.js errors, so the same error class comes out
+ * (PT410 -> JobCancelledError, 22023 -> InvalidJobInputError naming the field...).
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@supabase/supabase-js';
+ * import { JobStore, supabaseAdapter } from 'supabase-jobs';
+ *
+ * const supabase = createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY);
+ * const store = new JobStore(supabaseAdapter(supabase));
+ * const job = await store.enqueue('extract', { params: { filename: 'tender.pdf' } });
+ * ```
+ */
+export function supabaseAdapter(client: SupabaseRpcClient, options: SupabaseAdapterOptions = {}): JobAdapter {
+	const schema = options.schema ?? 'public';
+	const target: RpcCaller = schema === 'public' ? client : client.schema(schema);
+
+	return {
+		name: 'supabase',
+		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>> {
+			const body: Record<string, unknown> = {};
+			for (const [name, type, value] of definedArgs(fn, args)) body[name] = encode(type, value);
+			const { data, error } = await target.rpc(fn, body);
+			if (error) throw fromPostgresError(error);
+			const returns = JOB_FUNCTIONS[fn].returns;
+			if (returns === 'status') return data as JobCallResult<F>;
+			// One composite comes back as an object, a set as an array ([] when empty).
+			const rows = data == null ? [] : Array.isArray(data) ? data : [data];
+			return rows as RawRow[] as JobCallResult<F>;
+		},
+	};
+}

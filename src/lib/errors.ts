@@ -1,0 +1,305 @@
+/**
+ * The errors supabase-jobs throws, each with a stable `code`.
+ *
+ * Why codes and guards rather than `instanceof`: the same class can be loaded
+ * twice (a SvelteKit server bundle and a worker bundle, Deno and Node), and
+ * `instanceof` then lies. The guards check a brand and the `code` instead.
+ *
+ * These are runtime conditions a caller handles. Programmer mistakes (a phase
+ * the plan does not know, two stages mapped to one column) throw plain
+ * `RangeError`/`TypeError` instead, so they never turn into an HTTP 4xx.
+ */
+
+/** Every code a {@link JobError} can carry; other strings are allowed for forward compatibility. */
+export type JobErrorCode =
+	| 'job_not_found'
+	| 'job_already_finished'
+	| 'job_cancelled'
+	| 'job_not_running'
+	| 'illegal_transition'
+	| 'invalid_input'
+	| 'stale_after_required'
+	| 'unknown_job_table'
+	| 'permission_denied'
+	| 'stage_interrupted'
+	| 'timeout'
+	| (string & {});
+
+/** What every error constructor here accepts besides the message. */
+export interface JobErrorOptions {
+	/** The error this one translates (a postgres.js or PostgREST error, an abort reason). */
+	cause?: unknown;
+	/** PostgreSQL DETAIL / PostgREST `details`. */
+	details?: string | null;
+	/** PostgreSQL HINT / PostgREST `hint`. */
+	hint?: string | null;
+}
+
+/** The JSON shape of a {@link JobError} (what `toJSON()` returns). */
+export interface JobErrorJSON {
+	name: string;
+	code: JobErrorCode;
+	message: string;
+	details: string | null;
+	hint: string | null;
+}
+
+/**
+ * Base class of every error supabase-jobs throws on purpose.
+ *
+ * @example
+ * try {
+ *   await store.get(id);
+ * } catch (e) {
+ *   if (isJobError(e)) console.warn(e.code, e.message);
+ *   else throw e;
+ * }
+ */
+export class JobError extends Error {
+	/** Brand checked by the guards; survives duplicated bundles where `instanceof` does not. */
+	readonly __isJobError = true as const;
+	readonly code: JobErrorCode;
+	readonly details: string | null;
+	readonly hint: string | null;
+
+	constructor(code: JobErrorCode, message: string, options: JobErrorOptions = {}) {
+		super(message, options.cause === undefined ? undefined : { cause: options.cause });
+		this.name = 'JobError';
+		this.code = code;
+		this.details = options.details ?? null;
+		this.hint = options.hint ?? null;
+	}
+
+	/**
+	 * A plain object safe to log or send (no stack, no cause).
+	 *
+	 * @example
+	 * JSON.stringify(new JobNotFoundError('no job 42')); // {"name":"JobNotFoundError","code":"job_not_found",...}
+	 */
+	toJSON(): JobErrorJSON {
+		return { name: this.name, code: this.code, message: this.message, details: this.details, hint: this.hint };
+	}
+}
+
+/**
+ * The job does not exist or is not visible to the caller (SQLSTATE PT404).
+ *
+ * @example
+ * throw new JobNotFoundError(`no job ${id}`);
+ */
+export class JobNotFoundError extends JobError {
+	constructor(message = 'job not found', options?: JobErrorOptions) {
+		super('job_not_found', message, options);
+		this.name = 'JobNotFoundError';
+	}
+}
+
+/**
+ * Closing a job that is already terminal, or that another attempt now owns
+ * (SQLSTATE PT409): two workers believe the job is theirs.
+ *
+ * @example
+ * if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
+ */
+export class JobAlreadyFinishedError extends JobError {
+	constructor(
+		message = 'job already finished',
+		options?: JobErrorOptions,
+		code: JobErrorCode = 'job_already_finished',
+	) {
+		super(code, message, options);
+		this.name = 'JobAlreadyFinishedError';
+	}
+}
+
+/**
+ * Closing a job the user cancelled midway (SQLSTATE PT410). A subclass of
+ * {@link JobAlreadyFinishedError}: the system did exactly what it was told, so
+ * log it and move on; do not alert.
+ *
+ * @example
+ * try { await store.succeed(id); } catch (e) { if (!isJobCancelledError(e)) throw e; }
+ */
+export class JobCancelledError extends JobAlreadyFinishedError {
+	constructor(message = 'job was cancelled', options?: JobErrorOptions) {
+		super(message, options, 'job_cancelled');
+		this.name = 'JobCancelledError';
+	}
+}
+
+/**
+ * succeed/fail/tick on a job that is not running, e.g. still queued (SQLSTATE 55000).
+ *
+ * @example
+ * throw new JobNotRunningError('job 42 is queued, claim it first');
+ */
+export class JobNotRunningError extends JobError {
+	constructor(message = 'job is not running', options?: JobErrorOptions) {
+		super('job_not_running', message, options);
+		this.name = 'JobNotRunningError';
+	}
+}
+
+/**
+ * The database's state machine refused a status change made with raw SQL (SQLSTATE SJ001).
+ *
+ * @example
+ * throw new IllegalTransitionError('done -> running is not allowed');
+ */
+export class IllegalTransitionError extends JobError {
+	constructor(message = 'illegal job status transition', options?: JobErrorOptions) {
+		super('illegal_transition', message, options);
+		this.name = 'IllegalTransitionError';
+	}
+}
+
+/**
+ * Bad input to a job function (SQLSTATE 22023). `field` names the argument
+ * at fault, read from the DETAIL `field=<name>` when the database sent one.
+ *
+ * @example
+ * throw new InvalidJobInputError('params must be an object', { field: 'params' });
+ */
+export class InvalidJobInputError extends JobError {
+	readonly field: string | null;
+
+	constructor(message = 'invalid job input', options: JobErrorOptions & { field?: string | null } = {}) {
+		super('invalid_input', message, options);
+		this.name = 'InvalidJobInputError';
+		this.field = options.field ?? parseField(options.details);
+	}
+}
+
+function parseField(details: string | null | undefined): string | null {
+	const match = /(?:^|[\s,;])field=([^\s,;]+)/.exec(details ?? '');
+	return match?.[1] ?? null;
+}
+
+/**
+ * reclaim_stale was called without a threshold (SQLSTATE 22004): it refuses
+ * rather than guessing one.
+ *
+ * @example
+ * throw new StaleAfterRequiredError('reclaimStale needs staleAfter');
+ */
+export class StaleAfterRequiredError extends JobError {
+	constructor(message = 'stale_after is required', options?: JobErrorOptions) {
+		super('stale_after_required', message, options);
+		this.name = 'StaleAfterRequiredError';
+	}
+}
+
+/**
+ * The job table named in the call does not exist (SQLSTATE 42P01).
+ *
+ * @example
+ * throw new UnknownJobTableError('no job table "exports"');
+ */
+export class UnknownJobTableError extends JobError {
+	constructor(message = 'unknown job table', options?: JobErrorOptions) {
+		super('unknown_job_table', message, options);
+		this.name = 'UnknownJobTableError';
+	}
+}
+
+/**
+ * The caller's role may not do this (SQLSTATE 42501), e.g. a browser calling job_claim.
+ *
+ * @example
+ * throw new PermissionDeniedError('job_claim is for the service role');
+ */
+export class PermissionDeniedError extends JobError {
+	constructor(message = 'permission denied', options?: JobErrorOptions) {
+		super('permission_denied', message, options);
+		this.name = 'PermissionDeniedError';
+	}
+}
+
+/**
+ * runCancellable or a ProgressTracker saw a cancellation (or its abort signal
+ * fired) and gave up. Not a failure: the handler just returns.
+ * `status` is the job status that stopped the work, when a tick saw one.
+ *
+ * @example
+ * try {
+ *   await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
+ * } catch (e) {
+ *   if (isStageInterruptedError(e)) return;
+ *   throw e;
+ * }
+ */
+export class StageInterruptedError extends JobError {
+	readonly stage: string | null;
+	readonly status: string | null;
+
+	constructor(
+		message = 'stage interrupted',
+		options: JobErrorOptions & { stage?: string | null; status?: string | null } = {},
+	) {
+		super('stage_interrupted', message, options);
+		this.name = 'StageInterruptedError';
+		this.stage = options.stage ?? null;
+		this.status = options.status ?? null;
+	}
+}
+
+/**
+ * watch gave up waiting (its `timeout` elapsed before a terminal state).
+ *
+ * @example
+ * throw new TimeoutError('job 42 still running after 60 s');
+ */
+export class TimeoutError extends JobError {
+	constructor(message = 'timed out', options?: JobErrorOptions) {
+		super('timeout', message, options);
+		this.name = 'TimeoutError';
+	}
+}
+
+/**
+ * True for any error thrown on purpose by supabase-jobs, even from another copy of the package.
+ *
+ * @example
+ * if (isJobError(e)) return { code: e.code };
+ */
+export function isJobError(e: unknown): e is JobError {
+	return (
+		typeof e === 'object' &&
+		e !== null &&
+		(e as { __isJobError?: unknown }).__isJobError === true &&
+		typeof (e as { code?: unknown }).code === 'string'
+	);
+}
+
+function hasCode<T extends JobError>(e: unknown, ...codes: JobErrorCode[]): e is T {
+	return isJobError(e) && codes.includes(e.code);
+}
+
+/** @example if (isJobNotFoundError(e)) return null; */
+export const isJobNotFoundError = (e: unknown): e is JobNotFoundError => hasCode(e, 'job_not_found');
+/**
+ * True for {@link JobAlreadyFinishedError} and its subclass {@link JobCancelledError}, mirroring `instanceof`.
+ *
+ * @example if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
+ */
+export const isJobAlreadyFinishedError = (e: unknown): e is JobAlreadyFinishedError =>
+	hasCode(e, 'job_already_finished', 'job_cancelled');
+/** @example if (isJobCancelledError(e)) log.info('cancelled by the user'); */
+export const isJobCancelledError = (e: unknown): e is JobCancelledError => hasCode(e, 'job_cancelled');
+/** @example if (isJobNotRunningError(e)) await store.claim(id); */
+export const isJobNotRunningError = (e: unknown): e is JobNotRunningError => hasCode(e, 'job_not_running');
+/** @example if (isIllegalTransitionError(e)) console.error('raw SQL bypassed the job functions'); */
+export const isIllegalTransitionError = (e: unknown): e is IllegalTransitionError => hasCode(e, 'illegal_transition');
+/** @example if (isInvalidJobInputError(e)) form.errors[e.field ?? 'form'] = e.message; */
+export const isInvalidJobInputError = (e: unknown): e is InvalidJobInputError => hasCode(e, 'invalid_input');
+/** @example if (isStaleAfterRequiredError(e)) throw new Error('configure staleAfter'); */
+export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredError =>
+	hasCode(e, 'stale_after_required');
+/** @example if (isUnknownJobTableError(e)) console.error('run the migrations first'); */
+export const isUnknownJobTableError = (e: unknown): e is UnknownJobTableError => hasCode(e, 'unknown_job_table');
+/** @example if (isPermissionDeniedError(e)) redirect(303, '/login'); */
+export const isPermissionDeniedError = (e: unknown): e is PermissionDeniedError => hasCode(e, 'permission_denied');
+/** @example if (isStageInterruptedError(e)) return; */
+export const isStageInterruptedError = (e: unknown): e is StageInterruptedError => hasCode(e, 'stage_interrupted');
+/** @example if (isTimeoutError(e)) showRetryButton(); */
+export const isTimeoutError = (e: unknown): e is TimeoutError => hasCode(e, 'timeout');

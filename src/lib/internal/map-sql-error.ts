@@ -1,0 +1,74 @@
+/**
+ * SQLSTATE -> error class. One table for both adapters: postgres.js throws a
+ * PostgresError ({ code, message, detail, hint }) and PostgREST answers a body
+ * ({ code, message, details, hint }); both carry the SQLSTATE in `code`.
+ */
+import {
+	IllegalTransitionError,
+	InvalidJobInputError,
+	JobAlreadyFinishedError,
+	JobCancelledError,
+	JobNotFoundError,
+	JobNotRunningError,
+	PermissionDeniedError,
+	StaleAfterRequiredError,
+	UnknownJobTableError,
+	isJobError,
+	type JobError,
+	type JobErrorOptions,
+} from '../errors.ts';
+
+type Make = (message: string, options: JobErrorOptions) => JobError;
+
+/** The SQLSTATEs the job functions raise on purpose, and what each becomes. */
+export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
+	PT404: (m, o) => new JobNotFoundError(m, o),
+	PT409: (m, o) => new JobAlreadyFinishedError(m, o),
+	PT410: (m, o) => new JobCancelledError(m, o),
+	'55000': (m, o) => new JobNotRunningError(m, o),
+	SJ001: (m, o) => new IllegalTransitionError(m, o),
+	'22023': (m, o) => new InvalidJobInputError(m, o),
+	'22004': (m, o) => new StaleAfterRequiredError(m, o),
+	'42P01': (m, o) => new UnknownJobTableError(m, o),
+	'42501': (m, o) => new PermissionDeniedError(m, o),
+};
+
+/** Anything shaped like a postgres.js PostgresError or a PostgREST error body. */
+export interface SqlErrorLike {
+	code?: unknown;
+	message?: unknown;
+	detail?: unknown;
+	details?: unknown;
+	hint?: unknown;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/**
+ * Translates a database error into the matching {@link JobError}; anything it
+ * does not recognise (another SQLSTATE, a network error, a JobError already)
+ * comes back unchanged, so callers can always `throw fromPostgresError(e)`.
+ *
+ * @example
+ * try {
+ *   return await sql`select * from public.job_get(${id})`;
+ * } catch (e) {
+ *   throw fromPostgresError(e);
+ * }
+ * @example
+ * const { data, error } = await supabase.rpc('job_get', { id });
+ * if (error) throw fromPostgresError(error);
+ */
+export function fromPostgresError<E>(e: E): JobError | E {
+	if (typeof e !== 'object' || e === null || isJobError(e)) return e;
+	const like = e as SqlErrorLike;
+	if (typeof like.code !== 'string') return e;
+	const code = like.code.toUpperCase();
+	const make = Object.hasOwn(SQLSTATE_TO_ERROR, code) ? SQLSTATE_TO_ERROR[code] : undefined;
+	if (!make) return e;
+	return make(text(like.message) ?? `database error ${like.code}`, {
+		cause: e,
+		details: text(like.detail) ?? text(like.details),
+		hint: text(like.hint),
+	});
+}

@@ -1,0 +1,59 @@
+/**
+ * The SvelteKit boundary: the store throws JobErrors (it runs in workers too,
+ * where there is no HTTP status to answer with); a route translates them here.
+ * Kept out of the main entry point so workers never load @sveltejs/kit.
+ */
+import { error } from '@sveltejs/kit';
+import { fromPostgresError } from './internal/map-sql-error.ts';
+import {
+	isInvalidJobInputError,
+	isJobAlreadyFinishedError,
+	isJobError,
+	isJobNotFoundError,
+	isPermissionDeniedError,
+	type JobError,
+} from './errors.ts';
+
+/**
+ * The HTTP status a user-facing JobError becomes, or null for anything that
+ * should stay a 500.
+ *
+ * @example
+ * return json({ error: e.message }, { status: httpStatusOf(e) ?? 500 });
+ */
+export function httpStatusOf(raw: unknown): 400 | 403 | 404 | 409 | null {
+	const e = fromPostgresError(raw);
+	if (isJobNotFoundError(e)) return 404;
+	if (isJobAlreadyFinishedError(e)) return 409; // includes JobCancelledError
+	if (isInvalidJobInputError(e)) return 400;
+	if (isPermissionDeniedError(e)) return 403;
+	return null;
+}
+
+/**
+ * Throws SvelteKit's `error(status, { message, code })` for a job error:
+ * not found -> 404, already finished or cancelled -> 409, invalid input -> 400
+ * (with `field`), permission -> 403. Raw database errors (postgres.js or
+ * PostgREST) are translated first. Anything else is rethrown unchanged, so a
+ * bug stays a 500 instead of becoming a polite 4xx.
+ *
+ * @example
+ * // src/routes/jobs/[id]/+page.server.ts
+ * export async function load({ params }) {
+ *   try {
+ *     return { job: await store.get(params.id) };
+ *   } catch (e) {
+ *     toHttpError(e);
+ *   }
+ * }
+ */
+export function toHttpError(e: unknown): never {
+	const mapped = fromPostgresError(e);
+	const status = httpStatusOf(mapped);
+	if (status === null || !isJobError(mapped)) throw e;
+	const body: { message: string; code: string; field?: string } = { message: mapped.message, code: mapped.code };
+	const field = (mapped as JobError & { field?: unknown }).field;
+	if (typeof field === 'string') body.field = field;
+	// The cast lets projects whose App.Error declares more fields still compile.
+	error(status, body as unknown as App.Error);
+}

@@ -1,0 +1,187 @@
+/**
+ * The one seam between JobStore and a database client. An adapter knows how to
+ * call a job_* SQL function and hand back what it returned, raw; JobStore owns
+ * every behaviour (validation, parsing, watch, cursors), so two adapters cannot
+ * drift apart in anything but transport.
+ */
+
+/**
+ * The SQL functions of the job API (supabase/migrations), with each argument's
+ * SQL type in call order and the shape of what comes back:
+ * `job` one job row, `jobs` a set of job rows, `status` a job_status scalar,
+ * `rows` a set of plain rows.
+ *
+ * @example
+ * ```ts
+ * JOB_FUNCTIONS.job_tick.returns; // 'status'
+ * ```
+ */
+export const JOB_FUNCTIONS = {
+	job_enqueue: {
+		returns: 'job',
+		args: {
+			kind: 'text',
+			params: 'jsonb',
+			payload: 'bytea',
+			max_attempts: 'integer',
+			locale: 'text',
+			owner_id: 'uuid',
+			job_table: 'text',
+		},
+	},
+	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text' } },
+	job_claim_next: { returns: 'jobs', args: { kinds: 'text[]', limit: 'integer', job_table: 'text' } },
+	job_tick: {
+		returns: 'status',
+		args: { id: 'uuid', progress: 'real', stage: 'text', attempt: 'integer', job_table: 'text' },
+	},
+	job_succeed: {
+		returns: 'job',
+		args: { id: 'uuid', result_id: 'uuid', attempt: 'integer', timings: 'jsonb', job_table: 'text' },
+	},
+	job_fail: {
+		returns: 'job',
+		args: { id: 'uuid', error: 'text', attempt: 'integer', error_code: 'text', timings: 'jsonb', job_table: 'text' },
+	},
+	job_retry: {
+		returns: 'job',
+		args: { id: 'uuid', error: 'text', delay: 'interval', attempt: 'integer', job_table: 'text' },
+	},
+	job_release: { returns: 'job', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
+	job_cancel: { returns: 'jobs', args: { id: 'uuid', reason: 'text', job_table: 'text' } },
+	job_reclaim_stale: { returns: 'jobs', args: { stale_after: 'interval', job_table: 'text' } },
+	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
+	job_list_recent: {
+		returns: 'jobs',
+		args: {
+			kind: 'text',
+			status: 'public.job_status',
+			statuses: 'public.job_status[]',
+			limit: 'integer',
+			cursor: 'text',
+			job_table: 'text',
+		},
+	},
+	job_phase_history: { returns: 'rows', args: { kind: 'text', limit: 'integer', job_table: 'text' } },
+} as const satisfies Record<string, JobFunctionSpec>;
+
+/**
+ * How one SQL function is called and what it returns.
+ *
+ * @example
+ * ```ts
+ * const spec: JobFunctionSpec = { returns: 'status', args: { id: 'uuid' } };
+ * ```
+ */
+export interface JobFunctionSpec {
+	returns: 'job' | 'jobs' | 'status' | 'rows';
+	/** Argument name -> SQL type, in declaration order. */
+	args: Readonly<Record<string, string>>;
+}
+
+/**
+ * Name of a job API function.
+ *
+ * @example
+ * ```ts
+ * const fn: JobFunctionName = 'job_get';
+ * ```
+ */
+export type JobFunctionName = keyof typeof JOB_FUNCTIONS;
+
+/**
+ * A value JobStore passes as an argument: JSON-able values, bytes for bytea,
+ * text for interval (e.g. `'300 seconds'`). `undefined` arguments are left out
+ * so the SQL default applies.
+ *
+ * @example
+ * ```ts
+ * const v: JobArgValue = new TextEncoder().encode('%PDF-1.7');
+ * ```
+ */
+export type JobArgValue =
+	string | number | boolean | null | Uint8Array | readonly string[] | { readonly [key: string]: unknown };
+
+/**
+ * Named arguments of one call, keyed as the SQL function names them.
+ *
+ * @example
+ * ```ts
+ * const args: JobCallArgs<'job_get'> = { id, job_table: 'jobs' };
+ * ```
+ */
+export type JobCallArgs<F extends JobFunctionName> = {
+	[K in keyof (typeof JOB_FUNCTIONS)[F]['args']]?: JobArgValue | undefined;
+};
+
+/**
+ * A row as the database sent it, keyed by column name (snake_case). Timestamps
+ * may be ISO strings (keep their microseconds: cursors need them) or Dates;
+ * payload may be bytes or PostgREST's `\x...` hex. JobStore parses it.
+ *
+ * @example
+ * ```ts
+ * const raw: RawRow = { id, status: 'queued', created_at: '2026-11-30T14:00:00.123456+00:00' };
+ * ```
+ */
+export type RawRow = Record<string, unknown>;
+
+/**
+ * What a call returns: rows for `job`, `jobs` and `rows` functions (a single
+ * job comes back as an array of one), the bare value for `status`.
+ *
+ * @example
+ * ```ts
+ * type R = JobCallResult<'job_tick'>; // unknown (a status string before parsing)
+ * ```
+ */
+export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status'
+	? unknown
+	: RawRow[];
+
+/**
+ * A transport for the job API. Implementations: {@link postgresAdapter}
+ * (postgres.js) and {@link supabaseAdapter} (supabase-js). Each call must be its
+ * own unit of work: nothing may hold a connection or a transaction after the
+ * promise settles. Failures must be thrown already translated by
+ * `fromPostgresError`, so the same error class comes out of every adapter.
+ *
+ * @example
+ * ```ts
+ * // A counting wrapper: one adapter call is one round trip.
+ * function counting(inner: JobAdapter) {
+ *   const calls: string[] = [];
+ *   const adapter: JobAdapter = { name: inner.name, call: (fn, args) => (calls.push(fn), inner.call(fn, args)) };
+ *   return { adapter, calls };
+ * }
+ * ```
+ */
+export interface JobAdapter {
+	/** For messages and test names, e.g. `'postgres'`, `'supabase'`. */
+	readonly name: string;
+	/** Calls `fn` with named `args` (undefined ones omitted) and returns its raw result. */
+	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>>;
+}
+
+/**
+ * The argument entries that were given, in the function's declaration order.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * definedArgs('job_get', { id, job_table: undefined }); // [['id', 'uuid', id]]
+ * ```
+ */
+export function definedArgs<F extends JobFunctionName>(
+	fn: F,
+	args: JobCallArgs<F>,
+): [name: string, type: string, value: JobArgValue][] {
+	const spec = JOB_FUNCTIONS[fn].args as Readonly<Record<string, string>>;
+	const given = args as Record<string, JobArgValue | undefined>;
+	const out: [string, string, JobArgValue][] = [];
+	for (const [name, type] of Object.entries(spec)) {
+		const value = given[name];
+		if (value !== undefined) out.push([name, type, value]);
+	}
+	return out;
+}

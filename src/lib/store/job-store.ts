@@ -1,0 +1,689 @@
+/**
+ * JobStore: the seed's whole API over the job_* SQL functions, through any
+ * {@link JobAdapter}. Every call is its own unit of work — a handler that
+ * enqueues, a worker that grinds for minutes and a screen polling every couple
+ * of seconds never share a connection or a transaction.
+ */
+import {
+	InvalidJobInputError,
+	JobNotFoundError,
+	StaleAfterRequiredError,
+	TimeoutError,
+	isJobNotFoundError,
+} from '../errors.ts';
+import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
+import type { JobAdapter, JobCallArgs, JobFunctionName, RawRow } from './adapter.ts';
+import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job, type JobParams } from './job.ts';
+import { isJobKind, type JobKind, type JobKindParams, type JobKindInput } from './job-kind.ts';
+
+/**
+ * Options of {@link JobStore}.
+ *
+ * @example
+ * ```ts
+ * const options: JobStoreOptions = { table: 'exports', staleAfter: 300 };
+ * ```
+ */
+export interface JobStoreOptions {
+	/**
+	 * The job table (created with `supabase_jobs.create_job_table`), e.g. `'exports'` or `'app.exports'`.
+	 * @default 'jobs'
+	 */
+	table?: string;
+	/**
+	 * Seconds without a heartbeat after which a running job counts as abandoned
+	 * by a dead worker. Required by {@link JobStore.reclaimStale}, which refuses
+	 * to guess; nothing else uses it.
+	 */
+	staleAfter?: number;
+}
+
+/**
+ * What {@link JobStore.enqueue} writes besides the kind.
+ *
+ * @example
+ * ```ts
+ * const input: EnqueueInput = { params: { filename }, payload: await file.bytes(), locale: 'pt-BR' };
+ * ```
+ */
+export interface EnqueueInput<P = JobParams> {
+	/** Small input, a JSON object (at most 64 KiB). */
+	params?: P;
+	/** Large input (at most 10 MiB): bytes, or text stored as UTF-8. Only claim returns it. */
+	payload?: Uint8Array | string | null;
+	/** Claims allowed before a job that keeps killing its worker is closed as failed. @default 3 */
+	maxAttempts?: number;
+	/** The user's language (e.g. `'pt-BR'`), for the sentences the database writes into `error`. */
+	locale?: string;
+	/** The owner, when a worker (service role) enqueues on a user's behalf. Users always own what they enqueue. */
+	ownerId?: string;
+}
+
+/**
+ * Options of {@link JobStore.claimNext}.
+ *
+ * @example
+ * ```ts
+ * const jobs = await store.claimNext({ kinds: ['extract'], limit: 5 });
+ * ```
+ */
+export interface ClaimNextOptions {
+	/** Only these kinds (names or declared kinds); all kinds when omitted. */
+	kinds?: readonly (string | JobKind)[];
+	/** At most this many jobs. @default 1 */
+	limit?: number;
+}
+
+/**
+ * Options of the calls a worker makes on a claimed job. `attempt` is the
+ * `attempts` value of the row `claim` returned: with it the database refuses
+ * the write (JobAlreadyFinishedError) once a reclaim handed the job to another attempt.
+ *
+ * @example
+ * ```ts
+ * await store.succeed(job.id, { resultId, attempt: job.attempts });
+ * ```
+ */
+export interface AttemptOptions {
+	attempt?: number;
+}
+
+/**
+ * Options of {@link JobStore.succeed}.
+ *
+ * @example
+ * ```ts
+ * await store.succeed(job.id, { resultId: draft.id, timings: tracker.timings() });
+ * ```
+ */
+export interface SucceedOptions extends AttemptOptions {
+	/** The row the work produced, so the screen links straight to it. */
+	resultId?: string | null;
+	/** Phase timings recorded by the tracker (what PhasePlan.fromHistory fits). */
+	timings?: PhaseTimings | null;
+}
+
+/**
+ * Options of {@link JobStore.fail}.
+ *
+ * @example
+ * ```ts
+ * await store.fail(job.id, 'I could not read the file.', { errorCode: 'unsupported_format' });
+ * ```
+ */
+export interface FailOptions extends AttemptOptions {
+	/** A stable snake_case code for the error. @default 'failed' */
+	errorCode?: string;
+	timings?: PhaseTimings | null;
+}
+
+/**
+ * Options of {@link JobStore.retry}.
+ *
+ * @example
+ * ```ts
+ * await store.retry(job.id, 'The service was busy; trying again.', { delaySeconds: 30 });
+ * ```
+ */
+export interface RetryOptions extends AttemptOptions {
+	/** Not claimable again before this many seconds. @default 0 */
+	delaySeconds?: number;
+}
+
+/**
+ * Options of {@link JobStore.cancel}.
+ *
+ * @example
+ * ```ts
+ * await store.cancel(id, { reason: 'Cancelled by the user.' });
+ * ```
+ */
+export interface CancelOptions {
+	/** Written into `error`, for the user. @default a sentence in the job's locale */
+	reason?: string;
+}
+
+/**
+ * What one {@link JobStore.tick} writes. `progress` is a percentage (0..100)
+ * and never moves backwards within an attempt.
+ *
+ * @example
+ * ```ts
+ * const status = await store.tick(id, { progress: 42.5, stage: 'reading', attempt: job.attempts });
+ * ```
+ */
+export interface TickInput extends AttemptOptions {
+	progress?: number;
+	stage?: string;
+}
+
+/**
+ * Options of {@link JobStore.listRecent}. Give `status` or `statuses`, not both.
+ *
+ * @example
+ * ```ts
+ * await store.listRecent({ kind: 'extract', statuses: ['queued', 'running'] });
+ * ```
+ */
+export interface ListRecentOptions {
+	kind?: string | JobKind;
+	status?: JobStatusValue;
+	/** Several statuses in one question ("queued or running"), so the halves cannot disagree. */
+	statuses?: readonly JobStatusValue[];
+	/** @default 20 */
+	limit?: number;
+	/** `nextCursor` of the previous page. */
+	cursor?: string | null;
+}
+
+/**
+ * One page of {@link JobStore.listRecent}: newest first; `nextCursor` is null on the last page.
+ *
+ * @example
+ * ```ts
+ * const { jobs, nextCursor } = await store.listRecent({ limit: 50 });
+ * ```
+ */
+export interface JobPage<R> {
+	jobs: R[];
+	nextCursor: string | null;
+}
+
+/**
+ * Options of {@link JobStore.watch}.
+ *
+ * @example
+ * ```ts
+ * const options: WatchOptions = { intervalMs: 1000, emitOn: ['status', 'progress', 'stage'], timeoutMs: 600_000 };
+ * ```
+ */
+export interface WatchOptions {
+	/** Milliseconds between polls. @default 2000 */
+	intervalMs?: number;
+	/** The fields whose change yields a new value; the terminal state is always yielded. @default ['status'] */
+	emitOn?: readonly (keyof Job)[];
+	/** Give up with {@link TimeoutError} when no terminal state came within this many milliseconds. */
+	timeoutMs?: number;
+	/** Ends the watch quietly (the loop just finishes). */
+	signal?: AbortSignal;
+}
+
+/** The functions that return job rows. */
+type RowFunction = Exclude<JobFunctionName, 'job_tick' | 'job_phase_history'>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function invalid(field: string, message: string): InvalidJobInputError {
+	return new InvalidJobInputError(message, { field, details: `field=${field}`, hint: 'Nothing was written.' });
+}
+
+/** NaN and Infinity would reach PostgREST as JSON null and silently mean "default": refuse them here, for both adapters alike. */
+function checkInt(field: string, value: number | undefined): number | undefined {
+	if (value !== undefined && !Number.isInteger(value))
+		throw invalid(field, `${field} must be an integer; got ${String(value)}`);
+	return value;
+}
+
+function checkFinite(field: string, value: number | undefined): number | undefined {
+	if (value !== undefined && !Number.isFinite(value))
+		throw invalid(field, `${field} must be a finite number; got ${String(value)}`);
+	return value;
+}
+
+const kindName = (kind: string | JobKind) => (isJobKind(kind) ? kind.name : kind);
+
+function sameValue(a: unknown, b: unknown): boolean {
+	if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+	if (
+		a instanceof Uint8Array ||
+		b instanceof Uint8Array ||
+		(typeof a === 'object' && a !== null) ||
+		(typeof b === 'object' && b !== null)
+	) {
+		return JSON.stringify(a) === JSON.stringify(b);
+	}
+	return Object.is(a, b);
+}
+
+/** Waits `ms`, or until `signal` aborts. Holds nothing but a timer. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<'elapsed' | 'aborted'> {
+	if (signal?.aborted) return Promise.resolve('aborted');
+	return new Promise((resolve) => {
+		const onAbort = () => {
+			clearTimeout(timer);
+			resolve('aborted');
+		};
+		const timer = setTimeout(
+			() => {
+				signal?.removeEventListener('abort', onAbort);
+				resolve('elapsed');
+			},
+			Math.max(0, ms),
+		);
+		signal?.addEventListener('abort', onAbort, { once: true });
+	});
+}
+
+/**
+ * Long work with a status: a row the interface reads, written only through
+ * the job_* SQL functions. `P` is the params type of the jobs this store
+ * handles; `R` the row type it hands back (the seed's model type parameter),
+ * `Job<P>` unless narrowed.
+ *
+ * @example
+ * ```ts
+ * // The route: write the row, then send the task.
+ * const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+ * const job = await store.enqueue('extract', { params: { filename: file.name }, payload: await file.bytes() });
+ * await queue.send({ jobId: job.id });
+ *
+ * // The worker: claim, work with nothing open, close the row.
+ * const claimed = await store.claim(jobId);
+ * if (!claimed) return; // not ours: someone else has it, or it does not exist
+ * try {
+ *   await store.succeed(claimed.id, { resultId: await readTender(claimed.payload), attempt: claimed.attempts });
+ * } catch (e) {
+ *   if (e instanceof UnsupportedFormat) await store.fail(claimed.id, `I could not read the file: ${e.message}`);
+ *   else throw e;
+ * }
+ *
+ * // The screen: follow it to the end.
+ * for await (const job of store.watch(jobId, { emitOn: ['status', 'progress', 'stage'] })) render(job);
+ * ```
+ */
+export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>> {
+	/** The transport every call goes through. */
+	readonly adapter: JobAdapter;
+	/** The job table this store reads and writes. */
+	readonly table: string;
+	/** Seconds of silence before {@link reclaimStale} readmits a running job; undefined when not configured. */
+	readonly staleAfter: number | undefined;
+
+	/**
+	 * @example
+	 * ```ts
+	 * const store = new JobStore(supabaseAdapter(supabase));
+	 * const worker = new JobStore(postgresAdapter(sql), { table: 'exports', staleAfter: 300 });
+	 * ```
+	 */
+	constructor(adapter: JobAdapter, options: JobStoreOptions = {}) {
+		if (options.staleAfter !== undefined && !(Number.isFinite(options.staleAfter) && options.staleAfter > 0)) {
+			throw new RangeError(`staleAfter must be a positive number of seconds; got ${String(options.staleAfter)}`);
+		}
+		this.adapter = adapter;
+		this.table = options.table ?? 'jobs';
+		this.staleAfter = options.staleAfter;
+	}
+
+	private call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>) {
+		return this.adapter.call(fn, { ...args, job_table: this.table } as JobCallArgs<F>);
+	}
+
+	private async rows<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<RawRow[]> {
+		const rows = await this.call(fn, args);
+		if (!Array.isArray(rows)) throw new UnexpectedRowError(`${fn} returned ${typeof rows}, not rows`);
+		return rows as RawRow[];
+	}
+
+	private async one<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R> {
+		const [row] = await this.rows(fn, args);
+		if (!row) throw new UnexpectedRowError(`${fn} returned no row`);
+		return parseJobRow(row) as R;
+	}
+
+	private async maybeOne<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R | null> {
+		const [row] = await this.rows(fn, args);
+		return row ? (parseJobRow(row) as R) : null;
+	}
+
+	/** A malformed id names no job: the store answers as it would for an unknown one, without a round trip. */
+	private static known(id: string): boolean {
+		return typeof id === 'string' && UUID.test(id);
+	}
+
+	private static notFound(id: string): JobNotFoundError {
+		return new JobNotFoundError(`job ${String(id)} not found`);
+	}
+
+	/**
+	 * Writes a queued job row and returns it (payload omitted). Write the row,
+	 * then send the task: the row is what the interface reads, and it has to
+	 * exist before a worker can claim it. With a declared kind, params are
+	 * checked against its schema first: bad params throw
+	 * {@link InvalidJobInputError} naming the field, and nothing is written.
+	 *
+	 * @example
+	 * ```ts
+	 * const job = await store.enqueue(extract, { params: { filename: 'tender.pdf' }, payload: bytes });
+	 * return { jobId: job.id };
+	 * ```
+	 */
+	enqueue<K extends JobKind>(kind: K, input: EnqueueInput<JobKindInput<K>>): Promise<Job<JobKindParams<K>>>;
+	enqueue(kind: string, input?: EnqueueInput<P>): Promise<R>;
+	async enqueue(kind: string | JobKind, input: EnqueueInput<unknown> = {}): Promise<Job> {
+		let params = input.params as JobParams | undefined;
+		if (isJobKind(kind)) {
+			params = kind.parseParams(input.params ?? {});
+		} else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+			throw invalid('params', 'params must be a JSON object (put large input in payload)');
+		}
+		const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
+		return await this.one('job_enqueue', {
+			kind: kindName(kind),
+			params,
+			payload,
+			max_attempts: checkInt('max_attempts', input.maxAttempts),
+			locale: input.locale,
+			owner_id: input.ownerId,
+		});
+	}
+
+	/**
+	 * queued -> running for one job, returning the row with its payload. Null
+	 * when the job is not yours: another worker claimed it, it does not exist,
+	 * or it is not available yet. Two workers racing for one id cannot both win.
+	 *
+	 * @example
+	 * ```ts
+	 * const job = await store.claim(jobId);
+	 * if (job === null) return;
+	 * ```
+	 */
+	async claim(id: string): Promise<R | null> {
+		if (!JobStore.known(id)) return null;
+		return await this.maybeOne('job_claim', { id });
+	}
+
+	/**
+	 * Claims up to `limit` queued jobs of the given kinds, oldest first, skipping
+	 * rows other workers hold. `[]` when there is nothing to do.
+	 *
+	 * @example
+	 * ```ts
+	 * for (const job of await store.claimNext({ kinds: ['extract'], limit: 4 })) void run(job);
+	 * ```
+	 */
+	async claimNext(options: ClaimNextOptions = {}): Promise<R[]> {
+		const rows = await this.rows('job_claim_next', {
+			kinds: options.kinds?.map(kindName),
+			limit: checkInt('limit', options.limit),
+		});
+		return rows.map((r) => parseJobRow(r) as R);
+	}
+
+	/**
+	 * running -> done, recording what the work produced and dropping the
+	 * payload. Refuses to land on top of a cancellation ({@link JobCancelledError}),
+	 * on a job another attempt or worker closed ({@link JobAlreadyFinishedError}),
+	 * on a queued job ({@link JobNotRunningError}); unknown ids throw {@link JobNotFoundError}.
+	 *
+	 * @example
+	 * ```ts
+	 * await store.succeed(job.id, { resultId: draft.id, attempt: job.attempts });
+	 * ```
+	 */
+	async succeed(id: string, options: SucceedOptions = {}): Promise<R> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		return await this.one('job_succeed', {
+			id,
+			result_id: options.resultId ?? undefined,
+			attempt: checkInt('attempt', options.attempt),
+			timings: options.timings ?? undefined,
+		});
+	}
+
+	/**
+	 * running -> failed, with `error` written for the user (in their language,
+	 * not a traceback). Same refusals as {@link succeed}.
+	 *
+	 * @example
+	 * ```ts
+	 * await store.fail(job.id, `I could not read the file: ${e.message}`, { errorCode: 'unsupported_format' });
+	 * ```
+	 */
+	async fail(id: string, error: string, options: FailOptions = {}): Promise<R> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		return await this.one('job_fail', {
+			id,
+			error,
+			attempt: checkInt('attempt', options.attempt),
+			error_code: options.errorCode,
+			timings: options.timings ?? undefined,
+		});
+	}
+
+	/**
+	 * After an unexpected failure: back to queued, claimable again after
+	 * `delaySeconds`; closed as failed (error_code `attempts_exhausted`) once
+	 * `maxAttempts` is spent. `error` is the sentence shown if the retries run out.
+	 *
+	 * @example
+	 * ```ts
+	 * await store.retry(job.id, 'The reading service did not answer.', { delaySeconds: 2 ** job.attempts });
+	 * ```
+	 */
+	async retry(id: string, error: string, options: RetryOptions = {}): Promise<R> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		const delay = checkFinite('delay', options.delaySeconds);
+		return await this.one('job_retry', {
+			id,
+			error,
+			delay: delay === undefined ? undefined : `${delay} seconds`,
+			attempt: checkInt('attempt', options.attempt),
+		});
+	}
+
+	/**
+	 * Gives a running job back cleanly (graceful shutdown, a wall-clock limit
+	 * coming): running -> queued without spending the attempt.
+	 *
+	 * @example
+	 * ```ts
+	 * addEventListener('beforeunload', () => void store.release(job.id, { attempt: job.attempts }));
+	 * ```
+	 */
+	async release(id: string, options: AttemptOptions = {}): Promise<R> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		return await this.one('job_release', { id, attempt: checkInt('attempt', options.attempt) });
+	}
+
+	/**
+	 * Asks a job to stop: queued/running -> cancelled, answered at once; the
+	 * worker learns it on its next tick. Idempotent on purpose: null — not an
+	 * error — when there is nothing to stop (unknown id, already done, failed or
+	 * cancelled), because double clicks and clicks just as the job finished are normal.
+	 *
+	 * @example
+	 * ```ts
+	 * const stopped = (await store.cancel(id, { reason: 'Cancelled by the user.' })) !== null;
+	 * ```
+	 */
+	async cancel(id: string, options: CancelOptions = {}): Promise<R | null> {
+		if (!JobStore.known(id)) return null;
+		return await this.maybeOne('job_cancel', { id, reason: options.reason });
+	}
+
+	/**
+	 * One job (payload omitted). {@link JobNotFoundError} when it does not exist
+	 * or is not the caller's to see.
+	 *
+	 * @example
+	 * ```ts
+	 * const job = await store.get(params.id);
+	 * ```
+	 */
+	async get(id: string): Promise<R> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		return await this.one('job_get', { id });
+	}
+
+	/**
+	 * Newest jobs first, filtered by kind and status(es), one page at a time.
+	 * `{ jobs: [] }` when nothing matches: "no jobs yet" is an answer, not a 404.
+	 *
+	 * @example
+	 * ```ts
+	 * const recent = await store.listRecent({ kind: 'extract', limit: 20 });
+	 * const inFlight = await store.listRecent({ kind: 'extract', statuses: ['queued', 'running'] });
+	 * const next = recent.nextCursor && (await store.listRecent({ kind: 'extract', cursor: recent.nextCursor }));
+	 * ```
+	 */
+	async listRecent(options: ListRecentOptions = {}): Promise<JobPage<R>> {
+		const limit = checkInt('limit', options.limit) ?? 20;
+		for (const s of [...(options.statuses ?? []), ...(options.status ? [options.status] : [])]) {
+			if (!(JOB_STATUSES as readonly string[]).includes(s))
+				throw invalid(options.status ? 'status' : 'statuses', `unknown job status ${String(s)}`);
+		}
+		const rows = await this.rows('job_list_recent', {
+			kind: options.kind === undefined ? undefined : kindName(options.kind),
+			status: options.status,
+			statuses: options.statuses,
+			limit,
+			cursor: options.cursor ?? undefined,
+		});
+		const jobs = rows.map((r) => parseJobRow(r) as R);
+		const last = rows.at(-1);
+		return { jobs, nextCursor: last && rows.length === limit ? cursorOf(last) : null };
+	}
+
+	/**
+	 * One round trip per progress report: writes progress/stage/heartbeat on a
+	 * running job and returns its status. The tick that writes progress is the
+	 * one that asks whether the user cancelled: anything but `'running'` coming
+	 * back means stop. This is the `Ticker` a ProgressTracker reports to.
+	 *
+	 * @example
+	 * ```ts
+	 * if ((await store.tick(job.id, { progress: 40, stage: 'table', attempt: job.attempts })) !== 'running') return;
+	 * ```
+	 */
+	async tick(id: string, update: TickInput = {}): Promise<JobStatusValue> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		const status = await this.call('job_tick', {
+			id,
+			progress: checkFinite('progress', update.progress),
+			stage: update.stage,
+			attempt: checkInt('attempt', update.attempt),
+		});
+		if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
+			throw new UnexpectedRowError(`job_tick returned ${JSON.stringify(status)}, not a job status`);
+		}
+		return status as JobStatusValue;
+	}
+
+	/**
+	 * Readmits running jobs whose worker went silent for `staleAfter` seconds:
+	 * back to queued, or failed with a sentence for the user once their
+	 * max_attempts are spent (a job that kills its worker is not readmitted
+	 * forever). Without `staleAfter` it refuses with
+	 * {@link StaleAfterRequiredError} before touching the database, rather than guess.
+	 *
+	 * @example
+	 * ```ts
+	 * const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+	 * setInterval(() => void store.reclaimStale(), 60_000);
+	 * ```
+	 */
+	async reclaimStale(): Promise<R[]> {
+		if (this.staleAfter === undefined) {
+			throw new StaleAfterRequiredError(
+				'reclaimStale refuses without staleAfter: create the JobStore with { staleAfter: <seconds> } rather than let it guess when a worker is dead',
+				{ details: 'field=stale_after' },
+			);
+		}
+		const rows = await this.rows('job_reclaim_stale', { stale_after: `${this.staleAfter} seconds` });
+		return rows.map((r) => parseJobRow(r) as R);
+	}
+
+	/**
+	 * A predicate for `runCancellable`: resolves true once the job is no longer
+	 * running (cancelled, reclaimed, finished or gone), so the work in flight is
+	 * abandoned. Each call is one short read.
+	 *
+	 * @example
+	 * ```ts
+	 * const summary = await runCancellable((signal) => summarize(text, signal), {
+	 *   interrupted: store.cancellationWatch(job.id),
+	 * });
+	 * ```
+	 */
+	cancellationWatch(id: string): () => Promise<boolean> {
+		return async () => {
+			try {
+				return (await this.get(id)).status !== 'running';
+			} catch (e) {
+				if (isJobNotFoundError(e)) return true;
+				throw e;
+			}
+		};
+	}
+
+	/**
+	 * Follows a job by polling: yields its current state at once (a late
+	 * subscriber to a finished job gets exactly one value), then one value per
+	 * change of the `emitOn` fields, and ends after the terminal state. No
+	 * connection or transaction is held between polls, so the worker writing the
+	 * row is never blocked by the screen watching it. `timeoutMs` gives up with
+	 * {@link TimeoutError}; `signal` ends the watch quietly. Unknown ids throw
+	 * {@link JobNotFoundError}.
+	 *
+	 * @example
+	 * ```ts
+	 * for await (const job of store.watch(id, { intervalMs: 2000, emitOn: ['status', 'progress', 'stage'], signal })) {
+	 *   bar.set(job.progress, job.stage);
+	 * }
+	 * ```
+	 */
+	async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
+		const intervalMs = options.intervalMs ?? 2000;
+		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
+			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		const emitOn = options.emitOn ?? ['status'];
+		const { signal, timeoutMs } = options;
+		const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+		if (signal?.aborted) return;
+
+		let last = await this.get(id);
+		if (signal?.aborted) return;
+		yield last;
+		while (!isTerminalStatus(last.status)) {
+			const remaining = deadline - Date.now();
+			if (remaining <= 0)
+				throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
+					details: `status=${last.status}`,
+				});
+			if ((await pause(Math.min(intervalMs, remaining), signal)) === 'aborted') return;
+			if (Date.now() >= deadline)
+				throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
+					details: `status=${last.status}`,
+				});
+			const next = await this.get(id);
+			if (signal?.aborted) return;
+			if (isTerminalStatus(next.status) || emitOn.some((field) => !sameValue(last[field], next[field]))) {
+				last = next;
+				yield next;
+			}
+		}
+	}
+
+	/**
+	 * Phase timings of the latest successful jobs of a kind, newest first: what
+	 * `PhasePlan.fromHistory(store, kind)` fits medians and slopes from.
+	 *
+	 * @example
+	 * ```ts
+	 * const history = await store.phaseHistory('extract', 100);
+	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
+	 * ```
+	 */
+	async phaseHistory(kind: string | JobKind, limit = 50): Promise<PhaseTimings[]> {
+		const rows = await this.call('job_phase_history', { kind: kindName(kind), limit: checkInt('limit', limit) });
+		if (!Array.isArray(rows)) throw new UnexpectedRowError(`job_phase_history returned ${typeof rows}, not rows`);
+		return rows.map((row) => {
+			const timings = readTimings((row as RawRow).timings);
+			if (timings === null) throw new UnexpectedRowError('job_phase_history returned a row without timings');
+			return timings;
+		});
+	}
+}

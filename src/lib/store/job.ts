@@ -1,0 +1,222 @@
+/**
+ * The job row as TypeScript sees it, and the one place raw rows become it:
+ * zod at the boundary, snake_case -> camelCase, timestamps -> Date, payload ->
+ * Uint8Array whichever adapter delivered it.
+ */
+import { z } from 'zod';
+import { JobError } from '../errors.ts';
+import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
+import type { RawRow } from './adapter.ts';
+
+/**
+ * A job's `params`: a small JSON object.
+ *
+ * @example
+ * ```ts
+ * const params: JobParams = { filename: 'tender.pdf' };
+ * ```
+ */
+export type JobParams = Record<string, unknown>;
+
+/**
+ * One job row (see docs/state-machine.md). `payload` is only ever present on
+ * the row `claim` returns: get/list leave it null, and every terminal state drops it.
+ *
+ * @example
+ * ```ts
+ * const job: Job<{ filename: string }> = await store.get(id);
+ * if (job.status === 'failed') show(job.error);
+ * ```
+ */
+export interface Job<P extends JobParams = JobParams> {
+	id: string;
+	isActive: boolean;
+	createdAt: Date;
+	updatedAt: Date;
+	kind: string;
+	status: JobStatusValue;
+	params: P;
+	payload: Uint8Array | null;
+	resultId: string | null;
+	/** Why it stopped, written for the user. */
+	error: string | null;
+	errorCode: string | null;
+	attempts: number;
+	maxAttempts: number;
+	startedAt: Date | null;
+	finishedAt: Date | null;
+	/** Percent done, 0..100. */
+	progress: number;
+	stage: string | null;
+	heartbeatAt: Date | null;
+	ownerId: string | null;
+	locale: string | null;
+	availableAt: Date;
+	timings: PhaseTimings | null;
+}
+
+const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
+	const d = v instanceof Date ? v : new Date(v);
+	if (Number.isNaN(d.getTime())) {
+		ctx.addIssue({ code: 'custom', message: `not a timestamp: ${String(v)}` });
+		return z.NEVER;
+	}
+	return d;
+});
+
+const hexBytes = /^\\x([0-9a-fA-F]{2})*$/;
+
+/** Bytes from postgres.js (a Buffer) or from PostgREST (`"\\x..."` hex), as a plain Uint8Array. */
+const bytes = z
+	.union([z.instanceof(Uint8Array), z.string().regex(hexBytes, 'bytea hex like \\x...')])
+	.transform((v) => {
+		if (typeof v !== 'string') return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+		const out = new Uint8Array((v.length - 2) / 2);
+		for (let i = 0; i < out.length; i++) out[i] = parseInt(v.slice(2 + i * 2, 4 + i * 2), 16);
+		return out;
+	});
+
+/**
+ * Reads a `timings` value leniently: an entry another tool wrote badly is
+ * skipped rather than making the whole job unreadable. Null when not an object.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * readTimings({ table: { seconds: 3, size: null }, junk: 1 }); // { table: { seconds: 3, size: null } }
+ * ```
+ */
+export function readTimings(raw: unknown): PhaseTimings | null {
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+	const out: PhaseTimings = {};
+	for (const [phase, t] of Object.entries(raw as Record<string, unknown>)) {
+		if (typeof t !== 'object' || t === null) continue;
+		const { seconds, size, start } = t as Record<string, unknown>;
+		if (typeof seconds !== 'number' || !Number.isFinite(seconds)) continue;
+		out[phase] = {
+			seconds,
+			size: typeof size === 'number' ? size : null,
+			...(typeof start === 'number' ? { start } : {}),
+		};
+	}
+	return out;
+}
+
+const timings = z.record(z.string(), z.unknown()).transform((raw) => readTimings(raw) ?? {});
+
+/**
+ * The zod schema of a raw job row (snake_case, as either adapter delivers it)
+ * producing a {@link Job}.
+ *
+ * @example
+ * ```ts
+ * const job = jobRowSchema.parse({ id, status: 'queued', ... });
+ * ```
+ */
+export const jobRowSchema = z
+	.object({
+		id: z.string(),
+		is_active: z.boolean(),
+		created_at: timestamp,
+		updated_at: timestamp,
+		kind: z.string(),
+		status: z.enum(JOB_STATUSES),
+		params: z.record(z.string(), z.unknown()),
+		payload: bytes.nullable().optional(),
+		result_id: z.string().nullable(),
+		error: z.string().nullable(),
+		error_code: z.string().nullable(),
+		attempts: z.number().int(),
+		max_attempts: z.number().int(),
+		started_at: timestamp.nullable(),
+		finished_at: timestamp.nullable(),
+		progress: z.number(),
+		stage: z.string().nullable(),
+		heartbeat_at: timestamp.nullable(),
+		owner_id: z.string().nullable(),
+		locale: z.string().nullable(),
+		available_at: timestamp,
+		timings: timings.nullable(),
+	})
+	.transform((r): Job => ({
+		id: r.id,
+		isActive: r.is_active,
+		createdAt: r.created_at,
+		updatedAt: r.updated_at,
+		kind: r.kind,
+		status: r.status,
+		params: r.params,
+		payload: r.payload ?? null,
+		resultId: r.result_id,
+		error: r.error,
+		errorCode: r.error_code,
+		attempts: r.attempts,
+		maxAttempts: r.max_attempts,
+		startedAt: r.started_at,
+		finishedAt: r.finished_at,
+		progress: r.progress,
+		stage: r.stage,
+		heartbeatAt: r.heartbeat_at,
+		ownerId: r.owner_id,
+		locale: r.locale,
+		availableAt: r.available_at,
+		timings: r.timings,
+	}));
+
+/**
+ * A row the database sent that is not a job row: the migrations and this
+ * package are out of step. Not something a caller handles; it is reported.
+ *
+ * @example
+ * ```ts
+ * if (isJobError(e) && e.code === 'unexpected_row') console.error('run the supabase-jobs migrations');
+ * ```
+ */
+export class UnexpectedRowError extends JobError {
+	constructor(message: string, options?: { cause?: unknown; details?: string | null }) {
+		super('unexpected_row', message, {
+			...options,
+			hint: 'Are the supabase-jobs migrations up to date with the package?',
+		});
+		this.name = 'UnexpectedRowError';
+	}
+}
+
+/**
+ * Parses one raw row into a {@link Job}, or throws {@link UnexpectedRowError}.
+ *
+ * @example
+ * ```ts
+ * const job = parseJobRow(rows[0]);
+ * ```
+ */
+export function parseJobRow<P extends JobParams = JobParams>(raw: RawRow): Job<P> {
+	const parsed = jobRowSchema.safeParse(raw);
+	if (!parsed.success) {
+		throw new UnexpectedRowError(
+			`the database returned a job row this package cannot read: ${z.prettifyError(parsed.error)}`,
+			{
+				cause: parsed.error,
+			},
+		);
+	}
+	return parsed.data as Job<P>;
+}
+
+/**
+ * The exact `created_at` of a raw row as a keyset cursor part. Kept from the
+ * raw text because a Date drops microseconds, and a cursor rounded to the
+ * millisecond would skip rows created in the same millisecond.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * cursorOf(rows.at(-1)); // '2026-11-30T14:00:00.123456+00:00~2b0c...'
+ * ```
+ */
+export function cursorOf(raw: RawRow): string {
+	const created = raw.created_at;
+	const text = created instanceof Date ? created.toISOString() : String(created);
+	return `${text}~${String(raw.id)}`;
+}

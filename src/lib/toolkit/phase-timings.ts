@@ -1,0 +1,27 @@
+/**
+ * What the tracker records per phase and job_succeed stores in `jobs.timings`
+ * ({"<phase>": {"seconds": n, "size": n|null}}), and what PhasePlan.fromHistory
+ * reads back.
+ */
+
+/**
+ * One phase of one job: how long it took and how large its input was.
+ * `start` (seconds since the tracker was created) is optional and only used
+ * to recover the phase order, which a jsonb object does not keep.
+ *
+ * @example
+ * const t: PhaseTiming = { seconds: 31.2, size: 12000, start: 1.1 };
+ */
+export interface PhaseTiming {
+	seconds: number;
+	size: number | null;
+	start?: number;
+}
+
+/**
+ * Every phase timing of one job, keyed by phase.
+ *
+ * @example
+ * await store.succeed(jobId, { resultId, timings: tracker.timings() });
+ */
+export type PhaseTimings = Record<string, PhaseTiming>;

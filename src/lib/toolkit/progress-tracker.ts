@@ -1,0 +1,345 @@
+/**
+ * Turns measured phases into the percentage the job row carries, and learns
+ * about cancellation from the same write.
+ */
+import { StageInterruptedError } from '../errors.ts';
+import { linkSignals } from '../internal/link-signals.ts';
+import { interpolate, quantize } from '../internal/progress-math.ts';
+import { realClock, realTimers, type Clock, type Timers } from '../internal/timers.ts';
+import type { PhasePlan, PhaseSizes, PhaseSpan } from './phase-plan.ts';
+import type { PhaseTimings } from './phase-timings.ts';
+import type { JobStatusValue, Ticker } from './ticker.ts';
+
+/** Options of {@link ProgressTracker}. */
+export interface ProgressTrackerOptions {
+	plan: PhasePlan;
+	/** The claimed attempt, sent with every tick. */
+	attempt?: number;
+	/**
+	 * How often a running phase ticks. Each tick is one round trip that also
+	 * answers "was it cancelled?".
+	 * @default 1000
+	 */
+	intervalMs?: number;
+	/**
+	 * A tick with nothing new to show is skipped unless this long has passed
+	 * since the last write. While the bar is parked at a phase's 95% ceiling,
+	 * this is also how soon a cancellation is learned.
+	 * @default 5000
+	 */
+	heartbeatMs?: number;
+	/** Input size for phases whose run() gives none: one number for all, or per phase. Known up front, it keeps spans from shifting. */
+	size?: PhaseSizes;
+	/** An outside reason to stop (worker shutdown): interrupts a running phase like a cancellation. */
+	signal?: AbortSignal;
+	/** @internal Milliseconds clock, injected in tests. */
+	now?: Clock;
+	/** @internal Timers, injected in tests. */
+	timers?: Timers;
+}
+
+/** Options of {@link ProgressTracker.run}. */
+export interface RunPhaseOptions {
+	/** This phase's input size, in the unit its slope was measured in. */
+	size?: number | null;
+	/** Stops this phase only. */
+	signal?: AbortSignal;
+	/** Told to stop when the phase is interrupted: a StopFlag that a worker_thread reads. */
+	stop?: { stop(): void };
+}
+
+interface ActivePhase {
+	phase: string;
+	span: PhaseSpan;
+	expectedMs: number;
+	startedAt: number;
+	reported: number | null;
+	controller: AbortController;
+}
+
+/**
+ * Runs a job's phases and writes an honest percentage: interpolated from the
+ * measured plan while a phase runs (never past 95% of its span), moved to the
+ * span's end when the phase's work resolves, and overridden by real counts
+ * from {@link ProgressTracker.report}. Progress never goes down. A tick that
+ * comes back with anything but 'running' aborts the work's signal and the
+ * phase rejects with StageInterruptedError.
+ *
+ * @example
+ * const tracker = new ProgressTracker(store, job.id, { plan: PLAN, attempt: job.attempts });
+ * try {
+ *   const table = await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
+ *   await store.succeed(job.id, { timings: tracker.timings() });
+ * } catch (e) {
+ *   if (isStageInterruptedError(e)) return;
+ *   throw e;
+ * }
+ */
+export class ProgressTracker {
+	readonly #ticker: Ticker;
+	readonly #jobId: string;
+	readonly #plan: PhasePlan;
+	readonly #attempt: number | undefined;
+	readonly #intervalMs: number;
+	readonly #heartbeatMs: number;
+	readonly #defaultSize: PhaseSizes | undefined;
+	readonly #outside: AbortSignal | undefined;
+	readonly #now: Clock;
+	readonly #timers: Timers;
+	readonly #createdAt: number;
+	readonly #controller = new AbortController();
+	readonly #sizes: Record<string, number | null> = {};
+	readonly #timings: PhaseTimings = {};
+	#progress = 0;
+	#stage: string | null = null;
+	#written: { progress: number; stage: string } | null = null;
+	#lastWriteAt = -Infinity;
+	#queue: Promise<void> = Promise.resolve();
+	#active: ActivePhase | null = null;
+	#timer: unknown;
+
+	constructor(ticker: Ticker, jobId: string, options: ProgressTrackerOptions) {
+		this.#ticker = ticker;
+		this.#jobId = jobId;
+		this.#plan = options.plan;
+		this.#attempt = options.attempt;
+		this.#intervalMs = options.intervalMs ?? 1000;
+		this.#heartbeatMs = options.heartbeatMs ?? 5000;
+		if (!(this.#intervalMs > 0)) throw new RangeError(`intervalMs must be positive, got ${this.#intervalMs}`);
+		if (!(this.#heartbeatMs >= 0)) throw new RangeError(`heartbeatMs must be >= 0, got ${this.#heartbeatMs}`);
+		this.#defaultSize = options.size;
+		this.#outside = options.signal;
+		this.#now = options.now ?? realClock;
+		this.#timers = options.timers ?? realTimers;
+		this.#createdAt = this.#now();
+	}
+
+	/**
+	 * Aborts when a tick learns the job is no longer running; hand it to work
+	 * done outside run().
+	 *
+	 * @example
+	 * await uploadResult(file, { signal: tracker.signal });
+	 */
+	get signal(): AbortSignal {
+		return this.#controller.signal;
+	}
+
+	/**
+	 * The percentage last computed (what the next tick writes).
+	 *
+	 * @example
+	 * console.log(`${tracker.progress}%`);
+	 */
+	get progress(): number {
+		return quantize(this.#progress);
+	}
+
+	/**
+	 * The phase last run or reported.
+	 *
+	 * @example
+	 * log.info({ stage: tracker.stage });
+	 */
+	get stage(): string | null {
+		return this.#stage;
+	}
+
+	/**
+	 * Seconds and input size of every phase that completed, for job_succeed(timings)
+	 * and, later, PhasePlan.fromHistory. Interrupted or failed phases are left out:
+	 * their duration says nothing about how long the phase takes.
+	 *
+	 * @example
+	 * await store.succeed(job.id, { resultId, timings: tracker.timings() });
+	 */
+	timings(): PhaseTimings {
+		return structuredClone(this.#timings);
+	}
+
+	/**
+	 * Runs one phase. `work` gets an AbortSignal that aborts when the job is
+	 * cancelled (or `signal` fires); the call then rejects with
+	 * StageInterruptedError at once, without waiting for the work. A promise
+	 * is accepted too, but it cannot be stopped, only abandoned.
+	 *
+	 * @example
+	 * const pages = await tracker.run('pdf', (signal) => extractPages(file, { signal }), { size: file.byteLength });
+	 * @example
+	 * // a worker_thread: the same decision reaches it through a StopFlag
+	 * const flag = StopFlag.create();
+	 * const reply = await tracker.run('reading', () => inThread(text, flag.buffer), { size: text.length, stop: flag });
+	 */
+	async run<T>(
+		phase: string,
+		work: ((signal: AbortSignal) => Promise<T> | T) | Promise<T>,
+		options: RunPhaseOptions = {},
+	): Promise<T> {
+		if (this.#active) throw new Error(`phase "${this.#active.phase}" is still running; phases run one at a time`);
+		this.#checkPhase(phase);
+		this.#throwIfInterrupted(phase);
+		if (options.size !== undefined) this.#sizes[phase] = options.size;
+		const controller = new AbortController();
+		const active: ActivePhase = {
+			phase,
+			span: this.#plan.span(phase, this.#currentSizes()),
+			expectedMs: this.#plan.expectedSeconds(phase, this.#sizeOf(phase)) * 1000,
+			startedAt: this.#now(),
+			reported: null,
+			controller,
+		};
+		const runStart = active.startedAt;
+		this.#active = active;
+		this.#stage = phase;
+		this.#raise(active.span.start);
+		const aborted = new Promise<never>((_, reject) => {
+			const fail = () => reject(controller.signal.reason);
+			if (controller.signal.aborted) fail();
+			else controller.signal.addEventListener('abort', fail, { once: true });
+		});
+		aborted.catch(() => {}); // observed through the races below
+		const interrupt = (cause: unknown) => controller.abort(this.#interruption(phase, null, cause));
+		const outside = [this.#outside, options.signal].filter((s): s is AbortSignal => s !== undefined);
+		const unlinkOutside = outside.map((s) => {
+			const onAbort = () => interrupt(s.reason);
+			if (s.aborted) onAbort();
+			else s.addEventListener('abort', onAbort, { once: true });
+			return () => s.removeEventListener('abort', onAbort);
+		});
+		const link = linkSignals(controller, [this.#controller.signal]);
+		controller.signal.addEventListener('abort', () => options.stop?.stop(), { once: true });
+		try {
+			await Promise.race([this.#tick(), aborted]);
+			active.startedAt = this.#now();
+			const running =
+				typeof work === 'function' ? Promise.resolve().then(() => work(controller.signal)) : Promise.resolve(work);
+			running.catch(() => {}); // abandoned when interrupted
+			this.#schedule();
+			const value = await Promise.race([running, aborted]);
+			this.#timers.clearTimeout(this.#timer);
+			await Promise.race([this.#queue, aborted]); // a tick in flight may still say "cancelled"
+			this.#timings[phase] = {
+				seconds: (this.#now() - active.startedAt) / 1000,
+				size: this.#sizeOf(phase),
+				start: (runStart - this.#createdAt) / 1000,
+			};
+			this.#raise(active.span.end);
+			await Promise.race([this.#tick(), aborted]);
+			if (controller.signal.aborted) throw controller.signal.reason;
+			return value;
+		} catch (e) {
+			if (!controller.signal.aborted) controller.abort(e); // the work failed or a tick did: stop what is left
+			delete this.#timings[phase];
+			throw isInterruption(controller.signal.reason) ? controller.signal.reason : e;
+		} finally {
+			this.#timers.clearTimeout(this.#timer);
+			this.#active = null;
+			link.unlink();
+			unlinkOutside.forEach((undo) => undo());
+		}
+	}
+
+	/**
+	 * Reports a real count for a phase (`done` is the fraction finished,
+	 * 0..1). It overrides the estimate from then on and, unlike the estimate,
+	 * may fill the phase. Inside that phase's run() the next interval tick
+	 * carries it; outside a run it ticks now (skipped if nothing visible changed).
+	 *
+	 * @example
+	 * for (const [i, page] of pages.entries()) {
+	 *   await ocr(page);
+	 *   await tracker.report('pdf', { done: (i + 1) / pages.length });
+	 * }
+	 */
+	async report(phase: string, { done }: { done: number }): Promise<void> {
+		this.#checkPhase(phase);
+		if (typeof done !== 'number' || Number.isNaN(done))
+			throw new RangeError(`done must be a fraction 0..1, got ${String(done)}`);
+		const fraction = Math.min(1, Math.max(0, done));
+		this.#throwIfInterrupted(phase);
+		const active = this.#active;
+		if (active && active.phase !== phase) throw new RangeError(`report("${phase}") while phase "${active.phase}" runs`);
+		if (active) {
+			active.reported = Math.max(active.reported ?? 0, fraction);
+			return;
+		}
+		const span = this.#plan.span(phase, this.#currentSizes());
+		this.#stage = phase;
+		this.#raise(span.start + (span.end - span.start) * fraction);
+		await this.#tick();
+		this.#throwIfInterrupted(phase);
+	}
+
+	#checkPhase(phase: string): void {
+		if (!this.#plan.has(phase))
+			throw new RangeError(`unknown phase "${phase}"; the plan has ${this.#plan.phases.join(', ')}`);
+	}
+
+	#sizeOf(phase: string): number | null {
+		if (phase in this.#sizes) return this.#sizes[phase] ?? null;
+		const d = this.#defaultSize;
+		return (typeof d === 'number' ? d : d?.[phase]) ?? null;
+	}
+
+	#currentSizes(): Record<string, number | null> {
+		return Object.fromEntries(this.#plan.phases.map((p) => [p, this.#sizeOf(p)]));
+	}
+
+	#raise(percent: number): void {
+		this.#progress = Math.max(this.#progress, percent);
+	}
+
+	#interruption(stage: string, status: JobStatusValue | null, cause?: unknown): StageInterruptedError {
+		const why = status ? `the job is ${status}` : 'aborted';
+		return new StageInterruptedError(`stage "${stage}" interrupted: ${why}`, { stage, status, cause });
+	}
+
+	#throwIfInterrupted(phase: string): void {
+		const reason: unknown = this.#controller.signal.reason;
+		if (this.#controller.signal.aborted)
+			throw isInterruption(reason) ? reason : this.#interruption(phase, null, reason);
+		if (this.#outside?.aborted) throw this.#interruption(phase, null, this.#outside.reason);
+	}
+
+	#schedule(): void {
+		this.#timer = this.#timers.setTimeout(() => {
+			const active = this.#active;
+			if (!active || active.controller.signal.aborted) return;
+			const estimate =
+				active.reported !== null
+					? active.span.start + (active.span.end - active.span.start) * active.reported
+					: interpolate(active.span, this.#now() - active.startedAt, active.expectedMs);
+			this.#raise(estimate);
+			this.#tick().then(
+				() => {
+					if (this.#active === active && !active.controller.signal.aborted) this.#schedule();
+				},
+				(e) => active.controller.abort(e),
+			);
+		}, this.#intervalMs);
+	}
+
+	/** Ticks at most one at a time; skips the write when nothing visible changed and no heartbeat is due. */
+	#tick(): Promise<void> {
+		const next = this.#queue.then(() => this.#tickNow());
+		this.#queue = next.catch(() => {});
+		return next;
+	}
+
+	async #tickNow(): Promise<void> {
+		const stage = this.#stage;
+		if (stage === null || this.#controller.signal.aborted) return;
+		const progress = quantize(this.#progress);
+		const changed = progress !== this.#written?.progress || stage !== this.#written?.stage;
+		if (!changed && this.#now() - this.#lastWriteAt < this.#heartbeatMs) return;
+		const update = this.#attempt === undefined ? { progress, stage } : { progress, stage, attempt: this.#attempt };
+		const status = await this.#ticker.tick(this.#jobId, update);
+		this.#written = { progress, stage };
+		this.#lastWriteAt = this.#now();
+		if (status !== 'running') this.#controller.abort(this.#interruption(stage, status));
+	}
+}
+
+function isInterruption(e: unknown): e is StageInterruptedError {
+	return e instanceof StageInterruptedError;
+}

@@ -1,0 +1,37 @@
+/**
+ * The one call a ProgressTracker makes. JobStore implements it with job_tick:
+ * a single round trip that writes progress, stage and heartbeat and returns
+ * the job's current status, so "cancelled" is learned in the same write.
+ */
+
+/**
+ * A job's status as job_tick returns it (mirrors `public.job_status`).
+ *
+ * @example
+ * const status: JobStatusValue = await store.tick(id, { progress: 12.5, stage: 'table' });
+ */
+export type JobStatusValue = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/**
+ * What one tick writes. `progress` is a percentage, 0..100.
+ *
+ * @example
+ * const update: TickUpdate = { progress: 42.1, stage: 'reading', attempt: 2 };
+ */
+export interface TickUpdate {
+	progress: number;
+	stage: string;
+	/** The claimed attempt, so a tick from a reclaimed (superseded) attempt is refused. */
+	attempt?: number;
+}
+
+/**
+ * Anything a ProgressTracker can report to. Anything but 'running' coming
+ * back means the work is no longer wanted.
+ *
+ * @example
+ * const ticker: Ticker = { tick: (id, u) => store.tick(id, u) };
+ */
+export interface Ticker {
+	tick(id: string, update: TickUpdate): Promise<JobStatusValue>;
+}

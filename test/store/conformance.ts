@@ -1,0 +1,718 @@
+/**
+ * The JobStore conformance suite: one test per paragraph of the seed's sections
+ * 2-8 (and its error table), named after the seed's sentences. It takes a
+ * harness, so the same suite runs over postgres.js (test/store/postgres-adapter.test.ts)
+ * and over supabase-js against the stand-in HTTP service, and must give
+ * identical results over both.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import {
+	InvalidJobInputError,
+	JobAlreadyFinishedError,
+	JobCancelledError,
+	JobNotFoundError,
+	JobNotRunningError,
+	PermissionDeniedError,
+	StaleAfterRequiredError,
+	TimeoutError,
+	UnknownJobTableError,
+	isJobAlreadyFinishedError,
+	isJobCancelledError,
+	isStageInterruptedError,
+} from '../../src/lib/errors.ts';
+import { isTerminalStatus, TERMINAL_JOB_STATUSES } from '../../src/lib/state.ts';
+import { defineJobKind } from '../../src/lib/store/job-kind.ts';
+import { JobStore } from '../../src/lib/store/job-store.ts';
+import type { Job } from '../../src/lib/store/job.ts';
+import { runCancellable } from '../../src/lib/toolkit/run-cancellable.ts';
+import { counting, Signal, type ConformanceHarness } from './harness.ts';
+
+const SERVICE = { role: 'service_role' } as const;
+
+/** A kind no other test uses, so listings and claimNext stay within the test. */
+const uniqueKind = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+	try {
+		await p;
+	} catch (e) {
+		return e;
+	}
+	throw new Error('expected the call to reject');
+}
+
+/**
+ * Registers the suite. `setup` runs once (beforeAll) and returns the harness.
+ *
+ * @example
+ * describeJobStoreConformance('postgres.js', async () => harnessOver(db));
+ */
+export function describeJobStoreConformance(label: string, setup: () => Promise<ConformanceHarness>): void {
+	let h: ConformanceHarness;
+	let worker: JobStore;
+	const asUser = async () => {
+		const sub = await h.createUser();
+		return { sub, store: new JobStore(h.adapter({ role: 'authenticated', sub })) };
+	};
+	/** A queued job and a worker holding it (claimed). */
+	const running = async (kind = uniqueKind('work'), payload?: string) => {
+		const queued = await worker.enqueue(kind, { payload });
+		const job = await worker.claim(queued.id);
+		if (!job) throw new Error('claim of a fresh job returned null');
+		return job;
+	};
+
+	beforeAll(async () => {
+		h = await setup();
+		worker = new JobStore(h.adapter(SERVICE), { staleAfter: 300 });
+	});
+
+	describe(`JobStore over ${label}: 2. Enqueue`, () => {
+		test('enqueue writes the row first: it is queued and claimable the moment enqueue returns', async () => {
+			const kind = uniqueKind('extract');
+			const job = await worker.enqueue(kind, { params: { filename: 'tender.pdf' }, payload: bytes('%PDF-1.7') });
+			expect(job).toMatchObject({
+				kind,
+				status: 'queued',
+				params: { filename: 'tender.pdf' },
+				attempts: 0,
+				maxAttempts: 3,
+				progress: 0,
+			});
+			expect(job.createdAt).toBeInstanceOf(Date);
+			expect(job.payload).toBeNull(); // enqueue does not echo megabytes back
+			const claimed = await worker.claim(job.id);
+			expect(claimed?.status).toBe('running');
+			expect(claimed?.payload).toEqual(bytes('%PDF-1.7'));
+		});
+
+		test('every call opens and closes its own unit of work: a failed call leaves nothing behind for the next', async () => {
+			const kind = uniqueKind('unit');
+			await expect(worker.enqueue(kind, { locale: 'not a locale!' })).rejects.toBeInstanceOf(InvalidJobInputError);
+			const job = await worker.enqueue(kind);
+			expect((await worker.listRecent({ kind })).jobs.map((j) => j.id)).toEqual([job.id]);
+		});
+
+		test('a declared kind types params and refuses bad ones before any write, naming the field', async () => {
+			const extract = defineJobKind({
+				name: uniqueKind('extract'),
+				params: z.object({ filename: z.string().min(1), pages: z.number().int().optional() }),
+			});
+			const job = await worker.enqueue(extract, { params: { filename: 'a.pdf', pages: 3 } });
+			const filename: string = job.params.filename;
+			expect(filename).toBe('a.pdf');
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			// @ts-expect-error: pages must be a number
+			const e = await rejection(store.enqueue(extract, { params: { filename: 'b.pdf', pages: 'three' } }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('pages');
+			expect(counted.calls).toEqual([]);
+			expect((await worker.listRecent({ kind: extract.name })).jobs).toHaveLength(1);
+		});
+
+		test('the database refuses bad input with InvalidJobInputError naming the field, and writes nothing', async () => {
+			const kind = uniqueKind('bad');
+			const e = await rejection(worker.enqueue(kind, { maxAttempts: 0 }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('max_attempts');
+			expect((await worker.listRecent({ kind })).jobs).toEqual([]);
+		});
+
+		test('a user enqueues jobs of their own, and only sees their own', async () => {
+			const alice = await asUser();
+			const bob = await asUser();
+			const kind = uniqueKind('mine');
+			const job = await alice.store.enqueue(kind, { params: { n: 1 }, locale: 'pt-BR' });
+			expect(job.ownerId).toBe(alice.sub);
+			expect((await alice.store.get(job.id)).id).toBe(job.id);
+			await expect(bob.store.get(job.id)).rejects.toBeInstanceOf(JobNotFoundError);
+			expect((await bob.store.listRecent({ kind })).jobs).toEqual([]);
+		});
+	});
+
+	describe(`JobStore over ${label}: 3. The worker`, () => {
+		test('claim is what separates "queued" from "running"', async () => {
+			const job = await worker.enqueue(uniqueKind('extract'));
+			expect((await worker.get(job.id)).status).toBe('queued');
+			const claimed = await worker.claim(job.id);
+			expect(claimed).toMatchObject({ id: job.id, status: 'running', attempts: 1 });
+			expect(claimed?.startedAt).toBeInstanceOf(Date);
+			expect((await worker.get(job.id)).status).toBe('running');
+		});
+
+		test('claim returns null when the job is not yours (someone else claimed it, or the id does not exist)', async () => {
+			const job = await running();
+			expect(await worker.claim(job.id)).toBeNull();
+			expect(await worker.claim(randomUUID())).toBeNull();
+			expect(await worker.claim('not-a-uuid')).toBeNull();
+		});
+
+		test('two workers racing for one id cannot both win', async () => {
+			const job = await worker.enqueue(uniqueKind('race'));
+			const other = new JobStore(h.adapter(SERVICE));
+			const results = await Promise.all([
+				worker.claim(job.id),
+				other.claim(job.id),
+				worker.claim(job.id),
+				other.claim(job.id),
+			]);
+			expect(results.filter((r) => r !== null)).toHaveLength(1);
+			expect((await worker.get(job.id)).attempts).toBe(1);
+		});
+
+		test('claimNext hands each queued job to exactly one worker, oldest first, only of the kinds asked', async () => {
+			const kind = uniqueKind('batch');
+			const ids: string[] = [];
+			for (let i = 0; i < 5; i++) ids.push((await worker.enqueue(kind, { params: { i } })).id);
+			const ignored = await worker.enqueue(uniqueKind('other'));
+			const other = new JobStore(h.adapter(SERVICE));
+			const [a, b] = await Promise.all([
+				worker.claimNext({ kinds: [kind], limit: 3 }),
+				other.claimNext({ kinds: [kind], limit: 3 }),
+			]);
+			const claimed = [...a, ...b].map((j) => j.id);
+			expect(new Set(claimed).size).toBe(claimed.length);
+			expect(claimed.sort()).toEqual([...ids].sort());
+			expect([...a, ...b].every((j) => j.status === 'running')).toBe(true);
+			expect((await worker.get(ignored.id)).status).toBe('queued');
+			expect(await worker.claimNext({ kinds: [kind] })).toEqual([]);
+		});
+
+		test('succeed / fail drop the payload', async () => {
+			const a = await running(uniqueKind('extract'), '%PDF big document');
+			const b = await running(uniqueKind('extract'), '%PDF unreadable');
+			expect(a.payload).toEqual(bytes('%PDF big document'));
+			const resultId = randomUUID();
+			const done = await worker.succeed(a.id, { resultId, attempt: a.attempts });
+			expect(done).toMatchObject({ status: 'done', resultId, payload: null, progress: 100, error: null });
+			expect(done.finishedAt).toBeInstanceOf(Date);
+			const failed = await worker.fail(b.id, 'I could not read the file: empty file', {
+				errorCode: 'unsupported_format',
+			});
+			expect(failed).toMatchObject({
+				status: 'failed',
+				payload: null,
+				error: 'I could not read the file: empty file',
+				errorCode: 'unsupported_format',
+			});
+			// Nothing can bring the payload back: a fresh claim finds nothing to claim.
+			expect(await worker.claim(a.id)).toBeNull();
+		});
+
+		test('retry requeues after an unexpected failure, and fails once the attempts are spent', async () => {
+			const kind = uniqueKind('flaky');
+			const queued = await worker.enqueue(kind, { maxAttempts: 2, payload: 'input' });
+			const first = (await worker.claim(queued.id))!;
+			const requeued = await worker.retry(first.id, 'The reading service did not answer.', { attempt: 1 });
+			expect(requeued).toMatchObject({ status: 'queued', errorCode: 'retrying', attempts: 1 });
+			const second = (await worker.claim(queued.id))!;
+			expect(second.attempts).toBe(2);
+			expect(second.payload).toEqual(bytes('input'));
+			const spent = await worker.retry(second.id, 'The reading service did not answer.', {
+				attempt: 2,
+				delaySeconds: 5,
+			});
+			expect(spent).toMatchObject({
+				status: 'failed',
+				errorCode: 'attempts_exhausted',
+				error: 'The reading service did not answer.',
+			});
+		});
+
+		test('retry with a delay is not claimable before the delay', async () => {
+			const job = await running(uniqueKind('later'));
+			const requeued = await worker.retry(job.id, 'busy', { delaySeconds: 3600 });
+			expect(requeued.availableAt.getTime()).toBeGreaterThan(Date.now() + 3500_000);
+			expect(await worker.claim(job.id)).toBeNull();
+		});
+
+		test('release gives the job back without spending the attempt', async () => {
+			const job = await running(uniqueKind('shutdown'), 'payload kept');
+			const released = await worker.release(job.id, { attempt: job.attempts });
+			expect(released).toMatchObject({ status: 'queued', attempts: 0, startedAt: null });
+			const again = (await worker.claim(job.id))!;
+			expect(again.attempts).toBe(1);
+			expect(again.payload).toEqual(bytes('payload kept'));
+		});
+
+		test("the worker operations are the service role's: a user cannot claim", async () => {
+			const alice = await asUser();
+			const job = await alice.store.enqueue(uniqueKind('mine'));
+			await expect(alice.store.claim(job.id)).rejects.toBeInstanceOf(PermissionDeniedError);
+			await expect(alice.store.claimNext()).rejects.toBeInstanceOf(PermissionDeniedError);
+			expect((await worker.get(job.id)).status).toBe('queued');
+		});
+	});
+
+	describe(`JobStore over ${label}: 4. The screen asking "is it done yet?"`, () => {
+		test('watch yields the job on every status change, until a terminal state, and then ends', async () => {
+			const counted = counting(h.adapter(SERVICE));
+			const screen = new JobStore(counted.adapter);
+			const job = await worker.enqueue(uniqueKind('watched'));
+			const seen: string[] = [];
+			const frames = new Signal();
+			const watching = (async () => {
+				for await (const j of screen.watch(job.id, { intervalMs: 5 })) {
+					seen.push(j.status);
+					frames.notify();
+				}
+			})();
+			await frames.until(() => seen.length === 1);
+			const claimed = (await worker.claim(job.id))!;
+			await frames.until(() => seen.length === 2);
+			await worker.tick(job.id, { progress: 50, stage: 'table' });
+			// Two more polls see the progress change; with emitOn ['status'] neither yields.
+			const gets = counted.count('job_get');
+			await counted.signal.until(() => counted.count('job_get') >= gets + 2);
+			await worker.succeed(job.id, { attempt: claimed.attempts });
+			await watching;
+			expect(seen).toEqual(['queued', 'running', 'done']);
+		});
+
+		test('watch yields the current status immediately, so a late subscriber gets exactly one value', async () => {
+			const job = await running(uniqueKind('late'));
+			await worker.succeed(job.id);
+			const counted = counting(h.adapter(SERVICE));
+			const seen: Job[] = [];
+			for await (const j of new JobStore(counted.adapter).watch(job.id, { intervalMs: 5 })) seen.push(j);
+			expect(seen.map((j) => j.status)).toEqual(['done']);
+			expect(counted.calls).toEqual(['job_get']);
+		});
+
+		test('timeout gives up with TimeoutError instead of waiting forever', async () => {
+			const job = await worker.enqueue(uniqueKind('stuck'));
+			const seen: string[] = [];
+			const e = await rejection(
+				(async () => {
+					for await (const j of worker.watch(job.id, { intervalMs: 10, timeoutMs: 60 })) seen.push(j.status);
+				})(),
+			);
+			expect(e).toBeInstanceOf(TimeoutError);
+			expect(seen).toEqual(['queued']);
+		});
+
+		test('an AbortSignal ends the watch quietly', async () => {
+			const counted = counting(h.adapter(SERVICE));
+			const job = await worker.enqueue(uniqueKind('abandoned'));
+			const controller = new AbortController();
+			const seen: string[] = [];
+			const watching = (async () => {
+				for await (const j of new JobStore(counted.adapter).watch(job.id, { intervalMs: 5, signal: controller.signal }))
+					seen.push(j.status);
+			})();
+			await counted.signal.until(() => counted.count('job_get') >= 3);
+			controller.abort();
+			await watching; // resolves: abort is not an error
+			const polls = counted.count('job_get');
+			expect(seen).toEqual(['queued']);
+			expect(polls).toBeLessThanOrEqual(4);
+		});
+
+		test('watch raises JobNotFoundError for an id that does not exist', async () => {
+			const e = await rejection(
+				(async () => {
+					for await (const j of worker.watch(randomUUID(), { intervalMs: 5 })) void j;
+				})(),
+			);
+			expect(e).toBeInstanceOf(JobNotFoundError);
+		});
+
+		test('no session is held between ticks: the worker writes while the screen watches', async () => {
+			const job = await worker.enqueue(uniqueKind('busy'));
+			const seen: string[] = [];
+			const frames = new Signal();
+			const watching = (async () => {
+				for await (const j of worker.watch(job.id, { intervalMs: 5 })) {
+					seen.push(j.status);
+					frames.notify();
+				}
+			})();
+			await frames.until(() => seen.length === 1);
+			const claimed = (await worker.claim(job.id))!;
+			for (let i = 1; i <= 5; i++)
+				expect(await worker.tick(job.id, { progress: i * 10, stage: 'work' })).toBe('running');
+			await worker.succeed(job.id, { attempt: claimed.attempts });
+			await watching;
+			expect(seen.at(-1)).toBe('done');
+		});
+	});
+
+	describe(`JobStore over ${label}: 5. The worker that died holding the job`, () => {
+		const table = `reclaim_${randomUUID().slice(0, 8)}`;
+		let store: JobStore;
+		beforeAll(async () => {
+			await h.createJobTable(table);
+			store = new JobStore(h.adapter(SERVICE), { table, staleAfter: 300 });
+		});
+
+		test('reclaim_stale readmits a running row nobody will ever close', async () => {
+			const job = (await store.claim((await store.enqueue('extract', { payload: 'doc' })).id))!;
+			const fresh = (await store.claim((await store.enqueue('extract')).id))!;
+			await h.backdate(job.id, 301, table);
+			const reclaimed = await store.reclaimStale();
+			expect(reclaimed.map((j) => j.id)).toEqual([job.id]);
+			expect(reclaimed[0]).toMatchObject({ status: 'queued', attempts: 1, startedAt: null });
+			expect((await store.get(fresh.id)).status).toBe('running');
+			const again = (await store.claim(job.id))!;
+			expect(again).toMatchObject({ status: 'running', attempts: 2 });
+			expect(again.payload).toEqual(bytes('doc'));
+		});
+
+		test('unless it already spent its max_attempts, in which case it is closed as failed', async () => {
+			const en = (await store.claim((await store.enqueue('extract', { maxAttempts: 1 })).id))!;
+			const pt = (await store.claim((await store.enqueue('extract', { maxAttempts: 1, locale: 'pt-BR' })).id))!;
+			await h.backdate(en.id, 400, table);
+			await h.backdate(pt.id, 400, table);
+			const closed = await store.reclaimStale();
+			expect(closed.map((j) => j.status)).toEqual(['failed', 'failed']);
+			const byId = new Map(closed.map((j) => [j.id, j]));
+			expect(byId.get(en.id)).toMatchObject({ errorCode: 'worker_lost', payload: null });
+			expect(byId.get(en.id)?.error).toMatch(/stopped unexpectedly 1 time/);
+			expect(byId.get(pt.id)?.error).toMatch(/parou inesperadamente 1 vez/);
+		});
+
+		test('a heartbeat within stale_after keeps a running job from being reclaimed', async () => {
+			const job = (await store.claim((await store.enqueue('extract')).id))!;
+			await h.backdate(job.id, 301, table);
+			expect(await store.tick(job.id, { progress: 10, stage: 'table' })).toBe('running');
+			expect(await store.reclaimStale()).toEqual([]);
+			expect((await store.get(job.id)).status).toBe('running');
+		});
+
+		test('a late finish from a reclaimed attempt cannot land on the attempt that owns the job now', async () => {
+			const first = (await store.claim((await store.enqueue('extract')).id))!;
+			await h.backdate(first.id, 301, table);
+			await store.reclaimStale();
+			const second = (await store.claim(first.id))!;
+			const e = await rejection(store.succeed(first.id, { attempt: first.attempts }));
+			expect(e).toBeInstanceOf(JobAlreadyFinishedError);
+			expect(isJobCancelledError(e)).toBe(false);
+			await expect(store.tick(first.id, { progress: 50, attempt: first.attempts })).rejects.toBeInstanceOf(
+				JobAlreadyFinishedError,
+			);
+			expect((await store.succeed(second.id, { attempt: second.attempts })).status).toBe('done');
+		});
+
+		test('reclaim_stale refuses without stale_after', async () => {
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter, { table });
+			const e = await rejection(store.reclaimStale());
+			expect(e).toBeInstanceOf(StaleAfterRequiredError);
+			expect((e as StaleAfterRequiredError).code).toBe('stale_after_required');
+			expect(counted.calls).toEqual([]); // refused before any SQL
+		});
+	});
+
+	describe(`JobStore over ${label}: 6. Listing`, () => {
+		test('listRecent returns the newest first, filtered by kind and status', async () => {
+			const kind = uniqueKind('extract');
+			const a = await worker.enqueue(kind, { params: { n: 'a' } });
+			const b = await worker.enqueue(kind, { params: { n: 'b' } });
+			const c = await worker.enqueue(kind, { params: { n: 'c' } });
+			await worker.enqueue(uniqueKind('other'));
+			await worker.claim(b.id);
+			const recent = await worker.listRecent({ kind, limit: 20 });
+			expect(recent.jobs.map((j) => j.id)).toEqual([c.id, b.id, a.id]);
+			expect(recent.nextCursor).toBeNull();
+			expect(recent.jobs.every((j) => j.payload === null)).toBe(true);
+			const runningNow = await worker.listRecent({ kind, status: 'running' });
+			expect(runningNow.jobs.map((j) => j.id)).toEqual([b.id]);
+		});
+
+		test('listing returns [] when nothing matches', async () => {
+			expect(await worker.listRecent({ kind: uniqueKind('nothing') })).toEqual({ jobs: [], nextCursor: null });
+			expect(await worker.listRecent({ kind: uniqueKind('nothing'), status: 'failed' })).toEqual({
+				jobs: [],
+				nextCursor: null,
+			});
+		});
+
+		test('pages follow each other through nextCursor without skipping or repeating a job', async () => {
+			const kind = uniqueKind('paged');
+			const ids: string[] = [];
+			for (let i = 0; i < 7; i++) ids.push((await worker.enqueue(kind, { params: { i } })).id);
+			const seen: string[] = [];
+			let cursor: string | null = null;
+			let pages = 0;
+			do {
+				const page: Awaited<ReturnType<JobStore['listRecent']>> = await worker.listRecent({ kind, limit: 3, cursor });
+				seen.push(...page.jobs.map((j) => j.id));
+				cursor = page.nextCursor;
+				pages++;
+			} while (cursor);
+			expect(seen).toEqual([...ids].reverse());
+			expect(pages).toBe(3);
+		});
+
+		test('a cursor that listRecent did not return is refused, naming the field', async () => {
+			const e = await rejection(worker.listRecent({ cursor: 'page-2' }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('cursor');
+		});
+	});
+
+	describe(`JobStore over ${label}: 7. Cancelling`, () => {
+		test('cancel writes cancelled and answers immediately', async () => {
+			const alice = await asUser();
+			const job = await alice.store.enqueue(uniqueKind('extract'), { payload: 'doc' });
+			const cancelled = await alice.store.cancel(job.id, { reason: 'cancelled by the user' });
+			expect(cancelled).toMatchObject({
+				id: job.id,
+				status: 'cancelled',
+				error: 'cancelled by the user',
+				errorCode: 'cancelled',
+				payload: null,
+			});
+			expect(cancelled?.finishedAt).toBeInstanceOf(Date);
+		});
+
+		test('cancel is idempotent on purpose: null for an unknown id, a job already done, already failed, or already cancelled', async () => {
+			const done = await running();
+			await worker.succeed(done.id);
+			const failed = await running();
+			await worker.fail(failed.id, 'no');
+			const cancelled = await worker.enqueue(uniqueKind('twice'));
+			expect(await worker.cancel(cancelled.id)).not.toBeNull();
+			expect(await worker.cancel(cancelled.id)).toBeNull();
+			expect(await worker.cancel(done.id)).toBeNull();
+			expect(await worker.cancel(failed.id)).toBeNull();
+			expect(await worker.cancel(randomUUID())).toBeNull();
+			expect(await worker.cancel('not-a-uuid')).toBeNull();
+			expect((await worker.get(done.id)).status).toBe('done');
+		});
+
+		test("a user cancels their own job; another user's cancel finds nothing to stop", async () => {
+			const alice = await asUser();
+			const bob = await asUser();
+			const job = await alice.store.enqueue(uniqueKind('mine'));
+			expect(await bob.store.cancel(job.id)).toBeNull();
+			expect((await worker.get(job.id)).status).toBe('queued');
+			expect((await alice.store.cancel(job.id))?.status).toBe('cancelled');
+		});
+
+		test('the worker gives up: run_cancellable aborts the work in flight once the job is cancelled', async () => {
+			const job = await running(uniqueKind('summarize'));
+			const polls = counting(h.adapter(SERVICE));
+			const watcher = new JobStore(polls.adapter);
+			let aborted = false;
+			const started = new Signal();
+			let inFlight = false;
+			const work = runCancellable(
+				(signal) =>
+					new Promise<string>((_, reject) => {
+						inFlight = true;
+						started.notify();
+						signal.addEventListener('abort', () => {
+							aborted = true;
+							reject(signal.reason);
+						});
+					}),
+				{ interrupted: watcher.cancellationWatch(job.id), intervalMs: 5 },
+			);
+			await started.until(() => inFlight);
+			await polls.signal.until(() => polls.count('job_get') >= 1);
+			await worker.cancel(job.id, { reason: 'cancelled by the user' });
+			const e = await rejection(work);
+			expect(isStageInterruptedError(e)).toBe(true);
+			expect(aborted).toBe(true);
+		});
+
+		test('cancellationWatch says stop once the job is no longer running: cancelled, or gone', async () => {
+			const job = await running();
+			const stop = worker.cancellationWatch(job.id);
+			expect(await stop()).toBe(false);
+			await worker.cancel(job.id);
+			expect(await stop()).toBe(true);
+			expect(await worker.cancellationWatch(randomUUID())()).toBe(true);
+		});
+
+		test('succeed refuses to land on top of a cancellation', async () => {
+			const a = await running();
+			const b = await running();
+			await worker.cancel(a.id);
+			await worker.cancel(b.id);
+			const e = await rejection(worker.succeed(a.id, { resultId: randomUUID(), attempt: a.attempts }));
+			expect(e).toBeInstanceOf(JobCancelledError);
+			expect(e).toBeInstanceOf(JobAlreadyFinishedError);
+			expect(isJobAlreadyFinishedError(e)).toBe(true);
+			expect((e as JobCancelledError).code).toBe('job_cancelled');
+			await expect(worker.fail(b.id, 'too late')).rejects.toBeInstanceOf(JobCancelledError);
+			expect(await worker.get(a.id)).toMatchObject({ status: 'cancelled', resultId: null });
+		});
+
+		test('a plain JobAlreadyFinishedError says two workers believe the job is theirs', async () => {
+			const job = await running();
+			await worker.succeed(job.id);
+			const e = await rejection(worker.succeed(job.id));
+			expect(e).toBeInstanceOf(JobAlreadyFinishedError);
+			expect(e).not.toBeInstanceOf(JobCancelledError);
+			expect((e as JobAlreadyFinishedError).code).toBe('job_already_finished');
+			await expect(worker.fail(job.id, 'late')).rejects.toBeInstanceOf(JobAlreadyFinishedError);
+		});
+
+		test('cancelled is terminal, but it is not a failure', async () => {
+			const job = await running(uniqueKind('stop'), 'doc');
+			const cancelled = (await worker.cancel(job.id))!;
+			expect(TERMINAL_JOB_STATUSES).toContain(cancelled.status);
+			expect(isTerminalStatus(cancelled.status)).toBe(true);
+			expect(cancelled.status).not.toBe('failed');
+			expect(cancelled).toMatchObject({ errorCode: 'cancelled', payload: null });
+			// the poll stops: a watcher gets this one value and ends
+			const seen: string[] = [];
+			for await (const j of worker.watch(job.id, { intervalMs: 5 })) seen.push(j.status);
+			expect(seen).toEqual(['cancelled']);
+			expect((await worker.listRecent({ kind: job.kind, status: 'failed' })).jobs).toEqual([]);
+		});
+	});
+
+	describe(`JobStore over ${label}: 8. Progress`, () => {
+		test('every tick writes progress and stage on the row', async () => {
+			const job = await running();
+			expect(await worker.tick(job.id, { progress: 12.5, stage: 'table', attempt: job.attempts })).toBe('running');
+			const after = await worker.get(job.id);
+			expect(after).toMatchObject({ progress: 12.5, stage: 'table' });
+			expect(after.heartbeatAt!.getTime()).toBeGreaterThanOrEqual(job.heartbeatAt!.getTime());
+		});
+
+		test('the tick that writes progress is the one that asks whether the user cancelled', async () => {
+			const job = await running();
+			await worker.cancel(job.id);
+			const counted = counting(h.adapter(SERVICE));
+			expect(await new JobStore(counted.adapter).tick(job.id, { progress: 40, stage: 'reading' })).toBe('cancelled');
+			expect(counted.calls).toEqual(['job_tick']);
+			expect((await worker.get(job.id)).progress).not.toBe(40);
+		});
+
+		test('progress never moves backwards within an attempt', async () => {
+			const job = await running();
+			await worker.tick(job.id, { progress: 60, stage: 'reading' });
+			await worker.tick(job.id, { progress: 30, stage: 'reading' });
+			expect((await worker.get(job.id)).progress).toBe(60);
+			await expect(worker.tick(job.id, { progress: 101 })).rejects.toBeInstanceOf(InvalidJobInputError);
+			await expect(worker.tick(job.id, { progress: Number.NaN })).rejects.toBeInstanceOf(InvalidJobInputError);
+		});
+
+		test('ask watch to emit on progress changes too, or the bar will not move: a worker ticking through phases gives exactly these frames', async () => {
+			const job = await worker.enqueue(uniqueKind('extract'));
+			const frames: [string, number, string | null][] = [];
+			const seen = new Signal();
+			const watching = (async () => {
+				for await (const j of worker.watch(job.id, { intervalMs: 5, emitOn: ['status', 'progress', 'stage'] })) {
+					frames.push([j.status, j.progress, j.stage]);
+					seen.notify();
+				}
+			})();
+			const step = async (n: number, write: () => Promise<unknown>) => {
+				await seen.until(() => frames.length === n);
+				await write();
+			};
+			let attempt = 0;
+			await step(1, async () => (attempt = (await worker.claim(job.id))!.attempts));
+			await step(2, () => worker.tick(job.id, { progress: 2, stage: 'pdf', attempt }));
+			await step(3, () => worker.tick(job.id, { progress: 40, stage: 'table', attempt }));
+			await step(4, () => worker.tick(job.id, { progress: 80, stage: 'reading', attempt }));
+			await step(5, () => worker.succeed(job.id, { attempt }));
+			await watching;
+			expect(frames).toEqual([
+				['queued', 0, null],
+				['running', 0, null],
+				['running', 2, 'pdf'],
+				['running', 40, 'table'],
+				['running', 80, 'reading'],
+				['done', 100, 'reading'],
+			]);
+		});
+
+		test('plural statuses is one question: "queued or running"', async () => {
+			const kind = uniqueKind('strip');
+			const queued = await worker.enqueue(kind);
+			const runningJob = (await worker.claim((await worker.enqueue(kind)).id))!;
+			const finished = (await worker.claim((await worker.enqueue(kind)).id))!;
+			await worker.succeed(finished.id);
+			const counted = counting(h.adapter(SERVICE));
+			const inFlight = await new JobStore(counted.adapter).listRecent({ kind, statuses: ['queued', 'running'] });
+			expect(inFlight.jobs.map((j) => j.id)).toEqual([runningJob.id, queued.id]);
+			expect(counted.calls).toEqual(['job_list_recent']);
+			await expect(worker.listRecent({ kind, status: 'queued', statuses: ['running'] })).rejects.toBeInstanceOf(
+				InvalidJobInputError,
+			);
+		});
+
+		test('phase timings recorded on succeed come back from phaseHistory, newest first; failed and cancelled runs are left out', async () => {
+			const kind = uniqueKind('measured');
+			for (const seconds of [30, 32, 28]) {
+				const job = await running(kind);
+				await worker.succeed(job.id, {
+					timings: { table: { seconds, size: 4000 }, reading: { seconds: seconds / 2, size: null } },
+				});
+			}
+			const failed = await running(kind);
+			await worker.fail(failed.id, 'no', { timings: { table: { seconds: 1, size: 10 } } });
+			const cancelled = await running(kind);
+			await worker.cancel(cancelled.id);
+			await worker.succeed((await running(kind)).id); // no timings: not history
+			const history = await worker.phaseHistory(kind);
+			expect(history).toEqual([
+				{ table: { seconds: 28, size: 4000 }, reading: { seconds: 14, size: null } },
+				{ table: { seconds: 32, size: 4000 }, reading: { seconds: 16, size: null } },
+				{ table: { seconds: 30, size: 4000 }, reading: { seconds: 15, size: null } },
+			]);
+			expect(await worker.phaseHistory(kind, 1)).toHaveLength(1);
+			expect(await worker.phaseHistory(uniqueKind('never'))).toEqual([]);
+		});
+	});
+
+	describe(`JobStore over ${label}: phase history is read through RLS`, () => {
+		test("a user's phase history holds their own jobs only", async () => {
+			const alice = await asUser();
+			const bob = await asUser();
+			const kind = uniqueKind('measured');
+			for (const who of [alice, bob]) {
+				const job = (await worker.claim((await who.store.enqueue(kind)).id))!;
+				await worker.succeed(job.id, { timings: { table: { seconds: who === alice ? 1 : 2, size: null } } });
+			}
+			expect(await alice.store.phaseHistory(kind)).toEqual([{ table: { seconds: 1, size: null } }]);
+			expect(await worker.phaseHistory(kind)).toHaveLength(2);
+			await expect(worker.phaseHistory(kind, 0)).rejects.toBeInstanceOf(InvalidJobInputError);
+		});
+	});
+
+	describe(`JobStore over ${label}: Errors`, () => {
+		test('JobNotFoundError: the id does not exist (get, succeed, fail, tick)', async () => {
+			for (const id of [randomUUID(), 'not-a-uuid']) {
+				await expect(worker.get(id)).rejects.toBeInstanceOf(JobNotFoundError);
+				await expect(worker.succeed(id)).rejects.toBeInstanceOf(JobNotFoundError);
+				await expect(worker.fail(id, 'why')).rejects.toBeInstanceOf(JobNotFoundError);
+				await expect(worker.tick(id, { progress: 1 })).rejects.toBeInstanceOf(JobNotFoundError);
+			}
+			const e = (await rejection(worker.get(randomUUID()))) as JobNotFoundError;
+			expect(e.code).toBe('job_not_found');
+		});
+
+		test('JobNotRunningError: closing a job nobody claimed', async () => {
+			const job = await worker.enqueue(uniqueKind('unclaimed'));
+			await expect(worker.succeed(job.id)).rejects.toBeInstanceOf(JobNotRunningError);
+			await expect(worker.fail(job.id, 'no')).rejects.toBeInstanceOf(JobNotRunningError);
+		});
+
+		test('UnknownJobTableError: a table that is not a job table', async () => {
+			const store = new JobStore(h.adapter(SERVICE), { table: 'no_such_jobs' });
+			await expect(store.listRecent()).rejects.toBeInstanceOf(UnknownJobTableError);
+			await expect(store.enqueue('x')).rejects.toBeInstanceOf(UnknownJobTableError);
+		});
+
+		test('each job table is its own: a job in one is unknown in another', async () => {
+			const table = `other_${randomUUID().slice(0, 8)}`;
+			await h.createJobTable(table);
+			const other = new JobStore(h.adapter(SERVICE), { table });
+			const job = await other.enqueue('extract');
+			expect((await other.get(job.id)).id).toBe(job.id);
+			await expect(worker.get(job.id)).rejects.toBeInstanceOf(JobNotFoundError);
+		});
+	});
+}

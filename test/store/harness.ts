@@ -1,0 +1,72 @@
+/**
+ * What the JobStore conformance suite needs from a transport under test, and
+ * small event helpers. The suite never fakes the database: a harness gives it
+ * adapters that reach the real one (postgres.js directly, or supabase-js
+ * through the stand-in HTTP service), plus two superuser chores a test cannot
+ * do through the job API: creating users and moving a heartbeat back in time.
+ */
+import type { JobAdapter, JobFunctionName } from '../../src/lib/store/adapter.ts';
+
+export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string };
+
+export interface ConformanceHarness {
+	/** An adapter that calls the job API as `caller` (PostgREST semantics: role + request.jwt.claims). */
+	adapter(caller: ConformanceCaller): JobAdapter;
+	/** Inserts a user into auth.users; returns its id. */
+	createUser(): Promise<string>;
+	/** Moves a running job's started_at and heartbeat_at `seconds` into the past (a worker that went silent). */
+	backdate(id: string, seconds: number, table?: string): Promise<void>;
+	/** Creates a job table with supabase_jobs.create_job_table. */
+	createJobTable(name: string): Promise<void>;
+}
+
+/** Resolves once `predicate` holds, re-checked on every `notify()`: waits on events, never on time. */
+export class Signal {
+	#waiters: { check: () => boolean; resolve: () => void }[] = [];
+
+	notify(): void {
+		this.#waiters = this.#waiters.filter((w) => {
+			if (!w.check()) return true;
+			w.resolve();
+			return false;
+		});
+	}
+
+	until(check: () => boolean): Promise<void> {
+		if (check()) return Promise.resolve();
+		return new Promise((resolve) => this.#waiters.push({ check, resolve }));
+	}
+}
+
+/** Wraps an adapter, recording every call (one call = one round trip) and signalling after each. */
+export function counting(inner: JobAdapter): {
+	adapter: JobAdapter;
+	calls: JobFunctionName[];
+	count(fn?: JobFunctionName): number;
+	/** Calls that have settled (the others are still in flight). */
+	settled(): number;
+	signal: Signal;
+} {
+	const calls: JobFunctionName[] = [];
+	let settled = 0;
+	const signal = new Signal();
+	const adapter: JobAdapter = {
+		name: `counting(${inner.name})`,
+		async call(fn, args) {
+			calls.push(fn);
+			try {
+				return await inner.call(fn, args);
+			} finally {
+				settled++;
+				signal.notify();
+			}
+		},
+	};
+	return {
+		adapter,
+		calls,
+		count: (fn) => (fn ? calls.filter((c) => c === fn).length : calls.length),
+		settled: () => settled,
+		signal,
+	};
+}

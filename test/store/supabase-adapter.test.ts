@@ -1,0 +1,270 @@
+/**
+ * supabaseAdapter's request and error mapping, against a tiny stand-in for
+ * PostgREST's HTTP side passed to createClient({ global: { fetch } }): it
+ * records each request and answers PostgREST-shaped bodies. The database
+ * behaviour itself is covered by the conformance suite (over postgres.js here,
+ * over supabase-js with the stand-in server); this file pins the transport.
+ */
+import { createClient } from '@supabase/supabase-js';
+import { describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { supabaseAdapter } from '../../src/lib/adapters/supabase.ts';
+import {
+	IllegalTransitionError,
+	InvalidJobInputError,
+	JobAlreadyFinishedError,
+	JobCancelledError,
+	JobNotFoundError,
+	JobNotRunningError,
+	PermissionDeniedError,
+	StaleAfterRequiredError,
+	UnknownJobTableError,
+} from '../../src/lib/errors.ts';
+import { JobStore } from '../../src/lib/store/job-store.ts';
+
+interface Recorded {
+	method: string;
+	url: URL;
+	headers: Headers;
+	body: unknown;
+}
+
+type Reply = { status: number; body: unknown };
+
+/** A fetch that answers like PostgREST would, per RPC name, and records every request. */
+function fakePostgrest(answer: (fn: string, body: Record<string, unknown>) => Reply) {
+	const requests: Recorded[] = [];
+	const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+		const url = new URL(input instanceof Request ? input.url : String(input));
+		const body = typeof init.body === 'string' ? JSON.parse(init.body) : null;
+		requests.push({ method: init.method ?? 'GET', url, headers: new Headers(init.headers), body });
+		const fn = url.pathname.replace('/rest/v1/rpc/', '');
+		const reply = answer(fn, body ?? {});
+		return new Response(reply.status === 204 ? null : JSON.stringify(reply.body), {
+			status: reply.status,
+			headers: { 'content-type': 'application/json; charset=utf-8' },
+		});
+	};
+	const client = createClient('http://stand.in', 'sb_publishable_test', {
+		global: { fetch },
+		auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+		// Node 20 has no global WebSocket; realtime is never connected here, but the client wants a transport.
+		realtime: { transport: WebSocket as never },
+	});
+	return { client, requests };
+}
+
+const ID = '2b0c6f7e-8a3d-4c1e-9f5a-0d1e2f3a4b5c';
+
+/** A job row exactly as PostgREST renders it: ISO timestamps with microseconds, bytea as \x hex. */
+function row(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+	return {
+		id: ID,
+		is_active: true,
+		created_at: '2026-11-30T14:00:00.123456+00:00',
+		updated_at: '2026-11-30T14:00:00.123456+00:00',
+		kind: 'extract',
+		status: 'queued',
+		params: { filename: 'tender.pdf' },
+		payload: null,
+		result_id: null,
+		error: null,
+		error_code: null,
+		attempts: 0,
+		max_attempts: 3,
+		started_at: null,
+		finished_at: null,
+		progress: 0,
+		stage: null,
+		heartbeat_at: null,
+		owner_id: null,
+		locale: null,
+		available_at: '2026-11-30T14:00:00.123456+00:00',
+		timings: null,
+		...overrides,
+	};
+}
+
+describe('supabaseAdapter: requests', () => {
+	test("enqueue is one RPC with named args; the payload goes as PostgREST's bytea hex", async () => {
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: row() }));
+		const store = new JobStore(supabaseAdapter(client));
+		const job = await store.enqueue('extract', {
+			params: { filename: 'tender.pdf' },
+			payload: new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]),
+			maxAttempts: 5,
+			locale: 'pt-BR',
+		});
+		expect(requests).toHaveLength(1);
+		const [req] = requests;
+		expect(req!.method).toBe('POST');
+		expect(req!.url.pathname).toBe('/rest/v1/rpc/job_enqueue');
+		expect(req!.body).toEqual({
+			kind: 'extract',
+			params: { filename: 'tender.pdf' },
+			payload: '\\x25504446' + '00ff',
+			max_attempts: 5,
+			locale: 'pt-BR',
+			job_table: 'jobs',
+		});
+		expect(job).toMatchObject({ id: ID, status: 'queued', params: { filename: 'tender.pdf' }, payload: null });
+		expect(job.createdAt).toEqual(new Date('2026-11-30T14:00:00.123Z'));
+	});
+
+	test('a text payload is sent as its UTF-8 bytes', async () => {
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: row() }));
+		await new JobStore(supabaseAdapter(client)).enqueue('extract', { payload: 'ã' });
+		expect((requests[0]!.body as Record<string, unknown>).payload).toBe('\\xc3a3');
+	});
+
+	test('claim turns the hex payload into bytes; an empty set means the job is not yours', async () => {
+		let answer: unknown = [
+			row({ status: 'running', attempts: 1, started_at: '2026-11-30T14:00:01.5+00:00', payload: '\\x2550444600ff' }),
+		];
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: answer }));
+		const store = new JobStore(supabaseAdapter(client));
+		const job = await store.claim(ID);
+		expect(job?.payload).toEqual(new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]));
+		expect(job?.startedAt).toEqual(new Date('2026-11-30T14:00:01.500Z'));
+		expect(requests[0]!.body).toEqual({ id: ID, job_table: 'jobs' });
+		answer = [];
+		expect(await store.claim(ID)).toBeNull();
+	});
+
+	test('tick returns the bare status PostgREST answers for a scalar function', async () => {
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: 'cancelled' }));
+		expect(await new JobStore(supabaseAdapter(client)).tick(ID, { progress: 42.5, stage: 'reading', attempt: 2 })).toBe(
+			'cancelled',
+		);
+		expect(requests[0]!.body).toEqual({ id: ID, progress: 42.5, stage: 'reading', attempt: 2, job_table: 'jobs' });
+	});
+
+	test('intervals travel as text: retry delay and reclaim stale_after', async () => {
+		const { client, requests } = fakePostgrest((fn) => ({
+			status: 200,
+			body: fn === 'job_reclaim_stale' ? [] : row({ status: 'queued', error: 'busy', error_code: 'retrying' }),
+		}));
+		const store = new JobStore(supabaseAdapter(client), { table: 'exports', staleAfter: 300 });
+		await store.retry(ID, 'busy', { delaySeconds: 1.5, attempt: 1 });
+		expect(await store.reclaimStale()).toEqual([]);
+		expect(requests.map((r) => r.body)).toEqual([
+			{ id: ID, error: 'busy', delay: '1.5 seconds', attempt: 1, job_table: 'exports' },
+			{ stale_after: '300 seconds', job_table: 'exports' },
+		]);
+	});
+
+	test('plural statuses go as one JSON array; nextCursor keeps the microseconds PostgREST sent', async () => {
+		const rows = [
+			row({ id: 'aaaaaaaa-0000-4000-8000-000000000001', created_at: '2026-11-30T14:00:00.000200+00:00' }),
+			row({ id: 'aaaaaaaa-0000-4000-8000-000000000002', created_at: '2026-11-30T14:00:00.000100+00:00' }),
+		];
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: rows }));
+		const page = await new JobStore(supabaseAdapter(client)).listRecent({
+			kind: 'extract',
+			statuses: ['queued', 'running'],
+			limit: 2,
+		});
+		expect(requests[0]!.body).toEqual({
+			kind: 'extract',
+			statuses: ['queued', 'running'],
+			limit: 2,
+			job_table: 'jobs',
+		});
+		expect(page.jobs).toHaveLength(2);
+		expect(page.nextCursor).toBe('2026-11-30T14:00:00.000100+00:00~aaaaaaaa-0000-4000-8000-000000000002');
+	});
+
+	test('cancel: [] (nothing to stop) is null, not an error', async () => {
+		const { client } = fakePostgrest(() => ({ status: 200, body: [] }));
+		expect(await new JobStore(supabaseAdapter(client)).cancel(ID, { reason: 'by the user' })).toBeNull();
+	});
+
+	test('phaseHistory reads the timings of each row', async () => {
+		const { client, requests } = fakePostgrest(() => ({
+			status: 200,
+			body: [{ timings: { table: { seconds: 30, size: 4000 } }, finished_at: '2026-11-30T14:00:00+00:00' }],
+		}));
+		expect(await new JobStore(supabaseAdapter(client)).phaseHistory('extract', 10)).toEqual([
+			{ table: { seconds: 30, size: 4000 } },
+		]);
+		expect(requests[0]!.url.pathname).toBe('/rest/v1/rpc/job_phase_history');
+		expect(requests[0]!.body).toEqual({ kind: 'extract', limit: 10, job_table: 'jobs' });
+	});
+
+	test('a schema other than public is sent as Content-Profile', async () => {
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: row() }));
+		await new JobStore(supabaseAdapter(client, { schema: 'jobs_api' })).get(ID);
+		expect(requests[0]!.headers.get('content-profile')).toBe('jobs_api');
+	});
+
+	test('refusals made in TypeScript send no request at all', async () => {
+		const { client, requests } = fakePostgrest(() => ({ status: 200, body: [] }));
+		const store = new JobStore(supabaseAdapter(client));
+		await expect(store.reclaimStale()).rejects.toBeInstanceOf(StaleAfterRequiredError);
+		await expect(store.tick(ID, { progress: Number.NaN })).rejects.toBeInstanceOf(InvalidJobInputError); // JSON would send null
+		await expect(store.get('not-a-uuid')).rejects.toBeInstanceOf(JobNotFoundError);
+		expect(requests).toEqual([]);
+	});
+});
+
+describe('supabaseAdapter: PostgREST error bodies come out as the same classes as postgres.js errors', () => {
+	const cases = [
+		{ status: 404, code: 'PT404', cls: JobNotFoundError, name: 'JobNotFoundError' },
+		{ status: 409, code: 'PT409', cls: JobAlreadyFinishedError, name: 'JobAlreadyFinishedError' },
+		{ status: 410, code: 'PT410', cls: JobCancelledError, name: 'JobCancelledError' },
+		{ status: 400, code: '55000', cls: JobNotRunningError, name: 'JobNotRunningError' },
+		{ status: 400, code: 'SJ001', cls: IllegalTransitionError, name: 'IllegalTransitionError' },
+		{ status: 400, code: '22004', cls: StaleAfterRequiredError, name: 'StaleAfterRequiredError' },
+		{ status: 404, code: '42P01', cls: UnknownJobTableError, name: 'UnknownJobTableError' },
+		{ status: 403, code: '42501', cls: PermissionDeniedError, name: 'PermissionDeniedError' },
+	] as const;
+	for (const c of cases) {
+		test(`${c.code} (HTTP ${c.status}) -> ${c.name}`, async () => {
+			const { client } = fakePostgrest(() => ({
+				status: c.status,
+				body: { code: c.code, message: `refused: ${c.code}`, details: null, hint: 'a hint' },
+			}));
+			const e = await new JobStore(supabaseAdapter(client)).succeed(ID).catch((err: unknown) => err);
+			expect(e).toBeInstanceOf(c.cls);
+			expect((e as Error).name).toBe(c.name);
+			expect(e).toMatchObject({ message: `refused: ${c.code}`, hint: 'a hint' });
+		});
+	}
+
+	test('succeed refuses to land on top of a cancellation: PT410 is a JobAlreadyFinishedError too', async () => {
+		const { client } = fakePostgrest(() => ({
+			status: 410,
+			body: { code: 'PT410', message: 'job was cancelled; cannot succeed it', details: null, hint: null },
+		}));
+		const e = await new JobStore(supabaseAdapter(client)).succeed(ID).catch((err: unknown) => err);
+		expect(e).toBeInstanceOf(JobCancelledError);
+		expect(e).toBeInstanceOf(JobAlreadyFinishedError);
+	});
+
+	test('22023 -> InvalidJobInputError naming the field from DETAIL', async () => {
+		const { client } = fakePostgrest(() => ({
+			status: 400,
+			body: {
+				code: '22023',
+				message: 'locale must be a language tag',
+				details: 'field=locale',
+				hint: 'Nothing was written.',
+			},
+		}));
+		const e = await new JobStore(supabaseAdapter(client))
+			.enqueue('extract', { locale: 'xx_bad' })
+			.catch((err: unknown) => err);
+		expect(e).toBeInstanceOf(InvalidJobInputError);
+		expect((e as InvalidJobInputError).field).toBe('locale');
+	});
+
+	test('an error PostgREST raises itself (unknown function, PGRST202) comes out unchanged', async () => {
+		const { client } = fakePostgrest(() => ({
+			status: 404,
+			body: { code: 'PGRST202', message: 'Could not find the function public.job_get', details: null, hint: null },
+		}));
+		const e = await new JobStore(supabaseAdapter(client)).get(ID).catch((err: unknown) => err);
+		expect(e).toMatchObject({ code: 'PGRST202' });
+		expect(e).not.toBeInstanceOf(JobNotFoundError);
+	});
+});
