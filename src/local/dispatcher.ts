@@ -153,9 +153,11 @@ export class Dispatcher extends EventEmitter {
 	/** Runs the stand-in cron jobs due in the UTC minute of `at` (the minute timer calls this). */
 	async runDueSchedules(at: Date = new Date()): Promise<CronRun[]> {
 		if (!this.#cron || this.#stopped) return [];
+		// Not filtered on cron.job.database: the stand-in table lives in the database
+		// it serves (a database cloned from a template keeps the template's name there).
 		const jobs = await this.#sql<CronJobRow[]>`
 			select jobid::text as jobid, jobname, schedule, command, username
-			from cron.job where active and database = current_database() order by jobid`;
+			from cron.job where active order by jobid`;
 		const due = jobs.filter((job) => {
 			try {
 				return parseCron(job.schedule).matches(at) && !this.#runningJobs.has(job.jobid);
