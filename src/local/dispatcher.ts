@@ -86,7 +86,11 @@ export class Dispatcher extends EventEmitter {
 	constructor(options: DispatcherOptions) {
 		super();
 		this.#sql = postgres(options.url, { max: 4, onnotice: () => {} });
-		this.#options = { pollIntervalMs: options.pollIntervalMs ?? 1000, batchSize: options.batchSize ?? 50, cron: options.cron ?? true };
+		this.#options = {
+			pollIntervalMs: options.pollIntervalMs ?? 1000,
+			batchSize: options.batchSize ?? 50,
+			cron: options.cron ?? true,
+		};
 	}
 
 	/** True when this dispatcher sends net.http_request_queue (no real pg_net). */
@@ -263,8 +267,13 @@ export class Dispatcher extends EventEmitter {
 			try {
 				await connection.unsafe(`set role ${quoteIdent(job.username)}`);
 				const result = await connection.unsafe(job.command).simple();
-				const last = (Array.isArray(result) && Array.isArray(result.at(-1)) ? result.at(-1) : result) as postgres.RowList<postgres.Row[]>;
-				message = last.command === 'SELECT' ? `${last.count} row${last.count === 1 ? '' : 's'}` : `${last.command} ${last.count ?? ''}`.trim();
+				const last = (
+					Array.isArray(result) && Array.isArray(result.at(-1)) ? result.at(-1) : result
+				) as postgres.RowList<postgres.Row[]>;
+				message =
+					last.command === 'SELECT'
+						? `${last.count} row${last.count === 1 ? '' : 's'}`
+						: `${last.command} ${last.count ?? ''}`.trim();
 			} catch (error) {
 				status = 'failed';
 				message = error instanceof Error ? `ERROR:  ${error.message}` : String(error);

@@ -63,7 +63,11 @@ if (missing) {
 
 		it('a pg_cron run of supabase-jobs-reclaim reclaims a stale job', { timeout: 100_000 }, async () => {
 			const user = await createUser(sql);
-			const [job] = await as(sql, serviceRole, (tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid)`);
+			const [job] = await as(
+				sql,
+				serviceRole,
+				(tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid)`,
+			);
 			const id = job!.id as string;
 			await as(sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
 			await sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;

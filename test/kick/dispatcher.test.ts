@@ -53,10 +53,17 @@ describe('the dispatcher delivers what pg_net would', () => {
 		expect(request.path).toBe('/functions/v1/jobs-worker');
 		expect(request.headers.authorization).toBe(`Bearer ${WORKER_SECRET}`);
 		expect(request.headers['content-type']).toBe('application/json');
-		expect(request.body).toEqual({ job_id: job!.id, job_table: 'jobs', kind: 'thumbnail', count: 1, reason: 'enqueue' });
+		expect(request.body).toEqual({
+			job_id: job!.id,
+			job_table: 'jobs',
+			kind: 'thumbnail',
+			count: 1,
+			reason: 'enqueue',
+		});
 		const response = await stored;
 		expect(response.statusCode).toBe(202);
-		const [row] = await db.sql`select status_code, content, timed_out, error_msg from net._http_response where id = ${response.id}`;
+		const [row] =
+			await db.sql`select status_code, content, timed_out, error_msg from net._http_response where id = ${response.id}`;
 		expect({ ...row }).toEqual({ status_code: 202, content: '{"accepted":true}', timed_out: false, error_msg: null });
 		expect((await db.sql`select count(*)::int as n from net.http_request_queue`)[0]!.n).toBe(0);
 	});
@@ -81,7 +88,8 @@ describe('the dispatcher delivers what pg_net would', () => {
 			await as(db.sql, user, (tx) => tx`select job_enqueue('slow')`);
 			const response = await stored;
 			expect(response.timedOut).toBe(true);
-			const [row] = await db.sql`select status_code, timed_out, error_msg from net._http_response where id = ${response.id}`;
+			const [row] =
+				await db.sql`select status_code, timed_out, error_msg from net._http_response where id = ${response.id}`;
 			expect({ ...row }).toEqual({ status_code: null, timed_out: true, error_msg: 'Timeout of 200 ms reached' });
 		} finally {
 			await db.sql`update supabase_jobs.settings set kick_timeout_ms = default`;
@@ -109,7 +117,9 @@ describe('the dispatcher delivers what pg_net would', () => {
 		latencies.sort((a, b) => a - b);
 		const p50 = latencies[Math.floor(latencies.length * 0.5)]!;
 		const p95 = latencies[Math.floor(latencies.length * 0.95)]!;
-		console.log(`enqueue -> worker request through the dispatcher: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms (n=200)`);
+		console.log(
+			`enqueue -> worker request through the dispatcher: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms (n=200)`,
+		);
 		// Driven by NOTIFY: far below the 60 s poll of this dispatcher.
 		expect(p95).toBeLessThan(1000);
 	});
@@ -136,7 +146,11 @@ describe('the dispatcher runs the cron schedules where pg_cron is absent', () =>
 
 	it('runs the daily cleanup only at 03:17 UTC', async () => {
 		const at317 = await dispatcher.runDueSchedules(new Date('2026-12-01T03:17:00Z'));
-		expect(at317.map((r) => r.jobname).sort()).toEqual(['supabase-jobs-backstop', 'supabase-jobs-cleanup', 'supabase-jobs-reclaim']);
+		expect(at317.map((r) => r.jobname).sort()).toEqual([
+			'supabase-jobs-backstop',
+			'supabase-jobs-cleanup',
+			'supabase-jobs-reclaim',
+		]);
 	});
 
 	it('records a failing command as failed and emits it', async () => {
@@ -150,7 +164,8 @@ describe('the dispatcher runs the cron schedules where pg_cron is absent', () =>
 			const broken = runs.find((r) => r.jobname === 'broken');
 			expect(broken).toMatchObject({ status: 'failed', returnMessage: 'ERROR:  division by zero' });
 			expect(emitted).toContainEqual(broken);
-			const [detail] = await db.sql`select d.status from cron.job_run_details d join cron.job j using (jobid) where j.jobname = 'broken'`;
+			const [detail] =
+				await db.sql`select d.status from cron.job_run_details d join cron.job j using (jobid) where j.jobname = 'broken'`;
 			expect(detail!.status).toBe('failed');
 		} finally {
 			await db.sql`select cron.unschedule('broken')`;
@@ -158,7 +173,11 @@ describe('the dispatcher runs the cron schedules where pg_cron is absent', () =>
 	});
 
 	it('the backstop schedule reaches the worker through the dispatcher', async () => {
-		await as(db.sql, serviceRole, (tx) => tx`update public.jobs set available_at = now() - interval '5 minutes' where status = 'queued'`);
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`update public.jobs set available_at = now() - interval '5 minutes' where status = 'queued'`,
+		);
 		const seen = worker.requests.length;
 		await dispatcher.runDueSchedules(new Date('2026-12-01T10:44:00Z'));
 		const request = await worker.nth(seen);

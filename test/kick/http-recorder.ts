@@ -55,7 +55,10 @@ export async function startHttpRecorder(): Promise<HttpRecorder> {
 		nth(index, timeoutMs = 10_000) {
 			if (requests[index]) return Promise.resolve(requests[index]!);
 			return new Promise((resolve, reject) => {
-				const timer = setTimeout(() => reject(new Error(`request #${index} did not arrive within ${timeoutMs} ms`)), timeoutMs);
+				const timer = setTimeout(
+					() => reject(new Error(`request #${index} did not arrive within ${timeoutMs} ms`)),
+					timeoutMs,
+				);
 				waiters.set(index, (r) => {
 					clearTimeout(timer);
 					resolve(r);

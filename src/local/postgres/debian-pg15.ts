@@ -63,7 +63,15 @@ export async function startDebianPg15(options: DebianPg15Options = {}): Promise<
 		await chown(dir, Number(stdout.trim()), Number(gid.trim()));
 	}
 	const port = await freePort();
-	await asPostgres(join(DEBIAN_PG15_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
+	await asPostgres(join(DEBIAN_PG15_BIN, 'initdb'), [
+		'-D',
+		data,
+		'-U',
+		'postgres',
+		'--auth=trust',
+		'--encoding=UTF8',
+		'--locale=C',
+	]);
 	await appendFile(
 		join(data, 'postgresql.conf'),
 		[
