@@ -30,7 +30,8 @@ export interface ProgressTrackerOptions {
 	/**
 	 * A tick with nothing new to show is skipped unless this long has passed
 	 * since the last write. While the bar is parked at a phase's 95% ceiling,
-	 * this is also how soon a cancellation is learned.
+	 * this is also how soon a cancellation is learned. Nothing is written
+	 * between phases: ticks happen inside run() and on report().
 	 * @default 5000
 	 */
 	heartbeatMs?: number;
