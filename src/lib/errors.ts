@@ -10,7 +10,13 @@
  * `RangeError`/`TypeError` instead, so they never turn into an HTTP 4xx.
  */
 
-/** Every code a {@link JobError} can carry; other strings are allowed for forward compatibility. */
+/**
+ * Every code a {@link JobError} can carry; other strings are allowed for forward compatibility.
+ *
+ * @example
+ * const code: JobErrorCode = e.code;
+ * if (code === 'job_cancelled') return;
+ */
 export type JobErrorCode =
 	| 'job_not_found'
 	| 'job_already_finished'
@@ -25,7 +31,12 @@ export type JobErrorCode =
 	| 'timeout'
 	| (string & {});
 
-/** What every error constructor here accepts besides the message. */
+/**
+ * What every error constructor here accepts besides the message.
+ *
+ * @example
+ * throw new JobNotFoundError('no job 42', { cause: pgError, details: pgError.detail });
+ */
 export interface JobErrorOptions {
 	/** The error this one translates (a postgres.js or PostgREST error, an abort reason). */
 	cause?: unknown;
@@ -35,7 +46,12 @@ export interface JobErrorOptions {
 	hint?: string | null;
 }
 
-/** The JSON shape of a {@link JobError} (what `toJSON()` returns). */
+/**
+ * The JSON shape of a {@link JobError} (what `toJSON()` returns).
+ *
+ * @example
+ * const body: JobErrorJSON = error.toJSON();
+ */
 export interface JobErrorJSON {
 	name: string;
 	code: JobErrorCode;
@@ -102,7 +118,11 @@ export class JobNotFoundError extends JobError {
  * if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
  */
 export class JobAlreadyFinishedError extends JobError {
-	constructor(message = 'job already finished', options?: JobErrorOptions, code: JobErrorCode = 'job_already_finished') {
+	constructor(
+		message = 'job already finished',
+		options?: JobErrorOptions,
+		code: JobErrorCode = 'job_already_finished',
+	) {
 		super(code, message, options);
 		this.name = 'JobAlreadyFinishedError';
 	}
@@ -228,7 +248,10 @@ export class StageInterruptedError extends JobError {
 	readonly stage: string | null;
 	readonly status: string | null;
 
-	constructor(message = 'stage interrupted', options: JobErrorOptions & { stage?: string | null; status?: string | null } = {}) {
+	constructor(
+		message = 'stage interrupted',
+		options: JobErrorOptions & { stage?: string | null; status?: string | null } = {},
+	) {
 		super('stage_interrupted', message, options);
 		this.name = 'StageInterruptedError';
 		this.stage = options.stage ?? null;
@@ -286,7 +309,8 @@ export const isIllegalTransitionError = (e: unknown): e is IllegalTransitionErro
 /** @example if (isInvalidJobInputError(e)) form.errors[e.field ?? 'form'] = e.message; */
 export const isInvalidJobInputError = (e: unknown): e is InvalidJobInputError => hasCode(e, 'invalid_input');
 /** @example if (isStaleAfterRequiredError(e)) throw new Error('configure staleAfter'); */
-export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredError => hasCode(e, 'stale_after_required');
+export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredError =>
+	hasCode(e, 'stale_after_required');
 /** @example if (isUnknownJobTableError(e)) console.error('run the migrations first'); */
 export const isUnknownJobTableError = (e: unknown): e is UnknownJobTableError => hasCode(e, 'unknown_job_table');
 /** @example if (isPermissionDeniedError(e)) redirect(303, '/login'); */

@@ -75,7 +75,14 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		test('enqueue writes the row first: it is queued and claimable the moment enqueue returns', async () => {
 			const kind = uniqueKind('extract');
 			const job = await worker.enqueue(kind, { params: { filename: 'tender.pdf' }, payload: bytes('%PDF-1.7') });
-			expect(job).toMatchObject({ kind, status: 'queued', params: { filename: 'tender.pdf' }, attempts: 0, maxAttempts: 3, progress: 0 });
+			expect(job).toMatchObject({
+				kind,
+				status: 'queued',
+				params: { filename: 'tender.pdf' },
+				attempts: 0,
+				maxAttempts: 3,
+				progress: 0,
+			});
 			expect(job.createdAt).toBeInstanceOf(Date);
 			expect(job.payload).toBeNull(); // enqueue does not echo megabytes back
 			const claimed = await worker.claim(job.id);
@@ -91,7 +98,10 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		});
 
 		test('a declared kind types params and refuses bad ones before any write, naming the field', async () => {
-			const extract = defineJobKind({ name: uniqueKind('extract'), params: z.object({ filename: z.string().min(1), pages: z.number().int().optional() }) });
+			const extract = defineJobKind({
+				name: uniqueKind('extract'),
+				params: z.object({ filename: z.string().min(1), pages: z.number().int().optional() }),
+			});
 			const job = await worker.enqueue(extract, { params: { filename: 'a.pdf', pages: 3 } });
 			const filename: string = job.params.filename;
 			expect(filename).toBe('a.pdf');
@@ -145,7 +155,12 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		test('two workers racing for one id cannot both win', async () => {
 			const job = await worker.enqueue(uniqueKind('race'));
 			const other = new JobStore(h.adapter(SERVICE));
-			const results = await Promise.all([worker.claim(job.id), other.claim(job.id), worker.claim(job.id), other.claim(job.id)]);
+			const results = await Promise.all([
+				worker.claim(job.id),
+				other.claim(job.id),
+				worker.claim(job.id),
+				other.claim(job.id),
+			]);
 			expect(results.filter((r) => r !== null)).toHaveLength(1);
 			expect((await worker.get(job.id)).attempts).toBe(1);
 		});
@@ -156,7 +171,10 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			for (let i = 0; i < 5; i++) ids.push((await worker.enqueue(kind, { params: { i } })).id);
 			const ignored = await worker.enqueue(uniqueKind('other'));
 			const other = new JobStore(h.adapter(SERVICE));
-			const [a, b] = await Promise.all([worker.claimNext({ kinds: [kind], limit: 3 }), other.claimNext({ kinds: [kind], limit: 3 })]);
+			const [a, b] = await Promise.all([
+				worker.claimNext({ kinds: [kind], limit: 3 }),
+				other.claimNext({ kinds: [kind], limit: 3 }),
+			]);
 			const claimed = [...a, ...b].map((j) => j.id);
 			expect(new Set(claimed).size).toBe(claimed.length);
 			expect(claimed.sort()).toEqual([...ids].sort());
@@ -173,8 +191,15 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const done = await worker.succeed(a.id, { resultId, attempt: a.attempts });
 			expect(done).toMatchObject({ status: 'done', resultId, payload: null, progress: 100, error: null });
 			expect(done.finishedAt).toBeInstanceOf(Date);
-			const failed = await worker.fail(b.id, 'I could not read the file: empty file', { errorCode: 'unsupported_format' });
-			expect(failed).toMatchObject({ status: 'failed', payload: null, error: 'I could not read the file: empty file', errorCode: 'unsupported_format' });
+			const failed = await worker.fail(b.id, 'I could not read the file: empty file', {
+				errorCode: 'unsupported_format',
+			});
+			expect(failed).toMatchObject({
+				status: 'failed',
+				payload: null,
+				error: 'I could not read the file: empty file',
+				errorCode: 'unsupported_format',
+			});
 			// Nothing can bring the payload back: a fresh claim finds nothing to claim.
 			expect(await worker.claim(a.id)).toBeNull();
 		});
@@ -188,8 +213,15 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const second = (await worker.claim(queued.id))!;
 			expect(second.attempts).toBe(2);
 			expect(second.payload).toEqual(bytes('input'));
-			const spent = await worker.retry(second.id, 'The reading service did not answer.', { attempt: 2, delaySeconds: 5 });
-			expect(spent).toMatchObject({ status: 'failed', errorCode: 'attempts_exhausted', error: 'The reading service did not answer.' });
+			const spent = await worker.retry(second.id, 'The reading service did not answer.', {
+				attempt: 2,
+				delaySeconds: 5,
+			});
+			expect(spent).toMatchObject({
+				status: 'failed',
+				errorCode: 'attempts_exhausted',
+				error: 'The reading service did not answer.',
+			});
 		});
 
 		test('retry with a delay is not claimable before the delay', async () => {
@@ -208,7 +240,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(again.payload).toEqual(bytes('payload kept'));
 		});
 
-		test('the worker operations are the service role\'s: a user cannot claim', async () => {
+		test("the worker operations are the service role's: a user cannot claim", async () => {
 			const alice = await asUser();
 			const job = await alice.store.enqueue(uniqueKind('mine'));
 			await expect(alice.store.claim(job.id)).rejects.toBeInstanceOf(PermissionDeniedError);
@@ -270,7 +302,8 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const controller = new AbortController();
 			const seen: string[] = [];
 			const watching = (async () => {
-				for await (const j of new JobStore(counted.adapter).watch(job.id, { intervalMs: 5, signal: controller.signal })) seen.push(j.status);
+				for await (const j of new JobStore(counted.adapter).watch(job.id, { intervalMs: 5, signal: controller.signal }))
+					seen.push(j.status);
 			})();
 			await counted.signal.until(() => counted.count('job_get') >= 3);
 			controller.abort();
@@ -301,7 +334,8 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			})();
 			await frames.until(() => seen.length === 1);
 			const claimed = (await worker.claim(job.id))!;
-			for (let i = 1; i <= 5; i++) expect(await worker.tick(job.id, { progress: i * 10, stage: 'work' })).toBe('running');
+			for (let i = 1; i <= 5; i++)
+				expect(await worker.tick(job.id, { progress: i * 10, stage: 'work' })).toBe('running');
 			await worker.succeed(job.id, { attempt: claimed.attempts });
 			await watching;
 			expect(seen.at(-1)).toBe('done');
@@ -358,7 +392,9 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const e = await rejection(store.succeed(first.id, { attempt: first.attempts }));
 			expect(e).toBeInstanceOf(JobAlreadyFinishedError);
 			expect(isJobCancelledError(e)).toBe(false);
-			await expect(store.tick(first.id, { progress: 50, attempt: first.attempts })).rejects.toBeInstanceOf(JobAlreadyFinishedError);
+			await expect(store.tick(first.id, { progress: 50, attempt: first.attempts })).rejects.toBeInstanceOf(
+				JobAlreadyFinishedError,
+			);
 			expect((await store.succeed(second.id, { attempt: second.attempts })).status).toBe('done');
 		});
 
@@ -390,7 +426,10 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 
 		test('listing returns [] when nothing matches', async () => {
 			expect(await worker.listRecent({ kind: uniqueKind('nothing') })).toEqual({ jobs: [], nextCursor: null });
-			expect(await worker.listRecent({ kind: uniqueKind('nothing'), status: 'failed' })).toEqual({ jobs: [], nextCursor: null });
+			expect(await worker.listRecent({ kind: uniqueKind('nothing'), status: 'failed' })).toEqual({
+				jobs: [],
+				nextCursor: null,
+			});
 		});
 
 		test('pages follow each other through nextCursor without skipping or repeating a job', async () => {
@@ -422,7 +461,13 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const alice = await asUser();
 			const job = await alice.store.enqueue(uniqueKind('extract'), { payload: 'doc' });
 			const cancelled = await alice.store.cancel(job.id, { reason: 'cancelled by the user' });
-			expect(cancelled).toMatchObject({ id: job.id, status: 'cancelled', error: 'cancelled by the user', errorCode: 'cancelled', payload: null });
+			expect(cancelled).toMatchObject({
+				id: job.id,
+				status: 'cancelled',
+				error: 'cancelled by the user',
+				errorCode: 'cancelled',
+				payload: null,
+			});
 			expect(cancelled?.finishedAt).toBeInstanceOf(Date);
 		});
 
@@ -441,7 +486,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect((await worker.get(done.id)).status).toBe('done');
 		});
 
-		test('a user cancels their own job; another user\'s cancel finds nothing to stop', async () => {
+		test("a user cancels their own job; another user's cancel finds nothing to stop", async () => {
 			const alice = await asUser();
 			const bob = await asUser();
 			const job = await alice.store.enqueue(uniqueKind('mine'));
@@ -593,14 +638,18 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const inFlight = await new JobStore(counted.adapter).listRecent({ kind, statuses: ['queued', 'running'] });
 			expect(inFlight.jobs.map((j) => j.id)).toEqual([runningJob.id, queued.id]);
 			expect(counted.calls).toEqual(['job_list_recent']);
-			await expect(worker.listRecent({ kind, status: 'queued', statuses: ['running'] })).rejects.toBeInstanceOf(InvalidJobInputError);
+			await expect(worker.listRecent({ kind, status: 'queued', statuses: ['running'] })).rejects.toBeInstanceOf(
+				InvalidJobInputError,
+			);
 		});
 
 		test('phase timings recorded on succeed come back from phaseHistory, newest first; failed and cancelled runs are left out', async () => {
 			const kind = uniqueKind('measured');
 			for (const seconds of [30, 32, 28]) {
 				const job = await running(kind);
-				await worker.succeed(job.id, { timings: { table: { seconds, size: 4000 }, reading: { seconds: seconds / 2, size: null } } });
+				await worker.succeed(job.id, {
+					timings: { table: { seconds, size: 4000 }, reading: { seconds: seconds / 2, size: null } },
+				});
 			}
 			const failed = await running(kind);
 			await worker.fail(failed.id, 'no', { timings: { table: { seconds: 1, size: 10 } } });
@@ -615,6 +664,21 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			]);
 			expect(await worker.phaseHistory(kind, 1)).toHaveLength(1);
 			expect(await worker.phaseHistory(uniqueKind('never'))).toEqual([]);
+		});
+	});
+
+	describe(`JobStore over ${label}: phase history is read through RLS`, () => {
+		test("a user's phase history holds their own jobs only", async () => {
+			const alice = await asUser();
+			const bob = await asUser();
+			const kind = uniqueKind('measured');
+			for (const who of [alice, bob]) {
+				const job = (await worker.claim((await who.store.enqueue(kind)).id))!;
+				await worker.succeed(job.id, { timings: { table: { seconds: who === alice ? 1 : 2, size: null } } });
+			}
+			expect(await alice.store.phaseHistory(kind)).toEqual([{ table: { seconds: 1, size: null } }]);
+			expect(await worker.phaseHistory(kind)).toHaveLength(2);
+			await expect(worker.phaseHistory(kind, 0)).rejects.toBeInstanceOf(InvalidJobInputError);
 		});
 	});
 

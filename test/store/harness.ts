@@ -39,8 +39,16 @@ export class Signal {
 }
 
 /** Wraps an adapter, recording every call (one call = one round trip) and signalling after each. */
-export function counting(inner: JobAdapter): { adapter: JobAdapter; calls: JobFunctionName[]; count(fn?: JobFunctionName): number; signal: Signal } {
+export function counting(inner: JobAdapter): {
+	adapter: JobAdapter;
+	calls: JobFunctionName[];
+	count(fn?: JobFunctionName): number;
+	/** Calls that have settled (the others are still in flight). */
+	settled(): number;
+	signal: Signal;
+} {
 	const calls: JobFunctionName[] = [];
+	let settled = 0;
 	const signal = new Signal();
 	const adapter: JobAdapter = {
 		name: `counting(${inner.name})`,
@@ -49,9 +57,16 @@ export function counting(inner: JobAdapter): { adapter: JobAdapter; calls: JobFu
 			try {
 				return await inner.call(fn, args);
 			} finally {
+				settled++;
 				signal.notify();
 			}
 		},
 	};
-	return { adapter, calls, count: (fn) => (fn ? calls.filter((c) => c === fn).length : calls.length), signal };
+	return {
+		adapter,
+		calls,
+		count: (fn) => (fn ? calls.filter((c) => c === fn).length : calls.length),
+		settled: () => settled,
+		signal,
+	};
 }

@@ -95,10 +95,12 @@ describe('postgresAdapter', () => {
 		expect(row!.owner_id).toBe(alice.sub);
 	});
 
-	test('a user cannot enqueue on someone else\'s behalf', async () => {
+	test("a user cannot enqueue on someone else's behalf", async () => {
 		const alice = await createUser(db.sql);
 		const store = new JobStore(postgresAdapter(sql, { claims: claimsFor(alice) }));
-		await expect(store.enqueue('as-other', { ownerId: randomUUID() })).rejects.toMatchObject({ code: 'permission_denied' });
+		await expect(store.enqueue('as-other', { ownerId: randomUUID() })).rejects.toMatchObject({
+			code: 'permission_denied',
+		});
 	});
 
 	test('timestamps keep their microseconds in cursors, so jobs created in the same millisecond are not skipped', async () => {

@@ -86,15 +86,27 @@ function row(overrides: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 describe('supabaseAdapter: requests', () => {
-	test('enqueue is one RPC with named args; the payload goes as PostgREST\'s bytea hex', async () => {
+	test("enqueue is one RPC with named args; the payload goes as PostgREST's bytea hex", async () => {
 		const { client, requests } = fakePostgrest(() => ({ status: 200, body: row() }));
 		const store = new JobStore(supabaseAdapter(client));
-		const job = await store.enqueue('extract', { params: { filename: 'tender.pdf' }, payload: new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]), maxAttempts: 5, locale: 'pt-BR' });
+		const job = await store.enqueue('extract', {
+			params: { filename: 'tender.pdf' },
+			payload: new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]),
+			maxAttempts: 5,
+			locale: 'pt-BR',
+		});
 		expect(requests).toHaveLength(1);
 		const [req] = requests;
 		expect(req!.method).toBe('POST');
 		expect(req!.url.pathname).toBe('/rest/v1/rpc/job_enqueue');
-		expect(req!.body).toEqual({ kind: 'extract', params: { filename: 'tender.pdf' }, payload: '\\x25504446' + '00ff', max_attempts: 5, locale: 'pt-BR', job_table: 'jobs' });
+		expect(req!.body).toEqual({
+			kind: 'extract',
+			params: { filename: 'tender.pdf' },
+			payload: '\\x25504446' + '00ff',
+			max_attempts: 5,
+			locale: 'pt-BR',
+			job_table: 'jobs',
+		});
 		expect(job).toMatchObject({ id: ID, status: 'queued', params: { filename: 'tender.pdf' }, payload: null });
 		expect(job.createdAt).toEqual(new Date('2026-11-30T14:00:00.123Z'));
 	});
@@ -106,7 +118,9 @@ describe('supabaseAdapter: requests', () => {
 	});
 
 	test('claim turns the hex payload into bytes; an empty set means the job is not yours', async () => {
-		let answer: unknown = [row({ status: 'running', attempts: 1, started_at: '2026-11-30T14:00:01.5+00:00', payload: '\\x2550444600ff' })];
+		let answer: unknown = [
+			row({ status: 'running', attempts: 1, started_at: '2026-11-30T14:00:01.5+00:00', payload: '\\x2550444600ff' }),
+		];
 		const { client, requests } = fakePostgrest(() => ({ status: 200, body: answer }));
 		const store = new JobStore(supabaseAdapter(client));
 		const job = await store.claim(ID);
@@ -119,12 +133,17 @@ describe('supabaseAdapter: requests', () => {
 
 	test('tick returns the bare status PostgREST answers for a scalar function', async () => {
 		const { client, requests } = fakePostgrest(() => ({ status: 200, body: 'cancelled' }));
-		expect(await new JobStore(supabaseAdapter(client)).tick(ID, { progress: 42.5, stage: 'reading', attempt: 2 })).toBe('cancelled');
+		expect(await new JobStore(supabaseAdapter(client)).tick(ID, { progress: 42.5, stage: 'reading', attempt: 2 })).toBe(
+			'cancelled',
+		);
 		expect(requests[0]!.body).toEqual({ id: ID, progress: 42.5, stage: 'reading', attempt: 2, job_table: 'jobs' });
 	});
 
 	test('intervals travel as text: retry delay and reclaim stale_after', async () => {
-		const { client, requests } = fakePostgrest((fn) => ({ status: 200, body: fn === 'job_reclaim_stale' ? [] : row({ status: 'queued', error: 'busy', error_code: 'retrying' }) }));
+		const { client, requests } = fakePostgrest((fn) => ({
+			status: 200,
+			body: fn === 'job_reclaim_stale' ? [] : row({ status: 'queued', error: 'busy', error_code: 'retrying' }),
+		}));
 		const store = new JobStore(supabaseAdapter(client), { table: 'exports', staleAfter: 300 });
 		await store.retry(ID, 'busy', { delaySeconds: 1.5, attempt: 1 });
 		expect(await store.reclaimStale()).toEqual([]);
@@ -135,10 +154,22 @@ describe('supabaseAdapter: requests', () => {
 	});
 
 	test('plural statuses go as one JSON array; nextCursor keeps the microseconds PostgREST sent', async () => {
-		const rows = [row({ id: 'aaaaaaaa-0000-4000-8000-000000000001', created_at: '2026-11-30T14:00:00.000200+00:00' }), row({ id: 'aaaaaaaa-0000-4000-8000-000000000002', created_at: '2026-11-30T14:00:00.000100+00:00' })];
+		const rows = [
+			row({ id: 'aaaaaaaa-0000-4000-8000-000000000001', created_at: '2026-11-30T14:00:00.000200+00:00' }),
+			row({ id: 'aaaaaaaa-0000-4000-8000-000000000002', created_at: '2026-11-30T14:00:00.000100+00:00' }),
+		];
 		const { client, requests } = fakePostgrest(() => ({ status: 200, body: rows }));
-		const page = await new JobStore(supabaseAdapter(client)).listRecent({ kind: 'extract', statuses: ['queued', 'running'], limit: 2 });
-		expect(requests[0]!.body).toEqual({ kind: 'extract', statuses: ['queued', 'running'], limit: 2, job_table: 'jobs' });
+		const page = await new JobStore(supabaseAdapter(client)).listRecent({
+			kind: 'extract',
+			statuses: ['queued', 'running'],
+			limit: 2,
+		});
+		expect(requests[0]!.body).toEqual({
+			kind: 'extract',
+			statuses: ['queued', 'running'],
+			limit: 2,
+			job_table: 'jobs',
+		});
 		expect(page.jobs).toHaveLength(2);
 		expect(page.nextCursor).toBe('2026-11-30T14:00:00.000100+00:00~aaaaaaaa-0000-4000-8000-000000000002');
 	});
@@ -153,7 +184,9 @@ describe('supabaseAdapter: requests', () => {
 			status: 200,
 			body: [{ timings: { table: { seconds: 30, size: 4000 } }, finished_at: '2026-11-30T14:00:00+00:00' }],
 		}));
-		expect(await new JobStore(supabaseAdapter(client)).phaseHistory('extract', 10)).toEqual([{ table: { seconds: 30, size: 4000 } }]);
+		expect(await new JobStore(supabaseAdapter(client)).phaseHistory('extract', 10)).toEqual([
+			{ table: { seconds: 30, size: 4000 } },
+		]);
 		expect(requests[0]!.url.pathname).toBe('/rest/v1/rpc/job_phase_history');
 		expect(requests[0]!.body).toEqual({ kind: 'extract', limit: 10, job_table: 'jobs' });
 	});
@@ -187,7 +220,10 @@ describe('supabaseAdapter: PostgREST error bodies come out as the same classes a
 	] as const;
 	for (const c of cases) {
 		test(`${c.code} (HTTP ${c.status}) -> ${c.name}`, async () => {
-			const { client } = fakePostgrest(() => ({ status: c.status, body: { code: c.code, message: `refused: ${c.code}`, details: null, hint: 'a hint' } }));
+			const { client } = fakePostgrest(() => ({
+				status: c.status,
+				body: { code: c.code, message: `refused: ${c.code}`, details: null, hint: 'a hint' },
+			}));
 			const e = await new JobStore(supabaseAdapter(client)).succeed(ID).catch((err: unknown) => err);
 			expect(e).toBeInstanceOf(c.cls);
 			expect((e as Error).name).toBe(c.name);
@@ -196,21 +232,37 @@ describe('supabaseAdapter: PostgREST error bodies come out as the same classes a
 	}
 
 	test('succeed refuses to land on top of a cancellation: PT410 is a JobAlreadyFinishedError too', async () => {
-		const { client } = fakePostgrest(() => ({ status: 410, body: { code: 'PT410', message: 'job was cancelled; cannot succeed it', details: null, hint: null } }));
+		const { client } = fakePostgrest(() => ({
+			status: 410,
+			body: { code: 'PT410', message: 'job was cancelled; cannot succeed it', details: null, hint: null },
+		}));
 		const e = await new JobStore(supabaseAdapter(client)).succeed(ID).catch((err: unknown) => err);
 		expect(e).toBeInstanceOf(JobCancelledError);
 		expect(e).toBeInstanceOf(JobAlreadyFinishedError);
 	});
 
 	test('22023 -> InvalidJobInputError naming the field from DETAIL', async () => {
-		const { client } = fakePostgrest(() => ({ status: 400, body: { code: '22023', message: 'locale must be a language tag', details: 'field=locale', hint: 'Nothing was written.' } }));
-		const e = await new JobStore(supabaseAdapter(client)).enqueue('extract', { locale: 'xx_bad' }).catch((err: unknown) => err);
+		const { client } = fakePostgrest(() => ({
+			status: 400,
+			body: {
+				code: '22023',
+				message: 'locale must be a language tag',
+				details: 'field=locale',
+				hint: 'Nothing was written.',
+			},
+		}));
+		const e = await new JobStore(supabaseAdapter(client))
+			.enqueue('extract', { locale: 'xx_bad' })
+			.catch((err: unknown) => err);
 		expect(e).toBeInstanceOf(InvalidJobInputError);
 		expect((e as InvalidJobInputError).field).toBe('locale');
 	});
 
 	test('an error PostgREST raises itself (unknown function, PGRST202) comes out unchanged', async () => {
-		const { client } = fakePostgrest(() => ({ status: 404, body: { code: 'PGRST202', message: 'Could not find the function public.job_get', details: null, hint: null } }));
+		const { client } = fakePostgrest(() => ({
+			status: 404,
+			body: { code: 'PGRST202', message: 'Could not find the function public.job_get', details: null, hint: null },
+		}));
 		const e = await new JobStore(supabaseAdapter(client)).get(ID).catch((err: unknown) => err);
 		expect(e).toMatchObject({ code: 'PGRST202' });
 		expect(e).not.toBeInstanceOf(JobNotFoundError);

@@ -4,7 +4,16 @@
  */
 import type postgres from 'postgres';
 import { fromPostgresError } from '../internal/map-sql-error.ts';
-import { JOB_FUNCTIONS, definedArgs, type JobAdapter, type JobArgValue, type JobCallArgs, type JobCallResult, type JobFunctionName, type RawRow } from '../store/adapter.ts';
+import {
+	JOB_FUNCTIONS,
+	definedArgs,
+	type JobAdapter,
+	type JobArgValue,
+	type JobCallArgs,
+	type JobCallResult,
+	type JobFunctionName,
+	type RawRow,
+} from '../store/adapter.ts';
 
 /**
  * JWT claims as a Supabase access token carries them (`sub`, `role`, ...).
@@ -52,7 +61,8 @@ type AnySql = postgres.Sql<any>;
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Array literal text, so the parameter travels untyped and the cast in SQL decides (text[], job_status[]). */
-const arrayLiteral = (items: readonly string[]) => `{${items.map((s) => `"${s.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+const arrayLiteral = (items: readonly string[]) =>
+	`{${items.map((s) => `"${s.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 
 function encode(type: string, value: JobArgValue): unknown {
 	if (value === null) return null;
@@ -65,7 +75,11 @@ function encode(type: string, value: JobArgValue): unknown {
 }
 
 /** Builds `select ... from public.fn(name => $1::type, ...)`: one unnamed statement, fit for a transaction pooler. */
-function statement<F extends JobFunctionName>(schema: string, fn: F, args: JobCallArgs<F>): { text: string; params: unknown[] } {
+function statement<F extends JobFunctionName>(
+	schema: string,
+	fn: F,
+	args: JobCallArgs<F>,
+): { text: string; params: unknown[] } {
 	const params: unknown[] = [];
 	const named = definedArgs(fn, args).map(([name, type, value]) => {
 		params.push(encode(type, value));
@@ -75,6 +89,9 @@ function statement<F extends JobFunctionName>(schema: string, fn: F, args: JobCa
 	switch (JOB_FUNCTIONS[fn].returns) {
 		case 'status':
 			return { text: `select ${call}::text as value`, params };
+		case 'value':
+			// As JSON, so a boolean or an object comes back exactly as PostgREST renders it.
+			return { text: `select to_jsonb(${call}) as value`, params };
 		case 'rows':
 			return { text: `select to_jsonb(t) as row from ${call} as t`, params };
 		default:
@@ -111,11 +128,15 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 	const { claims } = options;
 
 	async function run(text: string, params: unknown[]): Promise<Record<string, unknown>[]> {
-		if (claims === undefined) return (await sql.unsafe(text, params as never[])) as unknown as Record<string, unknown>[];
+		if (claims === undefined)
+			return (await sql.unsafe(text, params as never[])) as unknown as Record<string, unknown>[];
 		const resolved = typeof claims === 'function' ? await claims() : claims;
 		const role = options.role ?? (typeof resolved.role === 'string' ? resolved.role : 'authenticated');
 		return (await sql.begin(async (tx) => {
-			await tx.unsafe(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [role, JSON.stringify(resolved)]);
+			await tx.unsafe(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+				role,
+				JSON.stringify(resolved),
+			]);
 			return await tx.unsafe(text, params as never[]);
 		})) as unknown as Record<string, unknown>[];
 	}
@@ -131,7 +152,7 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 				throw fromPostgresError(e);
 			}
 			const returns = JOB_FUNCTIONS[fn].returns;
-			if (returns === 'status') return rows[0]?.value as JobCallResult<F>;
+			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;
 			return rows.map((r) => ({ ...(r.row as RawRow), payload: r.payload ?? null })) as JobCallResult<F>;
 		},

@@ -9,7 +9,7 @@
  * The SQL functions of the job API (supabase/migrations), with each argument's
  * SQL type in call order and the shape of what comes back:
  * `job` one job row, `jobs` a set of job rows, `status` a job_status scalar,
- * `rows` a set of plain rows.
+ * `rows` a set of plain rows, `value` one scalar as JSON (uuid, boolean, jsonb).
  *
  * @example
  * ```ts
@@ -19,7 +19,15 @@
 export const JOB_FUNCTIONS = {
 	job_enqueue: {
 		returns: 'job',
-		args: { kind: 'text', params: 'jsonb', payload: 'bytea', max_attempts: 'integer', locale: 'text', owner_id: 'uuid', job_table: 'text' },
+		args: {
+			kind: 'text',
+			params: 'jsonb',
+			payload: 'bytea',
+			max_attempts: 'integer',
+			locale: 'text',
+			owner_id: 'uuid',
+			job_table: 'text',
+		},
 	},
 	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text' } },
 	job_claim_next: { returns: 'jobs', args: { kinds: 'text[]', limit: 'integer', job_table: 'text' } },
@@ -55,6 +63,37 @@ export const JOB_FUNCTIONS = {
 		},
 	},
 	job_phase_history: { returns: 'rows', args: { kind: 'text', limit: 'integer', job_table: 'text' } },
+	stage_start: {
+		returns: 'value',
+		args: {
+			record_table: 'text',
+			record_id: 'text',
+			status_column: 'text',
+			token_column: 'text',
+			error_column: 'text',
+			id_column: 'text',
+		},
+	},
+	stage_finish: {
+		returns: 'value',
+		args: {
+			record_table: 'text',
+			record_id: 'text',
+			status_column: 'text',
+			token_column: 'text',
+			token: 'uuid',
+			status: 'text',
+			result_column: 'text',
+			result: 'text',
+			error_column: 'text',
+			error: 'text',
+			id_column: 'text',
+		},
+	},
+	stage_cancel: {
+		returns: 'value',
+		args: { record_table: 'text', record_id: 'text', stages: 'jsonb', id_column: 'text' },
+	},
 } as const satisfies Record<string, JobFunctionSpec>;
 
 /**
@@ -66,7 +105,7 @@ export const JOB_FUNCTIONS = {
  * ```
  */
 export interface JobFunctionSpec {
-	returns: 'job' | 'jobs' | 'status' | 'rows';
+	returns: 'job' | 'jobs' | 'status' | 'rows' | 'value';
 	/** Argument name -> SQL type, in declaration order. */
 	args: Readonly<Record<string, string>>;
 }
@@ -91,7 +130,8 @@ export type JobFunctionName = keyof typeof JOB_FUNCTIONS;
  * const v: JobArgValue = new TextEncoder().encode('%PDF-1.7');
  * ```
  */
-export type JobArgValue = string | number | boolean | null | Uint8Array | readonly string[] | { readonly [key: string]: unknown };
+export type JobArgValue =
+	string | number | boolean | null | Uint8Array | readonly string[] | { readonly [key: string]: unknown };
 
 /**
  * Named arguments of one call, keyed as the SQL function names them.
@@ -126,7 +166,9 @@ export type RawRow = Record<string, unknown>;
  * type R = JobCallResult<'job_tick'>; // unknown (a status string before parsing)
  * ```
  */
-export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status' ? unknown : RawRow[];
+export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status' | 'value'
+	? unknown
+	: RawRow[];
 
 /**
  * A transport for the job API. Implementations: {@link postgresAdapter}
@@ -161,7 +203,10 @@ export interface JobAdapter {
  * definedArgs('job_get', { id, job_table: undefined }); // [['id', 'uuid', id]]
  * ```
  */
-export function definedArgs<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): [name: string, type: string, value: JobArgValue][] {
+export function definedArgs<F extends JobFunctionName>(
+	fn: F,
+	args: JobCallArgs<F>,
+): [name: string, type: string, value: JobArgValue][] {
 	const spec = JOB_FUNCTIONS[fn].args as Readonly<Record<string, string>>;
 	const given = args as Record<string, JobArgValue | undefined>;
 	const out: [string, string, JobArgValue][] = [];

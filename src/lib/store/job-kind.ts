@@ -15,7 +15,11 @@ import type { JobParams } from './job.ts';
  * const extract: JobKind<'extract', typeof schema> = defineJobKind({ name: 'extract', params: schema });
  * ```
  */
-export interface JobKind<N extends string = string, S extends z.ZodType<JobParams> = z.ZodType<JobParams>, Plan = unknown> {
+export interface JobKind<
+	N extends string = string,
+	S extends z.ZodType<JobParams> = z.ZodType<JobParams>,
+	Plan = unknown,
+> {
 	/** The `kind` column: the worker branches on it and the interface filters by it. */
 	readonly name: N;
 	/** The schema `params` must satisfy. */
@@ -112,5 +116,10 @@ export function defineJobKind<N extends string, S extends z.ZodType<JobParams>, 
  * ```
  */
 export function isJobKind(value: unknown): value is JobKind {
-	return typeof value === 'object' && value !== null && typeof (value as JobKind).parseParams === 'function' && typeof (value as JobKind).name === 'string';
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as JobKind).parseParams === 'function' &&
+		typeof (value as JobKind).name === 'string'
+	);
 }

@@ -4,7 +4,13 @@
  * enqueues, a worker that grinds for minutes and a screen polling every couple
  * of seconds never share a connection or a transaction.
  */
-import { InvalidJobInputError, JobNotFoundError, StaleAfterRequiredError, TimeoutError, isJobNotFoundError } from '../errors.ts';
+import {
+	InvalidJobInputError,
+	JobNotFoundError,
+	StaleAfterRequiredError,
+	TimeoutError,
+	isJobNotFoundError,
+} from '../errors.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, RawRow } from './adapter.ts';
@@ -214,12 +220,14 @@ function invalid(field: string, message: string): InvalidJobInputError {
 
 /** NaN and Infinity would reach PostgREST as JSON null and silently mean "default": refuse them here, for both adapters alike. */
 function checkInt(field: string, value: number | undefined): number | undefined {
-	if (value !== undefined && !Number.isInteger(value)) throw invalid(field, `${field} must be an integer; got ${String(value)}`);
+	if (value !== undefined && !Number.isInteger(value))
+		throw invalid(field, `${field} must be an integer; got ${String(value)}`);
 	return value;
 }
 
 function checkFinite(field: string, value: number | undefined): number | undefined {
-	if (value !== undefined && !Number.isFinite(value)) throw invalid(field, `${field} must be a finite number; got ${String(value)}`);
+	if (value !== undefined && !Number.isFinite(value))
+		throw invalid(field, `${field} must be a finite number; got ${String(value)}`);
 	return value;
 }
 
@@ -227,7 +235,12 @@ const kindName = (kind: string | JobKind) => (isJobKind(kind) ? kind.name : kind
 
 function sameValue(a: unknown, b: unknown): boolean {
 	if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-	if (a instanceof Uint8Array || b instanceof Uint8Array || (typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null)) {
+	if (
+		a instanceof Uint8Array ||
+		b instanceof Uint8Array ||
+		(typeof a === 'object' && a !== null) ||
+		(typeof b === 'object' && b !== null)
+	) {
 		return JSON.stringify(a) === JSON.stringify(b);
 	}
 	return Object.is(a, b);
@@ -241,10 +254,13 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<'elapsed' |
 			clearTimeout(timer);
 			resolve('aborted');
 		};
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve('elapsed');
-		}, Math.max(0, ms));
+		const timer = setTimeout(
+			() => {
+				signal?.removeEventListener('abort', onAbort);
+				resolve('elapsed');
+			},
+			Math.max(0, ms),
+		);
 		signal?.addEventListener('abort', onAbort, { once: true });
 	});
 }
@@ -516,7 +532,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async listRecent(options: ListRecentOptions = {}): Promise<JobPage<R>> {
 		const limit = checkInt('limit', options.limit) ?? 20;
 		for (const s of [...(options.statuses ?? []), ...(options.status ? [options.status] : [])]) {
-			if (!(JOB_STATUSES as readonly string[]).includes(s)) throw invalid(options.status ? 'status' : 'statuses', `unknown job status ${String(s)}`);
+			if (!(JOB_STATUSES as readonly string[]).includes(s))
+				throw invalid(options.status ? 'status' : 'statuses', `unknown job status ${String(s)}`);
 		}
 		const rows = await this.rows('job_list_recent', {
 			kind: options.kind === undefined ? undefined : kindName(options.kind),
@@ -620,7 +637,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
 		const intervalMs = options.intervalMs ?? 2000;
-		if (!(Number.isFinite(intervalMs) && intervalMs > 0)) throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
+			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
 		const emitOn = options.emitOn ?? ['status'];
 		const { signal, timeoutMs } = options;
 		const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
@@ -631,9 +649,15 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		yield last;
 		while (!isTerminalStatus(last.status)) {
 			const remaining = deadline - Date.now();
-			if (remaining <= 0) throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, { details: `status=${last.status}` });
+			if (remaining <= 0)
+				throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
+					details: `status=${last.status}`,
+				});
 			if ((await pause(Math.min(intervalMs, remaining), signal)) === 'aborted') return;
-			if (Date.now() >= deadline) throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, { details: `status=${last.status}` });
+			if (Date.now() >= deadline)
+				throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
+					details: `status=${last.status}`,
+				});
 			const next = await this.get(id);
 			if (signal?.aborted) return;
 			if (isTerminalStatus(next.status) || emitOn.some((field) => !sameValue(last[field], next[field]))) {

@@ -68,12 +68,14 @@ const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
 const hexBytes = /^\\x([0-9a-fA-F]{2})*$/;
 
 /** Bytes from postgres.js (a Buffer) or from PostgREST (`"\\x..."` hex), as a plain Uint8Array. */
-const bytes = z.union([z.instanceof(Uint8Array), z.string().regex(hexBytes, 'bytea hex like \\x...')]).transform((v) => {
-	if (typeof v !== 'string') return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-	const out = new Uint8Array((v.length - 2) / 2);
-	for (let i = 0; i < out.length; i++) out[i] = parseInt(v.slice(2 + i * 2, 4 + i * 2), 16);
-	return out;
-});
+const bytes = z
+	.union([z.instanceof(Uint8Array), z.string().regex(hexBytes, 'bytea hex like \\x...')])
+	.transform((v) => {
+		if (typeof v !== 'string') return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+		const out = new Uint8Array((v.length - 2) / 2);
+		for (let i = 0; i < out.length; i++) out[i] = parseInt(v.slice(2 + i * 2, 4 + i * 2), 16);
+		return out;
+	});
 
 /**
  * Reads a `timings` value leniently: an entry another tool wrote badly is
@@ -92,7 +94,11 @@ export function readTimings(raw: unknown): PhaseTimings | null {
 		if (typeof t !== 'object' || t === null) continue;
 		const { seconds, size, start } = t as Record<string, unknown>;
 		if (typeof seconds !== 'number' || !Number.isFinite(seconds)) continue;
-		out[phase] = { seconds, size: typeof size === 'number' ? size : null, ...(typeof start === 'number' ? { start } : {}) };
+		out[phase] = {
+			seconds,
+			size: typeof size === 'number' ? size : null,
+			...(typeof start === 'number' ? { start } : {}),
+		};
 	}
 	return out;
 }
@@ -133,32 +139,30 @@ export const jobRowSchema = z
 		available_at: timestamp,
 		timings: timings.nullable(),
 	})
-	.transform(
-		(r): Job => ({
-			id: r.id,
-			isActive: r.is_active,
-			createdAt: r.created_at,
-			updatedAt: r.updated_at,
-			kind: r.kind,
-			status: r.status,
-			params: r.params,
-			payload: r.payload ?? null,
-			resultId: r.result_id,
-			error: r.error,
-			errorCode: r.error_code,
-			attempts: r.attempts,
-			maxAttempts: r.max_attempts,
-			startedAt: r.started_at,
-			finishedAt: r.finished_at,
-			progress: r.progress,
-			stage: r.stage,
-			heartbeatAt: r.heartbeat_at,
-			ownerId: r.owner_id,
-			locale: r.locale,
-			availableAt: r.available_at,
-			timings: r.timings,
-		}),
-	);
+	.transform((r): Job => ({
+		id: r.id,
+		isActive: r.is_active,
+		createdAt: r.created_at,
+		updatedAt: r.updated_at,
+		kind: r.kind,
+		status: r.status,
+		params: r.params,
+		payload: r.payload ?? null,
+		resultId: r.result_id,
+		error: r.error,
+		errorCode: r.error_code,
+		attempts: r.attempts,
+		maxAttempts: r.max_attempts,
+		startedAt: r.started_at,
+		finishedAt: r.finished_at,
+		progress: r.progress,
+		stage: r.stage,
+		heartbeatAt: r.heartbeat_at,
+		ownerId: r.owner_id,
+		locale: r.locale,
+		availableAt: r.available_at,
+		timings: r.timings,
+	}));
 
 /**
  * A row the database sent that is not a job row: the migrations and this
@@ -171,7 +175,10 @@ export const jobRowSchema = z
  */
 export class UnexpectedRowError extends JobError {
 	constructor(message: string, options?: { cause?: unknown; details?: string | null }) {
-		super('unexpected_row', message, { ...options, hint: 'Are the supabase-jobs migrations up to date with the package?' });
+		super('unexpected_row', message, {
+			...options,
+			hint: 'Are the supabase-jobs migrations up to date with the package?',
+		});
 		this.name = 'UnexpectedRowError';
 	}
 }
@@ -187,9 +194,12 @@ export class UnexpectedRowError extends JobError {
 export function parseJobRow<P extends JobParams = JobParams>(raw: RawRow): Job<P> {
 	const parsed = jobRowSchema.safeParse(raw);
 	if (!parsed.success) {
-		throw new UnexpectedRowError(`the database returned a job row this package cannot read: ${z.prettifyError(parsed.error)}`, {
-			cause: parsed.error,
-		});
+		throw new UnexpectedRowError(
+			`the database returned a job row this package cannot read: ${z.prettifyError(parsed.error)}`,
+			{
+				cause: parsed.error,
+			},
+		);
 	}
 	return parsed.data as Job<P>;
 }

@@ -5,21 +5,44 @@
  */
 import { fitPhasePlan, type FitPhasePlanOptions, type PhaseHistoryRow } from './fit-phase-plan.ts';
 
-/** Where a phase sits on the 0..100 bar. */
+/**
+ * Where a phase sits on the 0..100 bar.
+ *
+ * @example
+ * const { start, end }: PhaseSpan = PLAN.span('table', text.length);
+ */
 export interface PhaseSpan {
 	start: number;
 	end: number;
 }
 
-/** Input size per phase (characters, pages, bytes: whatever the slope was measured in), or one size for all. */
+/**
+ * Input size per phase (characters, pages, bytes: whatever the slope was measured in), or one size for all.
+ *
+ * @example
+ * PLAN.spans(40_000); // one size for every phase
+ * PLAN.spans({ table: 40_000, reading: 12_000 });
+ */
 export type PhaseSizes = number | Readonly<Record<string, number | null | undefined>>;
 
-/** Anything that can read recorded timings of finished jobs of a kind, newest first (JobStore is one). */
+/**
+ * Anything that can read recorded timings of finished jobs of a kind, newest first (JobStore is one).
+ *
+ * @example
+ * const source: PhaseHistorySource = {
+ * 	phaseHistory: async (kind) => (await sql`select timings from jobs where kind = ${kind} and status = 'done' order by finished_at desc limit 200`).map((r) => r.timings),
+ * };
+ */
 export interface PhaseHistorySource {
 	phaseHistory(kind: string): Promise<PhaseHistoryRow[]>;
 }
 
-/** Options of {@link PhasePlan.fromHistory}. */
+/**
+ * Options of {@link PhasePlan.fromHistory}.
+ *
+ * @example
+ * await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN, minSizedSamples: 5 });
+ */
 export interface FromHistoryOptions extends FitPhasePlanOptions {
 	/** Declared plan used when there is no history, and for phases or slopes the history lacks. */
 	fallback?: PhasePlan;
@@ -61,13 +84,17 @@ export class PhasePlan {
 	 * @example
 	 * const PLAN = PhasePlan.fromSeconds({ table: 30, reading: 19 }, { perKilochar: { table: 0.5 } });
 	 */
-	static fromSeconds(medians: Readonly<Record<string, number>>, options: { perKilochar?: Readonly<Record<string, number>> } = {}): PhasePlan {
+	static fromSeconds(
+		medians: Readonly<Record<string, number>>,
+		options: { perKilochar?: Readonly<Record<string, number>> } = {},
+	): PhasePlan {
 		const m = new Map<string, number>();
 		for (const [phase, seconds] of Object.entries(medians)) m.set(phase, checkSeconds(`median of "${phase}"`, seconds));
 		if (m.size === 0) throw new RangeError('a PhasePlan needs at least one phase');
 		const k = new Map<string, number>();
 		for (const [phase, slope] of Object.entries(options.perKilochar ?? {})) {
-			if (!m.has(phase)) throw new RangeError(`perKilochar names "${phase}", which is not a phase (${[...m.keys()].join(', ')})`);
+			if (!m.has(phase))
+				throw new RangeError(`perKilochar names "${phase}", which is not a phase (${[...m.keys()].join(', ')})`);
 			k.set(phase, checkSeconds(`perKilochar of "${phase}"`, slope));
 		}
 		return new PhasePlan(m, k);
@@ -82,9 +109,17 @@ export class PhasePlan {
 	 * @example
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
 	 */
-	static fromHistory(source: PhaseHistorySource, kind: string, options: FromHistoryOptions & { fallback: PhasePlan }): Promise<PhasePlan>;
+	static fromHistory(
+		source: PhaseHistorySource,
+		kind: string,
+		options: FromHistoryOptions & { fallback: PhasePlan },
+	): Promise<PhasePlan>;
 	static fromHistory(source: PhaseHistorySource, kind: string, options?: FromHistoryOptions): Promise<PhasePlan | null>;
-	static async fromHistory(source: PhaseHistorySource, kind: string, options: FromHistoryOptions = {}): Promise<PhasePlan | null> {
+	static async fromHistory(
+		source: PhaseHistorySource,
+		kind: string,
+		options: FromHistoryOptions = {},
+	): Promise<PhasePlan | null> {
 		const { fallback, ...fitOptions } = options;
 		const fit = fitPhasePlan(await source.phaseHistory(kind), { order: fallback?.phases, ...fitOptions });
 		if (!fit) return fallback ?? null;

@@ -4,7 +4,12 @@
 import { StageInterruptedError } from '../errors.ts';
 import { realTimers, type Timers } from '../internal/timers.ts';
 
-/** Options of {@link runCancellable}. */
+/**
+ * Options of {@link runCancellable}.
+ *
+ * @example
+ * await runCancellable(work, { interrupted: store.cancellationWatch(id), intervalMs: 2000, signal: shutdown });
+ */
 export interface RunCancellableOptions {
 	/**
 	 * Asked every `intervalMs`: true means stop. The store's
@@ -46,7 +51,10 @@ export interface RunCancellableOptions {
  *   throw e;
  * }
  */
-export function runCancellable<T>(work: (signal: AbortSignal) => Promise<T>, options: RunCancellableOptions): Promise<T> {
+export function runCancellable<T>(
+	work: (signal: AbortSignal) => Promise<T>,
+	options: RunCancellableOptions,
+): Promise<T> {
 	const { interrupted, intervalMs, stage = null } = options;
 	const timers = options.timers ?? realTimers;
 	if (!(intervalMs > 0)) throw new RangeError(`intervalMs must be a positive number, got ${intervalMs}`);

@@ -4,7 +4,12 @@
  */
 import { StageStatus, type StageStatusValue } from './stage-status.ts';
 
-/** Column-name templates; `{prefix}` and `{stage}` are substituted. */
+/**
+ * Column-name templates; `{prefix}` and `{stage}` are substituted.
+ *
+ * @example
+ * new StageMap(['summary'], { templates: { status: '{stage}_status', error: '{stage}_error' } });
+ */
 export interface StageTemplates {
 	/** @default '{prefix}status_{stage}' */
 	status: string;
@@ -16,17 +21,32 @@ export interface StageTemplates {
 	token: string;
 }
 
-/** The columns one stage resolves to. */
+/**
+ * The columns one stage resolves to.
+ *
+ * @example
+ * const { status, error, result, token }: StageColumns = STAGES.columns('summary');
+ */
 export type StageColumns = Readonly<StageTemplates>;
 
-/** Options of {@link StageMap}. */
+/**
+ * Options of {@link StageMap}.
+ *
+ * @example
+ * new StageMap(['summary'], { prefix: 'doc_' });
+ */
 export interface StageMapOptions {
 	/** @default '' */
 	prefix?: string;
 	templates?: Partial<StageTemplates>;
 }
 
-/** Options of {@link StageMap.mark}. */
+/**
+ * Options of {@link StageMap.mark}.
+ *
+ * @example
+ * STAGES.mark(doc, 'summary', StageStatus.DONE, { result: summary });
+ */
 export interface MarkOptions {
 	/** Written only when given: marking without a result keeps the previous one. `null` clears it. */
 	result?: unknown;
@@ -36,7 +56,12 @@ export interface MarkOptions {
 	token?: string;
 }
 
-/** What {@link StageMap.cancel} did. */
+/**
+ * What {@link StageMap.cancel} did.
+ *
+ * @example
+ * const { cancelled, ignored }: CancelOutcome = STAGES.cancel(doc);
+ */
 export interface CancelOutcome {
 	cancelled: string[];
 	ignored: string[];
@@ -78,13 +103,16 @@ export class StageMap {
 		if (stages.length === 0) throw new RangeError('a StageMap needs at least one stage');
 		const owners = new Map<string, { stage: string; role: string }>();
 		for (const stage of stages) {
-			if (typeof stage !== 'string' || stage === '') throw new TypeError(`stage names must be non-empty strings, got ${JSON.stringify(stage)}`);
+			if (typeof stage !== 'string' || stage === '')
+				throw new TypeError(`stage names must be non-empty strings, got ${JSON.stringify(stage)}`);
 			if (this.#columns.has(stage)) throw new RangeError(`stage "${stage}" is listed twice`);
 			const cols = {} as StageTemplates;
 			for (const role of ROLES) {
 				const column = templates[role].replaceAll('{prefix}', prefix).replaceAll('{stage}', stage);
 				if (new TextEncoder().encode(column).length > MAX_IDENTIFIER_BYTES) {
-					throw new RangeError(`column "${column}" of stage "${stage}" is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifier limit`);
+					throw new RangeError(
+						`column "${column}" of stage "${stage}" is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifier limit`,
+					);
 				}
 				const owner = owners.get(column);
 				if (owner) {
@@ -205,7 +233,11 @@ export class StageMap {
 	 * @example
 	 * const { cancelled, ignored } = STAGES.cancel(doc, ['summary', 'suggestions'], { reason: 'Cancelled by you.' });
 	 */
-	cancel(record: object, stages: readonly string[] = this.stages, options: { reason?: string | null } = {}): CancelOutcome {
+	cancel(
+		record: object,
+		stages: readonly string[] = this.stages,
+		options: { reason?: string | null } = {},
+	): CancelOutcome {
 		stages.forEach((s) => this.columns(s)); // refuse unknown names before writing anything
 		const outcome: CancelOutcome = { cancelled: [], ignored: [] };
 		for (const stage of stages) {

@@ -1,0 +1,253 @@
+/**
+ * The local stand-in for Supabase's HTTP services on ONE port, over a real
+ * PostgreSQL: /rest/v1 (PostgREST subset), /realtime/v1/websocket (Phoenix /
+ * Realtime protocol), /functions/v1/<name> (proxy). Development and test
+ * tooling only: product code never imports it and never knows it is local.
+ *
+ * @example
+ * const standin = await createStandin({ databaseUrl, jwtSecret: 'super-secret-jwt-token-with-at-least-32-characters' });
+ * const supabase = createClient(standin.url, standin.anonKey, { realtime: { transport: WebSocket } });
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabases, type Databases, type QueryEvent, type QueryKind } from './db.ts';
+import { proxyFunction, type FunctionTarget } from './functions-proxy.ts';
+import { mintApiKey, mintUserToken, type UserTokenOptions } from './jwt.ts';
+import { createRealtimeEndpoint } from './realtime/endpoint.ts';
+import { RealtimeHub } from './realtime/hub.ts';
+import { handleRest, type RestConfig } from './rest/router.ts';
+import { SchemaCache } from './rest/schema.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export interface StandinOptions {
+	/** Superuser connection string of the database (the stand-in also logs in as `authenticator`). */
+	databaseUrl: string;
+	/** The HS256 secret every key and user token is signed with (>= 32 characters, like Supabase's). */
+	jwtSecret: string;
+	/** 0 or absent: a free port, kept across stop()/start(). */
+	port?: number;
+	host?: string;
+	/** Edge functions: name -> target base URL (or `{url, verifyJwt}`; verify_jwt defaults to on). */
+	functions?: Record<string, FunctionTarget>;
+	/** Exposed schemas (PostgREST `db-schemas`); default ['public']. */
+	exposedSchemas?: string[];
+	/** Override for the authenticator login (default: databaseUrl with authenticator/authenticator). */
+	authenticatorUrl?: string;
+	/** Sees every statement the stand-in sends. */
+	onQuery?: (event: QueryEvent) => void;
+	/** Where internal errors go (default: console.error when SUPABASE_JOBS_STANDIN_DEBUG is set). */
+	log?: (error: unknown) => void;
+}
+
+export interface Standin {
+	/** Base URL for createClient, e.g. http://127.0.0.1:54321 */
+	url: string;
+	port: number;
+	anonKey: string;
+	serviceRoleKey: string;
+	jwtSecret: string;
+	/** A GoTrue-shaped access token for user `sub` (role authenticated). */
+	mintUserToken(sub: string, options?: UserTokenOptions): Promise<string>;
+	/** Statements sent to PostgreSQL so far (all, or by connection kind). */
+	queryCount(kind?: QueryKind): number;
+	/** Drops the schema cache (PostgREST: NOTIFY pgrst, 'reload schema'). */
+	reloadSchema(): void;
+	/** Stops serving (closes sockets and connections); start() serves again on the same port. */
+	stop(): Promise<void>;
+	start(): Promise<void>;
+	/** stop(), for good. */
+	close(): Promise<void>;
+}
+
+interface Running {
+	server: Server;
+	dbs: Databases;
+	hub: RealtimeHub;
+	endpoint: ReturnType<typeof createRealtimeEndpoint>;
+	cache: SchemaCache;
+	unlistenPgrst: () => Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks).toString('utf8');
+}
+
+const CORS = {
+	'Access-Control-Allow-Origin': '*',
+	'Access-Control-Allow-Headers':
+		'authorization, x-client-info, apikey, content-type, accept-profile, content-profile, prefer, range, x-supabase-api-version',
+	'Access-Control-Allow-Methods': 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS',
+	'Access-Control-Expose-Headers': 'Content-Range, Content-Profile, Preference-Applied',
+};
+
+export async function createStandin(options: StandinOptions): Promise<Standin> {
+	const host = options.host ?? '127.0.0.1';
+	const exposed = options.exposedSchemas ?? ['public'];
+	const log =
+		options.log ??
+		((e: unknown) => {
+			if (process.env.SUPABASE_JOBS_STANDIN_DEBUG) console.error('[standin]', e);
+		});
+	const anonKey = await mintApiKey(options.jwtSecret, 'anon');
+	const serviceRoleKey = await mintApiKey(options.jwtSecret, 'service_role');
+	const apiKeys = new Set([anonKey, serviceRoleKey]);
+	const counts: Record<QueryKind, number> = { rest: 0, realtime: 0 };
+	const onQuery = (e: QueryEvent) => {
+		counts[e.kind]++;
+		options.onQuery?.(e);
+	};
+	let port = options.port ?? 0;
+	let running: Running | null = null;
+
+	async function handle(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = new URL(req.url ?? '/', `http://${host}`);
+		const method = req.method ?? 'GET';
+		if (method === 'OPTIONS') {
+			res.writeHead(200, CORS).end();
+			return;
+		}
+		for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+		if (url.pathname.startsWith('/rest/v1')) {
+			// The API gateway (Kong key-auth) accepts only the project's keys.
+			const key = (req.headers.apikey as string | undefined) ?? url.searchParams.get('apikey');
+			if (!key) {
+				res.writeHead(401, { 'Content-Type': 'application/json' }).end(
+					JSON.stringify({
+						message: 'No API key found in request',
+						hint: 'No `apikey` request header or url param was found.',
+					}),
+				);
+				return;
+			}
+			if (!apiKeys.has(key)) {
+				res.writeHead(401, { 'Content-Type': 'application/json' }).end(
+					JSON.stringify({
+						message: 'Invalid API key',
+						hint: 'Double check your Supabase `anon` or `service_role` API key.',
+					}),
+				);
+				return;
+			}
+			const query = new URLSearchParams(url.search);
+			query.delete('apikey');
+			const config: RestConfig = {
+				sql: r.dbs.rest,
+				cache: r.cache,
+				jwtSecret: options.jwtSecret,
+				exposedSchemas: exposed,
+				extraSearchPath: ['public', 'extensions'],
+				anonRole: 'anon',
+			};
+			const subPath = url.pathname.slice('/rest/v1'.length).replace(/^\/+/, '');
+			const out = await handleRest(config, method, subPath, query, req.headers, await readBody(req));
+			res.writeHead(out.status, out.headers).end(out.body ?? undefined);
+			return;
+		}
+		if (url.pathname.startsWith('/functions/v1/')) {
+			await proxyFunction(
+				options.functions ?? {},
+				options.jwtSecret,
+				req,
+				res,
+				url.pathname.slice('/functions/v1/'.length),
+				url.search,
+			);
+			return;
+		}
+		res
+			.writeHead(404, { 'Content-Type': 'application/json' })
+			.end(JSON.stringify({ message: 'no Route matched with those values' }));
+	}
+
+	async function start(): Promise<void> {
+		if (running) return;
+		const dbs = openDatabases({
+			databaseUrl: options.databaseUrl,
+			authenticatorUrl: options.authenticatorUrl,
+			onQuery,
+		});
+		const sqlText = await readFile(join(here, 'standin.sql'), 'utf8');
+		await dbs.admin.begin(async (tx) => {
+			// Several stand-ins may share a database; CREATE OR REPLACE races otherwise.
+			await tx.unsafe(`select pg_advisory_xact_lock(hashtext('supabase_jobs_standin'))`);
+			await tx.unsafe(sqlText);
+		});
+		const cache = new SchemaCache(dbs.rest, exposed);
+		const pgrst = await dbs.admin.listen('pgrst', (payload) => {
+			if (payload === 'reload schema' || payload === '') cache.reload();
+		});
+		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log);
+		await hub.listen();
+		const endpoint = createRealtimeEndpoint(hub);
+		const server = createServer();
+		const r: Running = { server, dbs, hub, endpoint, cache, unlistenPgrst: pgrst.unlisten };
+		server.on('request', (req, res) => {
+			handle(r, req, res).catch((e: unknown) => {
+				log(e);
+				if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+				res.end(JSON.stringify({ message: e instanceof Error ? e.message : String(e) }));
+			});
+		});
+		server.on('upgrade', (req, socket, head) => {
+			const url = new URL(req.url ?? '/', `http://${host}`);
+			if (url.pathname !== '/realtime/v1/websocket' && url.pathname !== '/realtime/v1/websocket/') {
+				socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+				return;
+			}
+			endpoint.upgrade(req, socket, head, url).catch((e: unknown) => {
+				log(e);
+				socket.destroy();
+			});
+		});
+		await new Promise<void>((resolve, reject) => {
+			server.once('error', reject);
+			server.listen(port, host, () => {
+				server.off('error', reject);
+				const address = server.address();
+				if (address && typeof address === 'object') port = address.port;
+				resolve();
+			});
+		});
+		running = r;
+	}
+
+	async function stop(): Promise<void> {
+		const r = running;
+		if (!r) return;
+		running = null;
+		r.endpoint.close();
+		await new Promise<void>((resolve) => {
+			r.server.close(() => resolve());
+			r.server.closeAllConnections();
+		});
+		await r.hub.stop();
+		await r.unlistenPgrst().catch(() => {});
+		await r.dbs.end();
+	}
+
+	await start();
+	const standin: Standin = {
+		get url() {
+			return `http://${host}:${port}`;
+		},
+		get port() {
+			return port;
+		},
+		anonKey,
+		serviceRoleKey,
+		jwtSecret: options.jwtSecret,
+		mintUserToken: (sub, opts) =>
+			mintUserToken(options.jwtSecret, sub, { issuer: `http://${host}:${port}/auth/v1`, ...opts }),
+		queryCount: (kind) => (kind ? counts[kind] : counts.rest + counts.realtime),
+		reloadSchema: () => running?.cache.reload(),
+		stop,
+		start,
+		close: stop,
+	};
+	return standin;
+}
