@@ -3,9 +3,13 @@
  * index.ts so a test can serve the same worker with extra kinds.
  *
  * Environment:
- *   SUPABASE_DB_URL      direct Postgres connection (set by Supabase; the role
- *                        it connects as runs the job_* worker functions. Locally
- *                        any role with service_role's grants, e.g. the superuser)
+ *   SUPABASE_DB_URL      direct Postgres connection. On Supabase it is set for
+ *                        every function and connects as a privileged role that
+ *                        holds service_role's grants on the job_* worker
+ *                        functions (claim, tick, succeed, fail, retry, release).
+ *                        Never hand it a user's connection: RLS would hide the
+ *                        jobs and the worker functions would refuse (42501).
+ *                        Locally and in the tests it is the superuser URL.
  *   JOBS_WORKER_SECRET   the Bearer secret callers present (the same value as the
  *                        Vault secret supabase_jobs_worker_secret); own secrets
  *                        may not start with SUPABASE_

@@ -275,6 +275,23 @@ describe('the worker', () => {
 		for (const j of jobs) expect(await store.get(j.id)).toMatchObject({ status: 'done' });
 	});
 
+	it('hands its background work to EdgeRuntime.waitUntil when the edge runtime provides it', async () => {
+		const handed: Promise<unknown>[] = [];
+		const scope = globalThis as { EdgeRuntime?: unknown };
+		scope.EdgeRuntime = { waitUntil: (p: Promise<unknown>) => handed.push(p) };
+		try {
+			const { worker } = makeWorker();
+			const job = await store.enqueue('test.sized', { params: { seconds: 0 } });
+			const res = await post(worker, { job_id: job.id });
+			expect(res.status).toBe(202);
+			expect(handed).toHaveLength(1);
+			await handed[0];
+			expect(await store.get(job.id)).toMatchObject({ status: 'done' });
+		} finally {
+			delete scope.EdgeRuntime;
+		}
+	});
+
 	it('refuses a secret shorter than 16 characters and two handlers for one kind', () => {
 		expect(() => createWorker({ store, handlers: allHandlers, secret: 'short' })).toThrow(/at least 16 characters/);
 		expect(() => createWorker({ store, handlers: [allHandlers[0]!, allHandlers[0]!], secret: SECRET })).toThrow(
