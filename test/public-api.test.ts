@@ -11,7 +11,7 @@ describe('public API', () => {
 	it('exports the seed\'s whole vocabulary', () => {
 		for (const name of [
 			'JobStore', 'JobStatus', 'TERMINAL_JOB_STATUSES', 'runCancellable', 'PhasePlan', 'ProgressTracker', 'StageMap', 'StageStatus', 'StageStore',
-			'JobNotFoundError', 'JobAlreadyFinishedError', 'JobCancelledError', 'StageInterruptedError', 'TimeoutError', 'postgresAdapter', 'supabaseAdapter', 'defineJobKind',
+			'JobNotFoundError', 'JobAlreadyFinishedError', 'JobCancelledError', 'StageInterruptedError', 'TimeoutError', 'postgresAdapter', 'supabaseAdapter', 'defineJobKind', 'createWorker', 'JobUserError',
 		]) {
 			expect(api, name).toHaveProperty(name);
 		}
@@ -23,7 +23,8 @@ describe('public API', () => {
 		const visit = async (file: string) => {
 			if (seen.has(file)) return;
 			seen.add(file);
-			const text = await readFile(file, 'utf8');
+			// JSDoc examples import things too; only real imports count.
+			const text = (await readFile(file, 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '');
 			for (const m of text.matchAll(/from '([^']+)'/g)) {
 				const spec = m[1]!;
 				expect(spec.startsWith('svelte') || spec.startsWith('@sveltejs/'), `${file} imports ${spec}`).toBe(false);
@@ -32,5 +33,23 @@ describe('public API', () => {
 		};
 		await visit(new URL('../src/lib/index.ts', import.meta.url).pathname);
 		expect(seen.size).toBeGreaterThan(10);
+	});
+});
+
+describe('the main entry is importable by Deno', () => {
+	it('imports nothing from node: (the Node runner lives at supabase-jobs/node)', async () => {
+		const seen = new Set<string>();
+		const visit = async (file: string) => {
+			if (seen.has(file)) return;
+			seen.add(file);
+			// JSDoc examples import things too; only real imports count.
+			const text = (await readFile(file, 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '');
+			for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
+				const spec = m[1]!;
+				expect(spec.startsWith('node:'), `${file} imports ${spec}`).toBe(false);
+				if (spec.startsWith('.')) await visit(new URL(spec, `file://${file}`).pathname);
+			}
+		};
+		await visit(new URL('../src/lib/index.ts', import.meta.url).pathname);
 	});
 });

@@ -109,3 +109,18 @@ export {
 	type CancelOutcome,
 } from './toolkit/stage-map.ts';
 export { StageStatus, TERMINAL_STAGE_STATUSES, type StageStatusValue } from './toolkit/stage-status.ts';
+
+// Workers: the edge worker (Deno, any fetch server). The Node runner is at `supabase-jobs/node`.
+export { createWorker } from './worker/create-worker.ts';
+export type { CreateWorkerOptions, JobWorker, KickReport, KickStop } from './worker/create-worker.ts';
+export { defineJobHandler } from './worker/job-handler.ts';
+export type { JobHandler, JobHandlerContext, JobHandlerOptions, JobHandlerResult } from './worker/job-handler.ts';
+export { JobUserError, isJobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
+export { pickLocale, UNEXPECTED_FAILURE, INVALID_PARAMS, type LocalizedText } from './worker/messages.ts';
+export { retryDelaySeconds, type RetryBackoff } from './worker/backoff.ts';
+export { WallClockBudget, type WallClockOptions } from './worker/wall-clock.ts';
+export { estimateSeconds, DEFAULT_PHASE } from './worker/plan-source.ts';
+export { parseKickRequest, type KickRequest } from './worker/kick-request.ts';
+export { bearerChecker, timingSafeEqualText } from './worker/bearer-secret.ts';
+export type { JobOutcome } from './worker/job-runner.ts';
+export type { WorkerLogger } from './worker/logger.ts';

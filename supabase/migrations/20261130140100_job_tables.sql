@@ -328,7 +328,7 @@ begin
   execute format('create index %I on %s (kind, created_at desc, id desc)', name || '_kind_created_idx', tbl);
   execute format('create index %I on %s (owner_id, created_at desc, id desc)', name || '_owner_created_idx', tbl);
   execute format('create index %I on %s (created_at desc, id desc)', name || '_created_idx', tbl);
-  execute format('create index %I on %s (available_at, created_at) where status = ''queued''', name || '_claim_idx', tbl);
+  execute format('create index %I on %s (available_at, created_at, id) where status = ''queued''', name || '_claim_idx', tbl);
   execute format('create index %I on %s ((coalesce(heartbeat_at, started_at))) where status = ''running''', name || '_reclaim_idx', tbl);
 
   execute format('comment on table %s is %L', tbl,
