@@ -9,11 +9,17 @@ const config = {
 		typescript: {
 			config(tsconfig) {
 				// The local stack, the worker functions and the tests are type-checked with the app.
-				tsconfig.include.push('../src/local/**/*.ts', '../test/**/*.ts', '../functions/**/*.ts', '../scripts/**/*.ts', '../*.config.ts');
+				tsconfig.include.push(
+					'../src/local/**/*.ts',
+					'../test/**/*.ts',
+					'../functions/**/*.ts',
+					'../scripts/**/*.ts',
+					'../*.config.ts',
+				);
 				return tsconfig;
-			}
-		}
-	}
+			},
+		},
+	},
 };
 
 export default config;

@@ -8,10 +8,27 @@ import { describe, expect, it } from 'vitest';
 import * as api from '../src/lib/index.ts';
 
 describe('public API', () => {
-	it('exports the seed\'s whole vocabulary', () => {
+	it("exports the seed's whole vocabulary", () => {
 		for (const name of [
-			'JobStore', 'JobStatus', 'TERMINAL_JOB_STATUSES', 'runCancellable', 'PhasePlan', 'ProgressTracker', 'StageMap', 'StageStatus', 'StageStore',
-			'JobNotFoundError', 'JobAlreadyFinishedError', 'JobCancelledError', 'StageInterruptedError', 'TimeoutError', 'postgresAdapter', 'supabaseAdapter', 'defineJobKind', 'createWorker', 'JobUserError',
+			'JobStore',
+			'JobStatus',
+			'TERMINAL_JOB_STATUSES',
+			'runCancellable',
+			'PhasePlan',
+			'ProgressTracker',
+			'StageMap',
+			'StageStatus',
+			'StageStore',
+			'JobNotFoundError',
+			'JobAlreadyFinishedError',
+			'JobCancelledError',
+			'StageInterruptedError',
+			'TimeoutError',
+			'postgresAdapter',
+			'supabaseAdapter',
+			'defineJobKind',
+			'createWorker',
+			'JobUserError',
 		]) {
 			expect(api, name).toHaveProperty(name);
 		}

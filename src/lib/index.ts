@@ -96,7 +96,12 @@ export {
 	type PhaseHistorySource,
 	type FromHistoryOptions,
 } from './toolkit/phase-plan.ts';
-export { fitPhasePlan, type PhaseFit, type PhaseHistoryRow, type FitPhasePlanOptions } from './toolkit/fit-phase-plan.ts';
+export {
+	fitPhasePlan,
+	type PhaseFit,
+	type PhaseHistoryRow,
+	type FitPhasePlanOptions,
+} from './toolkit/fit-phase-plan.ts';
 export type { PhaseTiming, PhaseTimings } from './toolkit/phase-timings.ts';
 export { ProgressTracker, type ProgressTrackerOptions, type RunPhaseOptions } from './toolkit/progress-tracker.ts';
 export type { Ticker, TickUpdate } from './toolkit/ticker.ts';

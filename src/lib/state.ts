@@ -56,7 +56,11 @@ export const JOB_STATUSES = [
  * const finished = TERMINAL_JOB_STATUSES.includes(job.status);
  * ```
  */
-export const TERMINAL_JOB_STATUSES = [JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED] as const satisfies readonly JobStatusValue[];
+export const TERMINAL_JOB_STATUSES = [
+	JobStatus.DONE,
+	JobStatus.FAILED,
+	JobStatus.CANCELLED,
+] as const satisfies readonly JobStatusValue[];
 
 /**
  * Legal transitions, from-state to the states it may move to, and the SQL

@@ -33,7 +33,9 @@ export default async function setup(project: TestProject) {
 		if (!server.embedded) {
 			const sql = postgres(server.url, { max: 1, onnotice: () => {} });
 			try {
-				const rows = await sql<{ datname: string }[]>`select datname from pg_database where datname like ${`sj_%_${process.pid}%`}`;
+				const rows = await sql<
+					{ datname: string }[]
+				>`select datname from pg_database where datname like ${`sj_%_${process.pid}%`}`;
 				for (const r of rows) await sql.unsafe(`drop database if exists "${r.datname}" with (force)`);
 			} finally {
 				await sql.end();

@@ -14,7 +14,8 @@ beforeAll(async () => {
 
 async function refused(caller: Caller, query: (tx: any) => Promise<unknown>) {
 	const [{ before }] = await db.sql`select count(*)::int as before from jobs`;
-	const [{ fingerprint: f0 }] = await db.sql`select md5(coalesce(string_agg(j::text, ',' order by id), '')) as fingerprint from jobs j`;
+	const [{ fingerprint: f0 }] =
+		await db.sql`select md5(coalesce(string_agg(j::text, ',' order by id), '')) as fingerprint from jobs j`;
 	let error: any;
 	try {
 		await as(db.sql, caller, query);
@@ -23,7 +24,8 @@ async function refused(caller: Caller, query: (tx: any) => Promise<unknown>) {
 	}
 	expect(error, 'the call should have been refused').toBeDefined();
 	const [{ after }] = await db.sql`select count(*)::int as after from jobs`;
-	const [{ fingerprint: f1 }] = await db.sql`select md5(coalesce(string_agg(j::text, ',' order by id), '')) as fingerprint from jobs j`;
+	const [{ fingerprint: f1 }] =
+		await db.sql`select md5(coalesce(string_agg(j::text, ',' order by id), '')) as fingerprint from jobs j`;
 	expect(after, 'nothing was written').toBe(before);
 	expect(f1, 'nothing changed').toBe(f0);
 	return error as { code: string; message: string; detail?: string };
@@ -82,8 +84,12 @@ describe('bad input is refused with an error naming the field, and changes nothi
 	});
 
 	it('max_attempts out of range, a malformed locale', async () => {
-		expect(await refused(user, (tx) => tx`select * from job_enqueue('extract', max_attempts => 0)`)).toMatchObject({ detail: 'field=max_attempts' });
-		expect(await refused(user, (tx) => tx`select * from job_enqueue('extract', locale => 'portuguese please')`)).toMatchObject({ detail: 'field=locale' });
+		expect(await refused(user, (tx) => tx`select * from job_enqueue('extract', max_attempts => 0)`)).toMatchObject({
+			detail: 'field=max_attempts',
+		});
+		expect(
+			await refused(user, (tx) => tx`select * from job_enqueue('extract', locale => 'portuguese please')`),
+		).toMatchObject({ detail: 'field=locale' });
 	});
 
 	it('hostile job table names', async () => {
@@ -97,14 +103,29 @@ describe('bad input is refused with an error naming the field, and changes nothi
 	it('progress outside 0..100 and an empty failure sentence', async () => {
 		const [job] = await as(db.sql, user, (tx) => tx`select id from job_enqueue('extract')`);
 		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${job!.id})`);
-		expect(await refused(serviceRole, (tx) => tx`select job_tick(${job!.id}, 101)`)).toMatchObject({ code: '22023', detail: 'field=progress' });
-		expect(await refused(serviceRole, (tx) => tx`select job_tick(${job!.id}, 'NaN')`)).toMatchObject({ code: '22023', detail: 'field=progress' });
-		expect(await refused(serviceRole, (tx) => tx`select * from job_fail(${job!.id}, '  ')`)).toMatchObject({ code: '22023', detail: 'field=error' });
+		expect(await refused(serviceRole, (tx) => tx`select job_tick(${job!.id}, 101)`)).toMatchObject({
+			code: '22023',
+			detail: 'field=progress',
+		});
+		expect(await refused(serviceRole, (tx) => tx`select job_tick(${job!.id}, 'NaN')`)).toMatchObject({
+			code: '22023',
+			detail: 'field=progress',
+		});
+		expect(await refused(serviceRole, (tx) => tx`select * from job_fail(${job!.id}, '  ')`)).toMatchObject({
+			code: '22023',
+			detail: 'field=error',
+		});
 	});
 
 	it('limit, statuses and cursor of list_recent', async () => {
-		expect(await refused(user, (tx) => tx`select * from job_list_recent("limit" => 0)`)).toMatchObject({ detail: 'field=limit' });
-		expect(await refused(user, (tx) => tx`select * from job_list_recent(status => 'queued', statuses => '{running}')`)).toMatchObject({ detail: 'field=statuses' });
-		expect(await refused(user, (tx) => tx`select * from job_list_recent(cursor => 'garbage')`)).toMatchObject({ detail: 'field=cursor' });
+		expect(await refused(user, (tx) => tx`select * from job_list_recent("limit" => 0)`)).toMatchObject({
+			detail: 'field=limit',
+		});
+		expect(
+			await refused(user, (tx) => tx`select * from job_list_recent(status => 'queued', statuses => '{running}')`),
+		).toMatchObject({ detail: 'field=statuses' });
+		expect(await refused(user, (tx) => tx`select * from job_list_recent(cursor => 'garbage')`)).toMatchObject({
+			detail: 'field=cursor',
+		});
 	});
 });

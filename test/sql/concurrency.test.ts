@@ -34,8 +34,10 @@ describe('claim is a conditional UPDATE: two workers racing for one id cannot bo
 			conns.map(async (sql, w) => {
 				for (let k = 0; k < batches.length; k++) {
 					const batch = batches[(k + w * 5) % batches.length]!;
-					const rows = await as(sql, serviceRole, (tx) =>
-						tx<{ id: string }[]>`select c.id from unnest(${batch}::uuid[]) as u(id), lateral job_claim(u.id) c`,
+					const rows = await as(
+						sql,
+						serviceRole,
+						(tx) => tx<{ id: string }[]>`select c.id from unnest(${batch}::uuid[]) as u(id), lateral job_claim(u.id) c`,
 					);
 					for (const r of rows) wins.set(r.id, (wins.get(r.id) ?? 0) + 1);
 				}
@@ -43,7 +45,8 @@ describe('claim is a conditional UPDATE: two workers racing for one id cannot bo
 		);
 		expect(wins.size).toBe(2000);
 		expect([...wins.values()].every((n) => n === 1)).toBe(true);
-		const [{ n }] = await db.sql`select count(*)::int as n from jobs where kind = 'race-claim' and status = 'running' and attempts = 1`;
+		const [{ n }] =
+			await db.sql`select count(*)::int as n from jobs where kind = 'race-claim' and status = 'running' and attempts = 1`;
 		expect(n).toBe(2000);
 	});
 
@@ -54,7 +57,11 @@ describe('claim is a conditional UPDATE: two workers racing for one id cannot bo
 		await Promise.all(
 			conns.map(async (sql) => {
 				for (;;) {
-					const rows = await as(sql, serviceRole, (tx) => tx<{ id: string }[]>`select id from job_claim_next(${['race-next']}, 7)`);
+					const rows = await as(
+						sql,
+						serviceRole,
+						(tx) => tx<{ id: string }[]>`select id from job_claim_next(${['race-next']}, 7)`,
+					);
 					if (rows.length === 0) return;
 					claimed.push(...rows.map((r) => r.id));
 				}
@@ -68,7 +75,11 @@ describe('claim is a conditional UPDATE: two workers racing for one id cannot bo
 describe('cancel racing succeed', () => {
 	it('exactly one wins and the row is consistent', async () => {
 		const ids = await seed('race-cancel', 200);
-		await as(db.sql, serviceRole, (tx) => tx`select count(*) from unnest(${ids}::uuid[]) u(id), lateral job_claim(u.id)`);
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select count(*) from unnest(${ids}::uuid[]) u(id), lateral job_claim(u.id)`,
+		);
 		const [a, b] = workers(2) as [Sql, Sql];
 		const outcomes = await Promise.all(
 			ids.map(async (id) => {
@@ -83,7 +94,8 @@ describe('cancel racing succeed', () => {
 			}),
 		);
 		for (const o of outcomes) expect(o.cancelled !== o.succeeded, `job ${o.id}: exactly one wins`).toBe(true);
-		const rows = await db.sql`select id, status, payload, finished_at, error_code from jobs where id = any(${ids}::uuid[])`;
+		const rows =
+			await db.sql`select id, status, payload, finished_at, error_code from jobs where id = any(${ids}::uuid[])`;
 		const byId = new Map(rows.map((r) => [r.id, r]));
 		for (const o of outcomes) {
 			const row = byId.get(o.id)!;
@@ -114,7 +126,8 @@ describe('reclaim racing a late succeed', () => {
 		const reclaiming = as(reclaimer, serviceRole, (tx) => tx`select id from job_reclaim_stale(interval '5 minutes')`);
 		// Wait until the reclaim is really blocked on the row lock, then let the succeed commit.
 		for (;;) {
-			const [{ waiting }] = await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
+			const [{ waiting }] =
+				await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
 			if (waiting > 0) break;
 			await new Promise((r) => setImmediate(r));
 		}
@@ -144,7 +157,8 @@ describe('reclaim racing a late succeed', () => {
 		await locked;
 		const reclaiming = as(reclaimer, serviceRole, (tx) => tx`select id from job_reclaim_stale(interval '5 minutes')`);
 		for (;;) {
-			const [{ waiting }] = await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
+			const [{ waiting }] =
+				await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
 			if (waiting > 0) break;
 			await new Promise((r) => setImmediate(r));
 		}

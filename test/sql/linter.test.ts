@@ -71,7 +71,8 @@ describe("Supabase's database linter finds nothing", () => {
 			  and ((qual ~ 'auth\\.(uid|jwt|role|email)\\(\\)' and lower(qual) !~ 'select\\s+auth\\.(uid|jwt|role|email)\\(\\)')
 			    or (with_check ~ 'auth\\.(uid|jwt|role|email)\\(\\)' and lower(with_check) !~ 'select\\s+auth\\.(uid|jwt|role|email)\\(\\)'))`;
 		expect(rows.map((r) => r.p)).toEqual([]);
-		const [{ n }] = await db.sql`select count(*)::int as n from pg_policies where schemaname = 'public' and qual like '%auth.uid()%'`;
+		const [{ n }] =
+			await db.sql`select count(*)::int as n from pg_policies where schemaname = 'public' and qual like '%auth.uid()%'`;
 		expect(n, 'the job tables do have auth.uid() policies to check').toBeGreaterThan(0);
 	});
 

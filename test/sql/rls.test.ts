@@ -14,7 +14,11 @@ beforeAll(async () => {
 	db = await useTestDatabase();
 	userA = await createUser(db.sql);
 	userB = await createUser(db.sql);
-	const [row] = await as(db.sql, userA, (tx) => tx`select id from job_enqueue('extract', '{"secret":"A"}', '\\x41'::bytea)`);
+	const [row] = await as(
+		db.sql,
+		userA,
+		(tx) => tx`select id from job_enqueue('extract', '{"secret":"A"}', '\\x41'::bytea)`,
+	);
 	jobA = row!.id;
 });
 
@@ -55,8 +59,14 @@ describe('RLS matrix over the functions', () => {
 		expect(await outcome(anon, (tx) => tx`select * from job_enqueue('extract')`)).toBe('42501');
 		const [mine] = await as(db.sql, userB, (tx) => tx`select owner_id from job_enqueue('extract')`);
 		expect(mine!.owner_id).toBe(userB.sub);
-		expect(await outcome(userB, (tx) => tx`select * from job_enqueue('extract', owner_id => ${userA.sub})`)).toBe('42501');
-		const [forA] = await as(db.sql, serviceRole, (tx) => tx`select owner_id from job_enqueue('extract', owner_id => ${userA.sub})`);
+		expect(await outcome(userB, (tx) => tx`select * from job_enqueue('extract', owner_id => ${userA.sub})`)).toBe(
+			'42501',
+		);
+		const [forA] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select owner_id from job_enqueue('extract', owner_id => ${userA.sub})`,
+		);
 		expect(forA!.owner_id).toBe(userA.sub);
 	});
 
@@ -100,7 +110,9 @@ describe('RLS matrix over the table itself', () => {
 	});
 
 	it('a user cannot insert a job for someone else, nor choose its status', async () => {
-		expect(await outcome(userB, (tx) => tx`insert into jobs (kind, owner_id) values ('x', ${userA.sub})`)).toBe('42501');
+		expect(await outcome(userB, (tx) => tx`insert into jobs (kind, owner_id) values ('x', ${userA.sub})`)).toBe(
+			'42501',
+		);
 		expect(await outcome(userB, (tx) => tx`insert into jobs (kind, status) values ('x', 'done')`)).toBe('42501');
 	});
 

@@ -32,10 +32,22 @@ async function doc(): Promise<string> {
 	return row!.id;
 }
 const start = (id: string, who: Caller = owner) =>
-	as(db.sql, who, async (tx) => (await tx`select stage_start('documents', ${id}, ${cols.status_column}, ${cols.token_column}, 'doc_error_summary') as t`)[0]!.t as string);
+	as(
+		db.sql,
+		who,
+		async (tx) =>
+			(
+				await tx`select stage_start('documents', ${id}, ${cols.status_column}, ${cols.token_column}, 'doc_error_summary') as t`
+			)[0]!.t as string,
+	);
 const finish = (id: string, token: string, status: string, result: string | null) =>
-	as(db.sql, owner, async (tx) =>
-		(await tx`select stage_finish('documents', ${id}, ${cols.status_column}, ${cols.token_column}, ${token}, ${status}, 'doc_result_summary', ${result}, 'doc_error_summary', null) as ok`)[0]!.ok as boolean,
+	as(
+		db.sql,
+		owner,
+		async (tx) =>
+			(
+				await tx`select stage_finish('documents', ${id}, ${cols.status_column}, ${cols.token_column}, ${token}, ${status}, 'doc_result_summary', ${result}, 'doc_error_summary', null) as ok`
+			)[0]!.ok as boolean,
 	);
 const read = async (id: string) => (await db.sql`select * from documents where id = ${id}`)[0]!;
 
@@ -68,10 +80,15 @@ describe('9. Several stages on the record itself', () => {
 		expect((await read(id)).doc_result_summary).toBe('B');
 	});
 
-	it('a cancelled stage is no longer the run\'s: its finish does not resurrect the work', async () => {
+	it("a cancelled stage is no longer the run's: its finish does not resurrect the work", async () => {
 		const id = await doc();
 		const token = await start(id);
-		const res = await as(db.sql, owner, (tx) => tx`select stage_cancel('documents', ${id}, ${tx.json([{ stage: 'summary', status: cols.status_column }])}) as r`);
+		const res = await as(
+			db.sql,
+			owner,
+			(tx) =>
+				tx`select stage_cancel('documents', ${id}, ${tx.json([{ stage: 'summary', status: cols.status_column }])}) as r`,
+		);
 		expect(res[0]!.r).toEqual({ cancelled: ['summary'], ignored: [] });
 		expect(await finish(id, token, 'done', 'too late')).toBe(false);
 		expect((await read(id)).doc_status_summary).toBe('cancelled');
@@ -81,9 +98,19 @@ describe('9. Several stages on the record itself', () => {
 		const id = await doc();
 		const t = await start(id);
 		await finish(id, t, 'done', 'kept');
-		await as(db.sql, owner, (tx) => tx`select stage_start('documents', ${id}, 'doc_status_suggestions', 'doc_run_suggestions')`);
-		const [row] = await as(db.sql, owner, (tx) =>
-			tx`select stage_cancel('documents', ${id}, ${tx.json([{ stage: 'summary', status: cols.status_column }, { stage: 'suggestions', status: 'doc_status_suggestions' }])}) as r`,
+		await as(
+			db.sql,
+			owner,
+			(tx) => tx`select stage_start('documents', ${id}, 'doc_status_suggestions', 'doc_run_suggestions')`,
+		);
+		const [row] = await as(
+			db.sql,
+			owner,
+			(tx) =>
+				tx`select stage_cancel('documents', ${id}, ${tx.json([
+					{ stage: 'summary', status: cols.status_column },
+					{ stage: 'suggestions', status: 'doc_status_suggestions' },
+				])}) as r`,
 		);
 		expect(row!.r).toEqual({ cancelled: ['suggestions'], ignored: ['summary'] });
 		expect(await read(id)).toMatchObject({ doc_status_summary: 'done', doc_status_suggestions: 'cancelled' });
@@ -113,7 +140,12 @@ describe('9. Several stages on the record itself', () => {
 			as(db.sql, owner, (tx) => tx`select stage_start('documents; drop table documents', ${id}, 'a', 'b')`),
 		).rejects.toMatchObject({ code: '22023', detail: 'field=record_table' });
 		await expect(
-			as(db.sql, owner, (tx) => tx`select stage_finish('documents', ${id}, ${cols.status_column}, ${cols.token_column}, gen_random_uuid(), 'running')`),
+			as(
+				db.sql,
+				owner,
+				(tx) =>
+					tx`select stage_finish('documents', ${id}, ${cols.status_column}, ${cols.token_column}, gen_random_uuid(), 'running')`,
+			),
 		).rejects.toMatchObject({ code: '22023', detail: 'field=status' });
 	});
 });

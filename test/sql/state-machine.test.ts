@@ -40,7 +40,8 @@ describe('the state machine, written once in SQL', () => {
 			.flatMap(([f, tos]) => (tos as readonly string[]).map((t) => `${f}->${t}`))
 			.sort();
 		expect(sqlPairs).toEqual(tsPairs);
-		const terminal = await db.sql`select s::text from unnest(enum_range(null::job_status)) s where supabase_jobs.is_terminal(s)`;
+		const terminal =
+			await db.sql`select s::text from unnest(enum_range(null::job_status)) s where supabase_jobs.is_terminal(s)`;
 		expect(terminal.map((r) => r.s)).toEqual([...TERMINAL_JOB_STATUSES]);
 	});
 
@@ -61,7 +62,9 @@ describe('the state machine, written once in SQL', () => {
 
 	it('done -> running is refused even for service_role', async () => {
 		const id = await jobIn('done');
-		expect(await code(as(db.sql, serviceRole, (tx) => tx`update jobs set status = 'running' where id = ${id}`))).toBe('SJ001');
+		expect(await code(as(db.sql, serviceRole, (tx) => tx`update jobs set status = 'running' where id = ${id}`))).toBe(
+			'SJ001',
+		);
 	});
 
 	it('a terminal row is frozen: only is_active may change', async () => {
@@ -83,9 +86,16 @@ describe('the state machine, written once in SQL', () => {
 		expect(row!.payload).toBeNull();
 		expect(row!.finished_at).toBeInstanceOf(Date);
 		expect(row!.progress).toBe(100);
-		const checks = await db.sql`select conname from pg_constraint where conrelid = 'public.jobs'::regclass and contype = 'c' order by conname`;
+		const checks =
+			await db.sql`select conname from pg_constraint where conrelid = 'public.jobs'::regclass and contype = 'c' order by conname`;
 		expect(checks.map((c) => c.conname)).toEqual(
-			expect.arrayContaining(['jobs_terminal_has_no_payload', 'jobs_finished_at_iff_terminal', 'jobs_running_has_started_at', 'jobs_failed_has_error', 'jobs_attempts_within_max']),
+			expect.arrayContaining([
+				'jobs_terminal_has_no_payload',
+				'jobs_finished_at_iff_terminal',
+				'jobs_running_has_started_at',
+				'jobs_failed_has_error',
+				'jobs_attempts_within_max',
+			]),
 		);
 	});
 

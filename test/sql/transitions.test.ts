@@ -109,7 +109,9 @@ describe('3. The worker', () => {
 
 	it('fail drops the payload and keeps the sentence for the user', async () => {
 		const job = await claimed();
-		const [row] = await worker((tx) => tx`select * from job_fail(${job.id}, ${'I could not read the file: empty file'})`);
+		const [row] = await worker(
+			(tx) => tx`select * from job_fail(${job.id}, ${'I could not read the file: empty file'})`,
+		);
 		expect(row.status).toBe('failed');
 		expect(row.error).toBe('I could not read the file: empty file');
 		expect(row.error_code).toBe('failed');
@@ -216,11 +218,20 @@ describe('6. Listing', () => {
 	it('newest first, filtered by kind, keyset-paginated with a cursor', async () => {
 		const ids: string[] = [];
 		for (let i = 0; i < 5; i++) ids.push((await enqueue('paged')).id);
-		const page1 = await as(db.sql, alice, (tx) => tx`select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from job_list_recent(kind => 'paged', "limit" => 2)`);
+		const page1 = await as(
+			db.sql,
+			alice,
+			(tx) =>
+				tx`select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from job_list_recent(kind => 'paged', "limit" => 2)`,
+		);
 		expect(page1.map((r: Row) => r.id)).toEqual([ids[4], ids[3]]);
 		const last = page1[1] as Row;
 		const cursor = `${last.c}~${last.id}`;
-		const page2 = await as(db.sql, alice, (tx) => tx`select * from job_list_recent(kind => 'paged', "limit" => 10, cursor => ${cursor})`);
+		const page2 = await as(
+			db.sql,
+			alice,
+			(tx) => tx`select * from job_list_recent(kind => 'paged', "limit" => 10, cursor => ${cursor})`,
+		);
 		expect(page2.map((r: Row) => r.id)).toEqual([ids[2], ids[1], ids[0]]);
 		expect(page2.every((r: Row) => r.payload === null)).toBe(true);
 	});
@@ -230,14 +241,22 @@ describe('6. Listing', () => {
 		const r = await claimed('strip');
 		const done = await claimed('strip');
 		await worker((tx) => tx`select * from job_succeed(${done.id})`);
-		const rows = await as(db.sql, alice, (tx) => tx`select * from job_list_recent(kind => 'strip', statuses => '{queued,running}')`);
+		const rows = await as(
+			db.sql,
+			alice,
+			(tx) => tx`select * from job_list_recent(kind => 'strip', statuses => '{queued,running}')`,
+		);
 		expect(rows.map((x: Row) => x.id).sort()).toEqual([q.id, r.id].sort());
 	});
 
 	it('a single status filters too', async () => {
 		const r = await claimed('single-status');
 		await enqueue('single-status');
-		const rows = await as(db.sql, alice, (tx) => tx`select * from job_list_recent(kind => 'single-status', status => 'running')`);
+		const rows = await as(
+			db.sql,
+			alice,
+			(tx) => tx`select * from job_list_recent(kind => 'single-status', status => 'running')`,
+		);
 		expect(rows.map((x: Row) => x.id)).toEqual([r.id]);
 	});
 });
@@ -253,8 +272,12 @@ describe('7. Cancelling', () => {
 		expect((await raw(job.id)).payload, 'cancel drops the payload').toBeNull();
 	});
 
-	it('cancel writes a sentence in the user\'s language when no reason is given', async () => {
-		const job = await as(db.sql, alice, async (tx) => (await tx`select * from job_enqueue('extract', locale => 'pt-BR')`)[0]!);
+	it("cancel writes a sentence in the user's language when no reason is given", async () => {
+		const job = await as(
+			db.sql,
+			alice,
+			async (tx) => (await tx`select * from job_enqueue('extract', locale => 'pt-BR')`)[0]!,
+		);
 		const [row] = await as(db.sql, alice, (tx) => tx`select * from job_cancel(${job.id})`);
 		expect(row!.error).toBe('Cancelado a pedido do usuário.');
 	});
@@ -341,16 +364,24 @@ describe('8. Progress: one poll answers both questions', () => {
 describe('Retry and release', () => {
 	it('retry puts the job back with a backoff, and it is not claimable before available_at', async () => {
 		const job = await claimed();
-		const [row] = await worker((tx) => tx`select * from job_retry(${job.id}, 'the model timed out', interval '1 hour')`);
+		const [row] = await worker(
+			(tx) => tx`select * from job_retry(${job.id}, 'the model timed out', interval '1 hour')`,
+		);
 		expect(row!.status).toBe('queued');
 		expect(row!.error_code).toBe('retrying');
 		expect(await worker((tx) => tx`select * from job_claim(${job.id})`)).toHaveLength(0);
 	});
 
 	it('retry fails the job once max_attempts is spent', async () => {
-		const job = await as(db.sql, alice, async (tx) => (await tx`select * from job_enqueue('extract', max_attempts => 1)`)[0]!);
+		const job = await as(
+			db.sql,
+			alice,
+			async (tx) => (await tx`select * from job_enqueue('extract', max_attempts => 1)`)[0]!,
+		);
 		await worker((tx) => tx`select * from job_claim(${job.id})`);
-		const [row] = await worker((tx) => tx`select * from job_retry(${job.id}, 'We could not finish this; please try again later.')`);
+		const [row] = await worker(
+			(tx) => tx`select * from job_retry(${job.id}, 'We could not finish this; please try again later.')`,
+		);
 		expect(row!.status).toBe('failed');
 		expect(row!.error_code).toBe('attempts_exhausted');
 	});

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- frames and payloads are untyped wire data checked by value */
+ 
 /**
  * Test helpers for the stand-in: a database of the file's own with a stand-in
  * over it, supabase-js clients for anon / service_role / a user (the real,

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- frames and payloads are untyped wire data checked by value */
+ 
 /**
  * The unmodified supabase-js / realtime-js client (vsn 2.0.0, binary
  * broadcast frames) against the stand-in: private channels authorized by an

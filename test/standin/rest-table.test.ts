@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- frames and payloads are untyped wire data checked by value */
+ 
 /**
  * Table reads (`supabase.from(t).select(...)`) against the stand-in, checked
  * against PostgREST's behaviour: Query/Statements.hs `mainRead`, RangeQuery.hs

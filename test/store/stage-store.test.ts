@@ -23,13 +23,17 @@ beforeAll(async () => {
 			return `${c.status} text, ${c.error} text, ${c.result} text, ${c.token} uuid`;
 		})
 		.join(', ');
-	await db.sql.unsafe(`create table public.documents (id uuid primary key default gen_random_uuid(), owner_id uuid not null, ${columns})`);
+	await db.sql.unsafe(
+		`create table public.documents (id uuid primary key default gen_random_uuid(), owner_id uuid not null, ${columns})`,
+	);
 	await db.sql`alter table public.documents enable row level security`;
 	await db.sql`create policy own on public.documents for all to authenticated using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()))`;
 	await db.sql`grant select, insert, update on public.documents to authenticated`;
 	owner = await createUser(db.sql);
 	const stranger = await createUser(db.sql);
-	stages = new StageStore(postgresAdapter(db.sql, { claims: claimsFor(owner as never) }), STAGES, { table: 'documents' });
+	stages = new StageStore(postgresAdapter(db.sql, { claims: claimsFor(owner as never) }), STAGES, {
+		table: 'documents',
+	});
 	strangers = new StageStore(postgresAdapter(db.sql, { claims: claimsFor(stranger) }), STAGES, { table: 'documents' });
 });
 
@@ -41,7 +45,11 @@ const read = async (id: string) => (await db.sql`select * from documents where i
 
 describe('9. StageMap is that table written once — with writes the database fences', () => {
 	it('the map resolves doc_status_summary, doc_error_summary and doc_result_summary', () => {
-		expect(STAGES.columns('summary')).toMatchObject({ status: 'doc_status_summary', error: 'doc_error_summary', result: 'doc_result_summary' });
+		expect(STAGES.columns('summary')).toMatchObject({
+			status: 'doc_status_summary',
+			error: 'doc_error_summary',
+			result: 'doc_result_summary',
+		});
 	});
 
 	it('run the stage, writing only if it is still ours', async () => {
@@ -66,7 +74,10 @@ describe('9. StageMap is that table written once — with writes the database fe
 		await stages.finish(id, 'transcription', t, { status: 'done', result: 'text' });
 		const running = await stages.start(id, 'summary');
 		expect(await stages.cancel(id)).toEqual({ cancelled: ['summary'], ignored: ['transcription', 'suggestions'] });
-		expect(await stages.finish(id, 'summary', running, { status: 'done', result: 'late' }), 'cancelled work is not resurrected').toBe(false);
+		expect(
+			await stages.finish(id, 'summary', running, { status: 'done', result: 'late' }),
+			'cancelled work is not resurrected',
+		).toBe(false);
 	});
 
 	it('marking without a result does not erase the previous one', async () => {
@@ -74,8 +85,15 @@ describe('9. StageMap is that table written once — with writes the database fe
 		const first = await stages.start(id, 'summary');
 		await stages.finish(id, 'summary', first, { status: 'done', result: 'the old summary' });
 		const regen = await stages.start(id, 'summary');
-		await stages.finish(id, 'summary', regen, { status: 'failed', error: 'The model is unavailable; try again later.' });
-		expect(await read(id)).toMatchObject({ doc_status_summary: 'failed', doc_result_summary: 'the old summary', doc_error_summary: 'The model is unavailable; try again later.' });
+		await stages.finish(id, 'summary', regen, {
+			status: 'failed',
+			error: 'The model is unavailable; try again later.',
+		});
+		expect(await read(id)).toMatchObject({
+			doc_status_summary: 'failed',
+			doc_result_summary: 'the old summary',
+			doc_error_summary: 'The model is unavailable; try again later.',
+		});
 	});
 
 	it("another user's record is not found (RLS), and nothing changes", async () => {
@@ -86,6 +104,11 @@ describe('9. StageMap is that table written once — with writes the database fe
 	});
 
 	it('the map refuses at construction when two stages would resolve to the same column', () => {
-		expect(() => new StageMap(['summary', 'summary_'], { templates: { status: 'doc_status', error: 'e_{stage}', result: 'r_{stage}', token: 't_{stage}' } })).toThrow(/same column|doc_status/);
+		expect(
+			() =>
+				new StageMap(['summary', 'summary_'], {
+					templates: { status: 'doc_status', error: 'e_{stage}', result: 'r_{stage}', token: 't_{stage}' },
+				}),
+		).toThrow(/same column|doc_status/);
 	});
 });

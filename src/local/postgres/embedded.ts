@@ -37,7 +37,9 @@ export async function freePort(): Promise<number> {
  * The embedded server runs with settings that suit short-lived test clusters
  * (fsync off) unless `durable` is set, as the demo does.
  */
-export async function startLocalPostgres(options: { durable?: boolean; dataDir?: string } = {}): Promise<LocalPostgres> {
+export async function startLocalPostgres(
+	options: { durable?: boolean; dataDir?: string } = {},
+): Promise<LocalPostgres> {
 	const external = process.env.DATABASE_URL;
 	if (external) {
 		return { url: external, embedded: false, stop: async () => {} };
@@ -57,13 +59,20 @@ export async function startLocalPostgres(options: { durable?: boolean; dataDir?:
 		createPostgresUser: process.getuid?.() === 0,
 		initdbFlags: ['--encoding=UTF8', '--locale=C'],
 		postgresFlags: [
-			'-c', 'max_connections=300',
-			'-c', 'shared_buffers=128MB',
-			'-c', `fsync=${options.durable ? 'on' : 'off'}`,
-			'-c', `synchronous_commit=${options.durable ? 'on' : 'off'}`,
-			'-c', `full_page_writes=${options.durable ? 'on' : 'off'}`,
-			'-c', 'listen_addresses=127.0.0.1',
-			'-c', 'unix_socket_directories=',
+			'-c',
+			'max_connections=300',
+			'-c',
+			'shared_buffers=128MB',
+			'-c',
+			`fsync=${options.durable ? 'on' : 'off'}`,
+			'-c',
+			`synchronous_commit=${options.durable ? 'on' : 'off'}`,
+			'-c',
+			`full_page_writes=${options.durable ? 'on' : 'off'}`,
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'unix_socket_directories=',
 		],
 		onLog: () => {},
 		onError: (message) => {

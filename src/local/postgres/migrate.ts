@@ -64,7 +64,9 @@ export async function applyMigrations(url: string, dir = migrationsDir): Promise
 	const applied: string[] = [];
 	try {
 		const done = new Set(
-			(await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) => r.version),
+			(await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map(
+				(r) => r.version,
+			),
 		);
 		for (const m of await listMigrations(dir)) {
 			if (done.has(m.version)) continue;
