@@ -1,4 +1,3 @@
- 
 /**
  * Test helpers for the stand-in: a database of the file's own with a stand-in
  * over it, supabase-js clients for anon / service_role / a user (the real,

@@ -1,4 +1,3 @@
- 
 /**
  * The unmodified supabase-js / realtime-js client (vsn 2.0.0, binary
  * broadcast frames) against the stand-in: private channels authorized by an

@@ -1,4 +1,3 @@
- 
 /**
  * Table reads (`supabase.from(t).select(...)`) against the stand-in, checked
  * against PostgREST's behaviour: Query/Statements.hs `mainRead`, RangeQuery.hs
