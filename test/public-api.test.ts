@@ -70,3 +70,31 @@ describe('the main entry is importable by Deno', () => {
 		await visit(new URL('../src/lib/index.ts', import.meta.url).pathname);
 	});
 });
+
+describe('documentation where users land', () => {
+	it('every export of every entry point has JSDoc with an @example', async () => {
+		const ts = (await import('typescript')).default;
+		const entries = ['src/lib/index.ts', 'src/lib/node.ts', 'src/lib/svelte/index.ts', 'src/lib/kit.ts'];
+		const program = ts.createProgram(entries, {
+			allowImportingTsExtensions: true,
+			noEmit: true,
+			module: ts.ModuleKind.NodeNext,
+			moduleResolution: ts.ModuleResolutionKind.NodeNext,
+		});
+		const checker = program.getTypeChecker();
+		const missing: string[] = [];
+		let count = 0;
+		for (const entry of entries) {
+			const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
+			for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+				const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+				// Components document themselves in their <!-- @component --> block, which TypeScript does not read.
+				if (target.declarations?.[0]?.getSourceFile().fileName.includes('node_modules/svelte/')) continue;
+				count++;
+				if (!target.getJsDocTags(checker).some((t) => t.name === 'example')) missing.push(`${entry}: ${exported.name}`);
+			}
+		}
+		expect(missing).toEqual([]);
+		expect(count).toBeGreaterThan(100);
+	});
+});
