@@ -8,6 +8,7 @@ import { z } from 'npm:zod@^4';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
+import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -54,4 +55,10 @@ export const sleepStepsHandler = defineJobHandler(
 );
 
 /** Every handler this worker registers. */
-export const handlers: JobHandler[] = [sleepStepsHandler];
+/**
+ * The demo app's kind (src/routes): analyse an uploaded document. The work
+ * lives in src/demo/analysis (pure modules), the wiring in src/demo/worker.
+ */
+export const documentAnalyseHandler = createDocumentAnalyseHandler();
+
+export const handlers: JobHandler[] = [sleepStepsHandler, documentAnalyseHandler];
