@@ -7,10 +7,11 @@ import { defineJobKind } from '../lib/store/job-kind.ts';
 import { PhasePlan } from '../lib/toolkit/phase-plan.ts';
 
 /**
- * The declared fallback plan, measured on this machine with DEMO_MODEL_MS=300:
+ * The declared fallback plan, measured on this machine with DEMO_MODEL_MS=300.
+ * Sizes are the upload's bytes for every phase (see the handler's `size`):
  * extract is near-instant for text and ~40 ms per PDF page; analyse is the
  * model-call stand-in (300 ms per ~1500-character chunk, so ~0.2 s per
- * kilochar); summarise is one sort and one insert. Once the demo has finished
+ * kilobyte of text); summarise is one sort and one insert. Once the demo has finished
  * jobs, the worker fits the plan from their recorded timings instead
  * (PhasePlan.fromHistory with this as the fallback: see worker/live-plan.ts).
  */

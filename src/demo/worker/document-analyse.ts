@@ -107,7 +107,6 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 							);
 						throw e;
 					}),
-				{ size: payload.byteLength },
 			);
 			if (doc.text.trim() === '')
 				throw new JobUserError(
@@ -127,7 +126,6 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 						chunkChars,
 						onChunk: (done, total) => tracker.report('analyse', { done: done / total }),
 					}),
-				{ size: doc.text.length },
 			);
 
 			const resultId = await tracker.run(
@@ -145,12 +143,17 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 						returning id`;
 					return row!.id;
 				},
-				{ size: doc.text.length },
 			);
 			// The job closes after this returns; its timings join the history the next fit reads.
 			setTimeout(() => void plan.refresh(), 1000);
 			return resultId;
 		},
-		{ size: ({ job }) => (job.payload ? { extract: job.payload.byteLength } : null) },
+		{
+			// One size for every phase, known before the first: the upload's bytes. With
+			// every phase sized up front the spans never shift mid-run (a later, larger
+			// size would leave the bar waiting for the real count to catch up), and
+			// the recorded timings fit slopes per kilobyte of upload.
+			size: ({ job }) => job.payload?.byteLength ?? null,
+		},
 	);
 }
