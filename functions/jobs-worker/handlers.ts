@@ -10,7 +10,14 @@ import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
 import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+/**
+ * Waits `ms`, or rejects with the signal's reason as soon as it aborts.
+ *
+ * @example
+ * ```ts
+ * await sleep(250, signal);
+ * ```
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal.aborted) return reject(signal.reason);
@@ -30,6 +37,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * A demo kind whose work is nothing but time: `steps` sleeps of `stepMs`,
  * each reported as a real count, then a short `wrapup` phase. Its size is the
  * total milliseconds, so the plan (one second per 1000 ms) predicts it exactly.
+ *
+ * @example
+ * ```ts
+ * const job = await store.enqueue(sleepSteps, { params: { steps: 10, stepMs: 200 } });
+ * ```
  */
 export const sleepSteps = defineJobKind({
 	name: 'demo.sleep-steps',
@@ -40,25 +52,45 @@ export const sleepSteps = defineJobKind({
 	plan: PhasePlan.fromSeconds({ steps: 0, wrapup: 0.01 }, { perKilochar: { steps: 1 } }),
 });
 
+/**
+ * Runs `demo.sleep-steps`: the steps through the tracker (a real count per
+ * step), honouring the signal; returns a fresh id as the produced record.
+ *
+ * @example
+ * ```ts
+ * const handlers = [sleepStepsHandler, myExtractHandler];
+ * ```
+ */
 export const sleepStepsHandler = defineJobHandler(
 	sleepSteps,
-	async ({ params, signal, tracker }) => {
-		for (let i = 0; i < params.steps; i++) {
-			await sleep(params.stepMs, signal);
-			// Each report is one tick: progress, heartbeat and "was it cancelled?" in one round trip.
-			await tracker.report('steps', { done: (i + 1) / params.steps });
-		}
+	async ({ params, tracker }) => {
+		// One phase, timed by the tracker (its seconds and size go to succeed's
+		// timings); each step reports a real count, which the phase's next tick
+		// writes together with the heartbeat and the "was it cancelled?" check.
+		await tracker.run('steps', async (signal) => {
+			for (let i = 0; i < params.steps; i++) {
+				await sleep(params.stepMs, signal);
+				await tracker.report('steps', { done: (i + 1) / params.steps });
+			}
+		});
 		await tracker.run('wrapup', () => Promise.resolve());
 		return crypto.randomUUID();
 	},
 	{ size: ({ params }) => ({ steps: params.steps * params.stepMs }) },
 );
 
-/** Every handler this worker registers. */
 /**
  * The demo app's kind (src/routes): analyse an uploaded document. The work
  * lives in src/demo/analysis (pure modules), the wiring in src/demo/worker.
  */
 export const documentAnalyseHandler = createDocumentAnalyseHandler();
 
+/**
+ * Every handler this worker registers; append new kinds here.
+ *
+ * @example
+ * ```ts
+ * serveWorker(handlers);
+ * ```
+ */
 export const handlers: JobHandler[] = [sleepStepsHandler, documentAnalyseHandler];
