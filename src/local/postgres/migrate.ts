@@ -28,11 +28,31 @@ export async function listMigrations(dir = migrationsDir): Promise<MigrationFile
 	});
 }
 
-/** Runs the compat bootstrap (idempotent; a no-op where Supabase's objects exist). */
+/**
+ * Stand-ins for the extensions a Supabase project has and a plain PostgreSQL
+ * lacks, each applied only where the real thing is absent (see each file's header).
+ */
+const standIns: { file: string; needed: string }[] = [
+	{ file: 'compat-vault.sql', needed: `select to_regnamespace('vault') is null as needed` },
+	{ file: 'compat-net.sql', needed: `select to_regnamespace('net') is null as needed` },
+	// Where pg_cron is preloaded the real extension can be created: no stand-in then.
+	{
+		file: 'compat-cron.sql',
+		needed: `select to_regnamespace('cron') is null and current_setting('shared_preload_libraries') !~ '(^|[ ,])pg_cron($|[ ,])' as needed`,
+	},
+];
+
+/** Runs the compat bootstrap and the needed stand-ins (idempotent; a no-op where Supabase's objects exist). */
 export async function applyCompat(url: string): Promise<void> {
 	const sql = postgres(url, { max: 1, onnotice: () => {} });
 	try {
 		await sql.unsafe(await readFile(join(here, 'compat.sql'), 'utf8'));
+		for (const standIn of standIns) {
+			const [row] = await sql.unsafe<{ needed: boolean }[]>(standIn.needed);
+			if (!row?.needed) continue;
+			const text = await readFile(join(here, standIn.file), 'utf8');
+			await sql.begin((tx) => tx.unsafe(text));
+		}
 	} finally {
 		await sql.end();
 	}

@@ -1,0 +1,61 @@
+/**
+ * The kinds of work this worker runs: one `defineJobHandler` per kind, all in
+ * `handlers`. To add a kind, declare it with `defineJobKind` (in a module the
+ * app shares, so enqueue is typed by it too), write its handler here and
+ * append it to `handlers`. The worker claims only the kinds listed.
+ */
+import { z } from 'npm:zod@^4';
+import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
+import { defineJobKind } from '../../src/lib/store/job-kind.ts';
+import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal.aborted) return reject(signal.reason);
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(signal.reason);
+		};
+		const timer = setTimeout(() => {
+			signal.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+}
+
+/**
+ * A demo kind whose work is nothing but time: `steps` sleeps of `stepMs`,
+ * each reported as a real count, then a short `wrapup` phase. Its size is the
+ * total milliseconds, so the plan (one second per 1000 ms) predicts it exactly.
+ */
+export const sleepSteps = defineJobKind({
+	name: 'demo.sleep-steps',
+	params: z.object({
+		steps: z.number().int().min(1).max(10_000),
+		stepMs: z.number().int().min(0).max(60_000),
+	}),
+	plan: PhasePlan.fromSeconds({ steps: 0, wrapup: 0.01 }, { perKilochar: { steps: 1 } }),
+});
+
+export const sleepStepsHandler = defineJobHandler(
+	sleepSteps,
+	async ({ params, tracker }) => {
+		// One phase, timed by the tracker (its seconds and size go to succeed's
+		// timings); each step reports a real count, which the phase's next tick
+		// writes together with the heartbeat and the "was it cancelled?" check.
+		await tracker.run('steps', async (signal) => {
+			for (let i = 0; i < params.steps; i++) {
+				await sleep(params.stepMs, signal);
+				await tracker.report('steps', { done: (i + 1) / params.steps });
+			}
+		});
+		await tracker.run('wrapup', () => Promise.resolve());
+		return crypto.randomUUID();
+	},
+	{ size: ({ params }) => ({ steps: params.steps * params.stepMs }) },
+);
+
+/** Every handler this worker registers. */
+export const handlers: JobHandler[] = [sleepStepsHandler];

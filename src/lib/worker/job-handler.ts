@@ -1,0 +1,152 @@
+/**
+ * One handler per kind of work: typed params from the kind's zod schema, the
+ * payload, an AbortSignal and a ProgressTracker. It never touches status,
+ * heartbeat or cancellation by hand: the worker does.
+ */
+import type { Job, JobParams } from '../store/job.ts';
+import type { JobKind, JobKindParams } from '../store/job-kind.ts';
+import type { PhaseSizes } from '../toolkit/phase-plan.ts';
+import type { ProgressTracker } from '../toolkit/progress-tracker.ts';
+
+/**
+ * What a handler receives for one claimed job.
+ *
+ * @example
+ * ```ts
+ * async function handle({ params, payload, signal, tracker }: JobHandlerContext<{ filename: string }>) {
+ *   const text = await tracker.run('pdf', (s) => readPdf(payload!, s));
+ *   return await saveDraft(params.filename, text, { signal });
+ * }
+ * ```
+ */
+export interface JobHandlerContext<P extends JobParams = JobParams> {
+	/** The claimed row (with its payload). */
+	job: Job<P>;
+	/** `job.params`, re-validated by the kind's schema at claim time. */
+	params: P;
+	/** The large input, as claimed; null when the job has none. */
+	payload: Uint8Array | null;
+	/**
+	 * Aborts when the job is cancelled (learned from a tick or a heartbeat),
+	 * when another attempt took the job over, or when the worker shuts down.
+	 * Hand it to every fetch and long await.
+	 */
+	signal: AbortSignal;
+	/** Runs phases and reports real counts; its ticks are the heartbeat and the cancellation check. */
+	tracker: ProgressTracker;
+	/** The attempt this run is (1 on the first claim). */
+	attempt: number;
+}
+
+/**
+ * What a handler returns: the id of the record it produced (stored in
+ * `result_id`, so the screen links straight to it), or nothing.
+ *
+ * @example
+ * ```ts
+ * const result: JobHandlerResult = draft.id;
+ * ```
+ */
+export type JobHandlerResult = string | null | undefined | void;
+
+/**
+ * Options of {@link defineJobHandler}.
+ *
+ * @example
+ * ```ts
+ * const options: JobHandlerOptions<{ pages: number }> = { size: ({ params }) => params.pages * 1000 };
+ * ```
+ */
+export interface JobHandlerOptions<P extends JobParams = JobParams> {
+	/**
+	 * The job's input size in the unit the kind's plan slopes were measured in
+	 * (characters, bytes, ...): one number for every phase or one per phase. It
+	 * paces the progress bar and lets an edge worker refuse a job that cannot
+	 * finish in its remaining wall clock. Called before the claim too, when the
+	 * payload is not loaded yet (`job.payload` is then null).
+	 */
+	size?(input: { params: P; job: Job<P> }): PhaseSizes | null | undefined;
+}
+
+/**
+ * A handler bound to its kind. Create it with {@link defineJobHandler}.
+ *
+ * @example
+ * ```ts
+ * const handlers: JobHandler[] = [extractHandler, exportHandler];
+ * ```
+ */
+export interface JobHandler<K extends JobKind = JobKind> {
+	readonly kind: K;
+	run(context: JobHandlerContext<JobKindParams<K>>): Promise<JobHandlerResult> | JobHandlerResult;
+	size?(input: { params: JobKindParams<K>; job: Job<JobKindParams<K>> }): PhaseSizes | null | undefined;
+}
+
+/**
+ * Binds the work for one kind declared with `defineJobKind`: params arrive
+ * typed and re-validated, the return value becomes `result_id`. Throw
+ * `JobUserError` for an expected failure (failed at once, with its sentence);
+ * anything else is retried with backoff and the user sees a generic sentence.
+ *
+ * @example
+ * ```ts
+ * import { defineJobHandler, JobUserError } from 'supabase-jobs';
+ * import { extract } from '$lib/jobs'; // defineJobKind({ name: 'extract', params: z.object({ filename: z.string() }), plan })
+ *
+ * export const extractHandler = defineJobHandler(
+ *   extract,
+ *   async ({ params, payload, signal, tracker }) => {
+ *     if (!payload) throw new JobUserError({ en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' });
+ *     const text = await tracker.run('pdf', (s) => pdfText(payload, s), { size: payload.byteLength });
+ *     const table = await tracker.run('table', (s) => readTable(text, s), { size: text.length });
+ *     return (await saveDraft(params.filename, table, { signal })).id;
+ *   },
+ *   { size: ({ job }) => job.payload?.byteLength ?? null },
+ * );
+ * ```
+ */
+export function defineJobHandler<K extends JobKind>(
+	kind: K,
+	run: (context: JobHandlerContext<JobKindParams<K>>) => Promise<JobHandlerResult> | JobHandlerResult,
+	options: JobHandlerOptions<JobKindParams<K>> = {},
+): JobHandler<K> {
+	if (typeof kind?.parseParams !== 'function') throw new TypeError('defineJobHandler: the first argument must be a kind made by defineJobKind');
+	if (typeof run !== 'function') throw new TypeError(`defineJobHandler(${kind.name}): run must be a function`);
+	const handler: JobHandler<K> = { kind, run };
+	if (options.size) handler.size = options.size;
+	return Object.freeze(handler);
+}
+
+/**
+ * Handlers by kind name; refuses two handlers for one kind (the second would
+ * silently win otherwise).
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const registry = new HandlerRegistry([extractHandler]);
+ * registry.get('extract');
+ * ```
+ */
+export class HandlerRegistry {
+	readonly #byName = new Map<string, JobHandler>();
+
+	constructor(handlers: readonly JobHandler[]) {
+		for (const handler of handlers) {
+			const name = handler?.kind?.name;
+			if (typeof name !== 'string') throw new TypeError('every handler must come from defineJobHandler');
+			if (this.#byName.has(name)) throw new TypeError(`two handlers for the kind "${name}"`);
+			this.#byName.set(name, handler);
+		}
+		if (this.#byName.size === 0) throw new TypeError('a worker needs at least one handler');
+	}
+
+	/** The kind names handled, for claimNext's `kinds` filter (a worker never claims what it cannot run). */
+	get kinds(): string[] {
+		return [...this.#byName.keys()];
+	}
+
+	get(kind: string): JobHandler | undefined {
+		return this.#byName.get(kind);
+	}
+}

@@ -1,0 +1,336 @@
+/**
+ * Runs one claimed job from start to close: re-validates its params, runs the
+ * handler under a ProgressTracker with a heartbeat, and closes the row
+ * (succeed / fail / retry / release) according to how the handler ended.
+ * Shared by the edge worker and the Node runner.
+ */
+import {
+	isInvalidJobInputError,
+	isJobAlreadyFinishedError,
+	isJobCancelledError,
+	isJobNotFoundError,
+	isJobNotRunningError,
+	isStageInterruptedError,
+	StageInterruptedError,
+} from '../errors.ts';
+import { linkSignals } from '../internal/link-signals.ts';
+import type { Job } from '../store/job.ts';
+import type { JobStore, TickInput } from '../store/job-store.ts';
+import type { PhaseSizes } from '../toolkit/phase-plan.ts';
+import { ProgressTracker } from '../toolkit/progress-tracker.ts';
+import type { Ticker } from '../toolkit/ticker.ts';
+import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
+import type { HandlerRegistry, JobHandler } from './job-handler.ts';
+import { isJobUserError } from './job-user-error.ts';
+import { PREFIX, type WorkerLogger } from './logger.ts';
+import { INVALID_PARAMS, pickLocale, UNEXPECTED_FAILURE } from './messages.ts';
+import type { PlanSource } from './plan-source.ts';
+
+/**
+ * How one run ended, from the worker's side:
+ * - `done`: succeed landed;
+ * - `failed`: closed as failed (JobUserError, params no longer valid, retries spent);
+ * - `retried`: an unexpected error; queued again after a backoff;
+ * - `cancelled`: the user cancelled; the row was left as they set it;
+ * - `released`: given back (shutdown, wall clock), the attempt not spent;
+ * - `lost`: the row was no longer this run's to close (reclaimed, or the close failed and reclaim will readmit it).
+ *
+ * @example
+ * ```ts
+ * const outcome: JobOutcome = await worker.runJob(job);
+ * ```
+ */
+export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost';
+
+/** @internal Settings of a {@link JobRunner}. */
+export interface JobRunnerSettings {
+	handlers: HandlerRegistry;
+	plans: PlanSource;
+	backoff: RetryBackoff;
+	/** How often a running tracker phase ticks. */
+	tickIntervalMs: number;
+	/** The longest silence before the worker ticks on its own (heartbeat + cancellation check). */
+	heartbeatMs: number;
+	logger: WorkerLogger;
+	/** Called after every run with its outcome. */
+	onSettled?: (job: Job, outcome: JobOutcome) => void;
+}
+
+/**
+ * A job being worked on: the worker can give it back (shutdown, wall clock)
+ * with `giveBack()`, which stops the handler and releases the row once.
+ *
+ * @internal
+ */
+export class RunningJob {
+	readonly job: Job;
+	readonly store: JobStore;
+	readonly #shutdown = new AbortController();
+	readonly #logger: WorkerLogger;
+	#release: Promise<boolean> | null = null;
+	#closing = false;
+
+	constructor(job: Job, store: JobStore, logger: WorkerLogger) {
+		this.job = job;
+		this.store = store;
+		this.#logger = logger;
+	}
+
+	/** Aborts when the worker gives this job back. */
+	get shutdownSignal(): AbortSignal {
+		return this.#shutdown.signal;
+	}
+
+	get givenBack(): boolean {
+		return this.#release !== null;
+	}
+
+	/** From here on the run is writing its close; giving back would race it for nothing. */
+	markClosing(): void {
+		this.#closing = true;
+	}
+
+	/**
+	 * Stops the handler and puts the row back to queued without spending the
+	 * attempt. Once; resolves true when the release landed.
+	 */
+	giveBack(reason: string): Promise<boolean> {
+		if (this.#release) return this.#release;
+		if (this.#closing) return Promise.resolve(false);
+		this.#shutdown.abort(new StageInterruptedError(`the worker gave the job back: ${reason}`));
+		const { id, attempts } = this.job;
+		this.#release = this.store.release(id, { attempt: attempts }).then(
+			() => {
+				this.#logger.info(`${PREFIX} job ${id} released (${reason}); it is queued again`);
+				return true;
+			},
+			(e: unknown) => {
+				if (!(isJobAlreadyFinishedError(e) || isJobNotRunningError(e) || isJobNotFoundError(e))) {
+					this.#logger.error(`${PREFIX} job ${id}: could not release it (${reason}); reclaim will readmit it`, e);
+				}
+				return false;
+			},
+		);
+		return this.#release;
+	}
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+	return promise.then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+}
+
+function abortedPromise(signal: AbortSignal): Promise<Settled<never>> {
+	return new Promise((resolve) => {
+		const done = () => resolve({ ok: false, error: signal.reason });
+		if (signal.aborted) done();
+		else signal.addEventListener('abort', done, { once: true });
+	});
+}
+
+/**
+ * Runs claimed jobs; keeps the set of those in flight so a worker can give them back.
+ *
+ * @internal
+ */
+export class JobRunner {
+	readonly running = new Set<RunningJob>();
+	readonly #s: JobRunnerSettings;
+
+	constructor(settings: JobRunnerSettings) {
+		this.#s = settings;
+	}
+
+	/** The handler for a kind, if this worker has one. */
+	handlerFor(kind: string): JobHandler | undefined {
+		return this.#s.handlers.get(kind);
+	}
+
+	/** The size the handler declares for a job, or null (a throwing size() must not stop the job). */
+	sizeOf(handler: JobHandler, job: Job): PhaseSizes | null {
+		if (!handler.size) return null;
+		const parsed = handler.kind.params.safeParse(job.params);
+		if (!parsed.success) return null;
+		try {
+			return handler.size({ params: parsed.data, job }) ?? null;
+		} catch (e) {
+			this.#s.logger.warn(`${PREFIX} job ${job.id}: size() of ${job.kind} threw; running without a size`, e);
+			return null;
+		}
+	}
+
+	/** Gives every job in flight back (see {@link RunningJob.giveBack}). */
+	async releaseAll(reason: string): Promise<void> {
+		await Promise.all([...this.running].map((r) => r.giveBack(reason)));
+	}
+
+	/** Runs one claimed job to its close. Never throws: the outcome says what happened. */
+	async run(job: Job, store: JobStore): Promise<JobOutcome> {
+		const entry = new RunningJob(job, store, this.#s.logger);
+		this.running.add(entry);
+		let outcome: JobOutcome = 'lost';
+		try {
+			outcome = await this.#run(entry);
+		} catch (e) {
+			// Only a bug in the worker itself lands here; the row is left for reclaim.
+			this.#s.logger.error(`${PREFIX} job ${job.id}: the worker failed while running it`, e);
+		} finally {
+			this.running.delete(entry);
+			this.#s.onSettled?.(job, outcome);
+		}
+		return outcome;
+	}
+
+	async #run(entry: RunningJob): Promise<JobOutcome> {
+		const { job, store } = entry;
+		const { logger } = this.#s;
+		const attempt = job.attempts;
+		const handler = this.#s.handlers.get(job.kind);
+		if (!handler) {
+			return (await entry.giveBack(`no handler for the kind "${job.kind}"`)) ? 'released' : 'lost';
+		}
+
+		let params: Record<string, unknown>;
+		try {
+			params = handler.kind.parseParams(job.params) as Record<string, unknown>;
+		} catch (e) {
+			if (!isInvalidJobInputError(e)) throw e;
+			logger.warn(`${PREFIX} job ${job.id}: its params no longer satisfy the schema of ${job.kind}: ${e.message}`);
+			entry.markClosing();
+			return await this.#close(job, 'failed', () =>
+				store.fail(job.id, pickLocale(INVALID_PARAMS, job.locale), { errorCode: 'invalid_params', attempt }),
+			);
+		}
+
+		const plan = await this.#s.plans.planFor(handler, store);
+		const size = this.sizeOf(handler, job);
+
+		// `halt`: the row is no longer this run's (cancelled, reclaimed, gone), learned by a tick or the heartbeat.
+		const halt = new AbortController();
+		const outside = new AbortController();
+		const outsideLink = linkSignals(outside, [halt.signal, entry.shutdownSignal]);
+		let lastTickAt = performance.now();
+		const haltOn = (status: string, cause?: unknown) => {
+			if (!halt.signal.aborted) halt.abort(new StageInterruptedError(`job ${job.id} is ${status}`, { status, cause }));
+		};
+		const tick = async (update: TickInput) => {
+			try {
+				const status = await store.tick(job.id, update);
+				lastTickAt = performance.now();
+				if (status !== 'running') haltOn(status);
+				return status;
+			} catch (e) {
+				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e)) haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
+				throw e;
+			}
+		};
+		const ticker: Ticker = { tick: (_id, update) => tick(update) };
+		const tracker = new ProgressTracker(ticker, job.id, {
+			plan,
+			attempt,
+			intervalMs: this.#s.tickIntervalMs,
+			heartbeatMs: this.#s.heartbeatMs,
+			size: size ?? undefined,
+			signal: outside.signal,
+		});
+		const handlerController = new AbortController();
+		const handlerLink = linkSignals(handlerController, [tracker.signal, outside.signal]);
+
+		// The heartbeat: a handler that neither runs phases nor reports would
+		// otherwise look dead to reclaim_stale and never learn about a cancel.
+		let heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+		const beat = () => {
+			heartbeatTimer = setTimeout(async () => {
+				if (handlerController.signal.aborted) return;
+				if (performance.now() - lastTickAt >= this.#s.heartbeatMs * 0.9) {
+					try {
+						await tick({ attempt });
+					} catch (e) {
+						if (!halt.signal.aborted) logger.warn(`${PREFIX} job ${job.id}: heartbeat failed`, e);
+					}
+				}
+				if (!handlerController.signal.aborted) beat();
+			}, this.#s.heartbeatMs);
+		};
+		beat();
+
+		let result: Settled<unknown>;
+		try {
+			const work = Promise.resolve().then(() =>
+				handler.run({ job: job as never, params: params as never, payload: job.payload, signal: handlerController.signal, tracker, attempt }),
+			);
+			result = await Promise.race([settle(work), abortedPromise(handlerController.signal)]);
+			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
+			work.catch(() => {});
+		} finally {
+			clearTimeout(heartbeatTimer);
+			handlerLink.unlink();
+			outsideLink.unlink();
+		}
+
+		if (result.ok && !entry.shutdownSignal.aborted) {
+			entry.markClosing();
+			const resultId = typeof result.value === 'string' && result.value !== '' ? result.value : null;
+			return await this.#close(job, 'done', () => store.succeed(job.id, { resultId, attempt, timings: tracker.timings() }));
+		}
+		if (entry.shutdownSignal.aborted) {
+			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
+		}
+		const error = result.ok ? undefined : result.error;
+		if (halt.signal.aborted) {
+			const status = (halt.signal.reason as StageInterruptedError).status;
+			if (status === 'cancelled') {
+				logger.info(`${PREFIX} job ${job.id} was cancelled; the handler stopped`);
+				return 'cancelled';
+			}
+			logger.warn(`${PREFIX} job ${job.id}: the row is ${status} now; this run stopped without closing it`);
+			return 'lost';
+		}
+		entry.markClosing();
+		if (isStageInterruptedError(error)) {
+			logger.info(`${PREFIX} job ${job.id}: the handler was interrupted (${error.message})`);
+			return 'cancelled';
+		}
+		if (isJobUserError(error)) {
+			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
+			return await this.#close(job, 'failed', () =>
+				store.fail(job.id, error.sentenceFor(job.locale), { errorCode: error.errorCode, attempt, timings: tracker.timings() }),
+			);
+		}
+		const spent = attempt >= job.maxAttempts;
+		const delaySeconds = retryDelaySeconds(attempt, this.#s.backoff);
+		logger.error(
+			`${PREFIX} job ${job.id} (${job.kind}) attempt ${attempt}/${job.maxAttempts} failed unexpectedly; ${spent ? 'no attempts left' : `retrying in ${delaySeconds} s`}`,
+			error,
+		);
+		return await this.#close(job, 'retried', async () => {
+			const row = await store.retry(job.id, pickLocale(UNEXPECTED_FAILURE, job.locale), { delaySeconds, attempt });
+			return row.status === 'failed' ? 'failed' : 'retried';
+		});
+	}
+
+	/** Writes the close; a refusal is logged (never thrown) and becomes the outcome. */
+	async #close(job: Job, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
+		try {
+			const value = await write();
+			return value === 'failed' || value === 'retried' ? value : outcome;
+		} catch (e) {
+			const { logger } = this.#s;
+			if (isJobCancelledError(e)) {
+				// The system did exactly what it was told: log and move on, no alert.
+				logger.info(`${PREFIX} job ${job.id} was cancelled before its ${outcome} could land; left cancelled`);
+				return 'cancelled';
+			}
+			if (isJobAlreadyFinishedError(e) || isJobNotRunningError(e) || isJobNotFoundError(e)) {
+				logger.warn(`${PREFIX} job ${job.id}: no longer this run's to close (${e.code}); another attempt owns it`);
+				return 'lost';
+			}
+			logger.error(`${PREFIX} job ${job.id}: could not write its close (${outcome}); reclaim will readmit it`, e);
+			return 'lost';
+		}
+	}
+}

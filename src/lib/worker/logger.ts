@@ -1,0 +1,21 @@
+/**
+ * Where the worker writes what happened. Every line names the job id, so a
+ * trace in the log can be matched with the row a user is looking at.
+ */
+
+/**
+ * The three levels the worker uses; `console` is one.
+ *
+ * @example
+ * ```ts
+ * const logger: WorkerLogger = { info: () => {}, warn: console.warn, error: console.error };
+ * ```
+ */
+export interface WorkerLogger {
+	info(message: string, ...details: unknown[]): void;
+	warn(message: string, ...details: unknown[]): void;
+	error(message: string, ...details: unknown[]): void;
+}
+
+/** @internal */
+export const PREFIX = '[supabase-jobs]';

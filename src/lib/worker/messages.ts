@@ -1,0 +1,63 @@
+/**
+ * The sentences the worker itself writes into `error`, per language. A user
+ * reads them as they are: no stack traces, no internals, nothing to act on
+ * but "try again later" or "start it again".
+ */
+
+/** A sentence in several languages, keyed by language tag (`en`, `pt-BR`, ...). */
+export type LocalizedText = Readonly<Record<string, string>>;
+
+/**
+ * Picks the variant for a job's `locale`: the exact tag, then the same
+ * language (`pt` for `pt-PT` finds `pt-BR`), then English, then the first given.
+ *
+ * @example
+ * ```ts
+ * pickLocale({ en: 'Done.', 'pt-BR': 'Pronto.' }, 'pt-PT'); // 'Pronto.'
+ * pickLocale({ en: 'Done.', 'pt-BR': 'Pronto.' }, null); // 'Done.'
+ * ```
+ */
+export function pickLocale(text: LocalizedText, locale: string | null | undefined): string {
+	const entries = Object.entries(text).filter(([, v]) => typeof v === 'string' && v.trim() !== '');
+	if (entries.length === 0) throw new TypeError('pickLocale: no sentence given');
+	const wanted = (locale ?? '').toLowerCase();
+	if (wanted) {
+		const exact = entries.find(([tag]) => tag.toLowerCase() === wanted);
+		if (exact) return exact[1];
+		const language = wanted.split('-')[0];
+		const same = entries.find(([tag]) => tag.toLowerCase().split('-')[0] === language);
+		if (same) return same[1];
+	}
+	const english = entries.find(([tag]) => tag.toLowerCase() === 'en' || tag.toLowerCase().startsWith('en-'));
+	return (english ?? entries[0]!)[1];
+}
+
+/**
+ * What the worker writes when a handler threw something it did not expect.
+ * Deliberately vague: the trace goes to the log (with the job id), never to the user.
+ *
+ * @example
+ * ```ts
+ * await store.retry(job.id, pickLocale(UNEXPECTED_FAILURE, job.locale));
+ * ```
+ */
+export const UNEXPECTED_FAILURE: LocalizedText = Object.freeze({
+	en: 'Something went wrong while processing this job. Please try again later.',
+	'pt-BR': 'Algo deu errado ao processar este trabalho. Tente novamente mais tarde.',
+	es: 'Algo salió mal al procesar este trabajo. Inténtalo de nuevo más tarde.',
+});
+
+/**
+ * What the worker writes when a job's params no longer satisfy its kind's
+ * schema (the schema changed after the job was queued).
+ *
+ * @example
+ * ```ts
+ * await store.fail(job.id, pickLocale(INVALID_PARAMS, job.locale), { errorCode: 'invalid_params' });
+ * ```
+ */
+export const INVALID_PARAMS: LocalizedText = Object.freeze({
+	en: 'This job was created with settings that are no longer accepted. Please start it again.',
+	'pt-BR': 'Este trabalho foi criado com configurações que não são mais aceitas. Inicie-o novamente.',
+	es: 'Este trabajo se creó con una configuración que ya no se acepta. Vuelve a iniciarlo.',
+});

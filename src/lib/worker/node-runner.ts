@@ -1,0 +1,281 @@
+/**
+ * The Node runner: the same handlers as the edge worker, on any machine that
+ * reaches the database, with no wall clock. For work that outgrows edge
+ * limits. Node only (it listens for process signals): the Deno function never
+ * imports this file.
+ */
+import process from 'node:process';
+import type postgres from 'postgres';
+import type { Job } from '../store/job.ts';
+import type { JobStore } from '../store/job-store.ts';
+import type { RetryBackoff } from './backoff.ts';
+import { HandlerRegistry, type JobHandler } from './job-handler.ts';
+import { JobRunner, type JobOutcome } from './job-runner.ts';
+import { PREFIX, type WorkerLogger } from './logger.ts';
+import { PlanSource } from './plan-source.ts';
+
+// A postgres.js client of any type configuration: only listen() is used.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySql = postgres.Sql<any>;
+
+/**
+ * Options of {@link runWorkers}.
+ *
+ * @example
+ * ```ts
+ * const options: RunWorkersOptions = { sql, store, handlers, concurrency: 8, pollMs: 5000 };
+ * ```
+ */
+export interface RunWorkersOptions {
+	/** A postgres.js client; the runner LISTENs through it (postgres.js opens a dedicated connection for that). */
+	sql: AnySql;
+	/** Claims and closes the jobs (its table is the one the runner works on). */
+	store: JobStore;
+	/** One per kind, from defineJobHandler. */
+	handlers: readonly JobHandler[];
+	/** Jobs running at once. @default 4 */
+	concurrency?: number;
+	/** Only these kinds (each must have a handler). @default every kind with a handler */
+	kinds?: readonly string[];
+	/** Polling backstop, in milliseconds: NOTIFY is a hint only and can be missed. @default 2000 */
+	pollMs?: number;
+	/** The channel the notify triggers use. @default 'supabase_jobs' */
+	channel?: string;
+	/** Stop gracefully on SIGTERM and SIGINT. @default true */
+	handleSignals?: boolean;
+	/** How long a signal-triggered stop waits for running jobs before releasing them. @default 30_000 */
+	graceMs?: number;
+	/** Backoff of retries after an unexpected error. @default { baseSeconds: 2, maxSeconds: 300 } */
+	retry?: RetryBackoff;
+	/** How often a running tracker phase ticks. @default 1000 */
+	tickIntervalMs?: number;
+	/** Longest silence before the runner ticks by itself (heartbeat and cancel check). @default 5000 */
+	heartbeatMs?: number;
+	/** How long a plan fitted from history is reused. @default 300_000 */
+	planTtlMs?: number;
+	/** @default console */
+	logger?: WorkerLogger;
+	/** Called after every run with its outcome (metrics, tests). */
+	onJobSettled?: (job: Job, outcome: JobOutcome) => void;
+}
+
+/**
+ * Options of {@link WorkerRunner.stop}.
+ *
+ * @example
+ * ```ts
+ * await runner.stop({ graceMs: 10_000 });
+ * ```
+ */
+export interface StopOptions {
+	/** Wait this long for running jobs to finish; then release the rest (their attempt is given back). @default 30_000 */
+	graceMs?: number;
+}
+
+/**
+ * A started runner.
+ *
+ * @example
+ * ```ts
+ * const runner = runWorkers({ sql, store, handlers });
+ * await runner.done; // after SIGTERM, once every job finished or was released
+ * ```
+ */
+export interface WorkerRunner {
+	/** Stops claiming, waits for running jobs up to the grace, releases the rest. Idempotent. */
+	stop(options?: StopOptions): Promise<void>;
+	/** Resolves once the runner has stopped and nothing is running. */
+	readonly done: Promise<void>;
+	/** Jobs running right now. */
+	readonly running: number;
+	/** Jobs claimed and how their runs ended, since start. */
+	readonly stats: { claimed: number; outcomes: Partial<Record<JobOutcome, number>> };
+}
+
+interface NotifyPayload {
+	job_table?: string;
+	kind?: string;
+	available_at?: string;
+}
+
+/**
+ * Runs handlers in this Node process until stopped: claims with claimNext
+ * (FOR UPDATE SKIP LOCKED, so any number of runners share a table) up to
+ * `concurrency` jobs at once, wakes on NOTIFY `supabase_jobs` (the notify
+ * triggers fire on insert and on requeue) and polls every `pollMs` as the
+ * backstop. On SIGTERM/SIGINT it stops claiming, lets running jobs finish
+ * within the grace, and releases the rest, so nothing is lost and nothing
+ * spends an attempt.
+ *
+ * @example
+ * ```ts
+ * // worker.ts — `node --import tsx worker.ts` on any machine that reaches the database
+ * import postgres from 'postgres';
+ * import { JobStore, postgresAdapter } from 'supabase-jobs';
+ * import { runWorkers } from 'supabase-jobs/node';
+ * import { handlers } from './functions/jobs-worker/handlers.ts';
+ *
+ * const sql = postgres(process.env.DATABASE_URL!, { max: 4 });
+ * const runner = runWorkers({ sql, store: new JobStore(postgresAdapter(sql)), handlers, concurrency: 4 });
+ * await runner.done;
+ * await sql.end();
+ * ```
+ */
+export function runWorkers(options: RunWorkersOptions): WorkerRunner {
+	const logger = options.logger ?? console;
+	const registry = new HandlerRegistry(options.handlers);
+	const kinds = options.kinds ? [...options.kinds] : registry.kinds;
+	for (const kind of kinds) if (!registry.get(kind)) throw new TypeError(`runWorkers: no handler for the kind "${kind}"`);
+	const concurrency = options.concurrency ?? 4;
+	if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer; got ${String(concurrency)}`);
+	const pollMs = options.pollMs ?? 2000;
+	if (!(pollMs > 0)) throw new RangeError(`pollMs must be positive; got ${String(pollMs)}`);
+	const { store } = options;
+	const stats: WorkerRunner['stats'] = { claimed: 0, outcomes: {} };
+	const runner = new JobRunner({
+		handlers: registry,
+		plans: new PlanSource({
+			ttlMs: options.planTtlMs,
+			onError: (kind, e) => logger.warn(`${PREFIX} could not fit a plan for ${kind} from history; using the default`, e),
+		}),
+		backoff: options.retry ?? {},
+		tickIntervalMs: options.tickIntervalMs ?? 1000,
+		heartbeatMs: options.heartbeatMs ?? 5000,
+		logger,
+		onSettled: (job, outcome) => {
+			stats.outcomes[outcome] = (stats.outcomes[outcome] ?? 0) + 1;
+			options.onJobSettled?.(job, outcome);
+		},
+	});
+	const runs = new Set<Promise<unknown>>();
+	let stopping = false;
+
+	// Wake-ups: a notification, a finished job, the poll timer or stop(). `pending`
+	// keeps a wake-up that arrives while claiming from being lost.
+	let pending = false;
+	let wake: (() => void) | null = null;
+	const poke = () => {
+		pending = true;
+		wake?.();
+	};
+	const waitForWake = async (ms: number) => {
+		if (!pending) {
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			await new Promise<void>((resolve) => {
+				wake = resolve;
+				timer = setTimeout(resolve, ms);
+			});
+			clearTimeout(timer);
+			wake = null;
+		}
+		pending = false;
+	};
+	const later = new Set<ReturnType<typeof setTimeout>>();
+
+	const onNotify = (text: string) => {
+		let payload: NotifyPayload = {};
+		try {
+			payload = JSON.parse(text) as NotifyPayload;
+		} catch {
+			// A payload we cannot read is still a hint that something changed.
+		}
+		if (payload.job_table !== undefined && payload.job_table !== store.table) return;
+		if (payload.kind !== undefined && !kinds.includes(payload.kind)) return;
+		const delay = payload.available_at ? Date.parse(payload.available_at) - Date.now() : 0;
+		if (!(delay > 0)) return poke();
+		// A retry with backoff: claimable later; wake then rather than at the next poll.
+		const timer = setTimeout(() => {
+			later.delete(timer);
+			poke();
+		}, Math.min(delay + 5, 2 ** 31 - 1));
+		later.add(timer);
+	};
+	const listening = options.sql.listen(options.channel ?? 'supabase_jobs', onNotify, poke).catch((e: unknown) => {
+		logger.warn(`${PREFIX} LISTEN failed; the runner polls every ${pollMs} ms instead`, e);
+		return null;
+	});
+
+	const start = (job: Job) => {
+		stats.claimed++;
+		const run = runner.run(job, store).finally(() => {
+			runs.delete(run);
+			poke();
+		});
+		runs.add(run);
+	};
+
+	const loop = (async () => {
+		while (!stopping) {
+			const free = concurrency - runner.running.size;
+			if (free > 0) {
+				let jobs: Job[];
+				try {
+					jobs = await store.claimNext({ kinds, limit: free });
+				} catch (e) {
+					logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
+					await waitForWake(pollMs);
+					continue;
+				}
+				if (stopping) {
+					// Claimed while stop() was called: give them straight back, unspent.
+					await Promise.all(jobs.map((j) => store.release(j.id, { attempt: j.attempts }).catch((e: unknown) => logger.warn(`${PREFIX} job ${j.id}: release failed`, e))));
+					break;
+				}
+				jobs.forEach(start);
+				if (jobs.length === free) continue; // more may be waiting: claim again as soon as a slot frees
+			}
+			await waitForWake(pollMs);
+		}
+	})();
+
+	const removeSignals = (() => {
+		if (options.handleSignals === false) return () => {};
+		const onSignal = (signal: string) => {
+			logger.info(`${PREFIX} ${signal}: stopping (running jobs get ${options.graceMs ?? 30_000} ms, then go back to the queue)`);
+			void stopNow({ graceMs: options.graceMs });
+		};
+		process.once('SIGTERM', onSignal);
+		process.once('SIGINT', onSignal);
+		return () => {
+			process.off('SIGTERM', onSignal);
+			process.off('SIGINT', onSignal);
+		};
+	})();
+
+	let resolveDone!: () => void;
+	const done = new Promise<void>((resolve) => (resolveDone = resolve));
+	let stopped: Promise<void> | null = null;
+
+	function stopNow(stopOptions: StopOptions = {}): Promise<void> {
+		stopped ??= (async () => {
+			stopping = true;
+			poke();
+			removeSignals();
+			later.forEach(clearTimeout);
+			await loop;
+			const graceMs = stopOptions.graceMs ?? 30_000;
+			if (runs.size > 0) {
+				let timer: ReturnType<typeof setTimeout> | undefined;
+				await Promise.race([Promise.allSettled([...runs]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+				clearTimeout(timer);
+			}
+			if (runs.size > 0) {
+				logger.info(`${PREFIX} ${runs.size} job(s) still running after the grace; releasing them`);
+				await runner.releaseAll('the runner is stopping');
+				await Promise.allSettled([...runs]);
+			}
+			await (await listening)?.unlisten().catch(() => {});
+			resolveDone();
+		})();
+		return stopped;
+	}
+
+	return {
+		stop: stopNow,
+		done,
+		get running() {
+			return runner.running.size;
+		},
+		stats,
+	};
+}

@@ -1,0 +1,63 @@
+/**
+ * The kick reads Vault as its owner; users can enqueue (which fires it) but can
+ * neither call the privileged functions nor read the secrets or the settings.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anon, as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
+import { queuedRequests, setWorkerSecrets } from './worker-secrets.ts';
+
+let db: TestDatabase;
+let user: Caller & { sub: string };
+
+beforeAll(async () => {
+	db = await useTestDatabase();
+	user = await createUser(db.sql);
+	await setWorkerSecrets(db.sql, 'http://127.0.0.1:9/worker');
+});
+
+const privileged = [
+	`select supabase_jobs.kick('jobs', 'thumbnail')`,
+	`select supabase_jobs.worker_endpoint()`,
+	`select supabase_jobs.backstop()`,
+	`select * from supabase_jobs.reclaim_all('5 minutes')`,
+	`select * from supabase_jobs.cleanup()`,
+	`select supabase_jobs.install_schedules()`,
+	`select supabase_jobs.table_label('public.jobs')`,
+];
+const secretReads = [`select * from vault.decrypted_secrets`, `select * from vault.secrets`, `select vault.create_secret('x', 'y')`];
+
+describe('users cannot reach the kick, the schedules or Vault', () => {
+	for (const caller of [{ name: 'authenticated', caller: null as Caller | null }, { name: 'anon', caller: anon }]) {
+		for (const statement of [...privileged, ...secretReads, `select * from supabase_jobs.settings`, `update supabase_jobs.settings set stale_after = '1 second'`]) {
+			it(`${caller.name} is refused: ${statement}`, async () => {
+				await expect(as(db.sql, caller.caller ?? user, (tx) => tx.unsafe(statement))).rejects.toMatchObject({ code: '42501' });
+			});
+		}
+	}
+
+	it('service_role may not read the secret through worker_endpoint or install schedules', async () => {
+		for (const statement of [`select supabase_jobs.worker_endpoint()`, `select supabase_jobs.install_schedules()`, `select * from vault.decrypted_secrets`]) {
+			await expect(as(db.sql, serviceRole, (tx) => tx.unsafe(statement))).rejects.toMatchObject({ code: '42501' });
+		}
+	});
+
+	it('yet a user enqueue fires the kick, which reads Vault as its owner', async () => {
+		await db.sql`delete from net.http_request_queue`;
+		await as(db.sql, user, (tx) => tx`select job_enqueue('thumbnail')`);
+		expect(await queuedRequests(db.sql)).toHaveLength(1);
+	});
+
+	it('the SECURITY DEFINER functions live in supabase_jobs with an empty search_path, executable by the owner only', async () => {
+		const rows = await db.sql`
+			select p.oid::regprocedure::text as fn, p.proconfig,
+			       has_function_privilege('anon', p.oid, 'execute') as anon,
+			       has_function_privilege('authenticated', p.oid, 'execute') as authenticated
+			from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+			where p.prosecdef and n.nspname in ('public', 'supabase_jobs') order by 1`;
+		expect(rows.map((r) => r.fn)).toEqual(['supabase_jobs.kick(text,text,uuid,integer,text)', 'supabase_jobs.kick_inserted_jobs()']);
+		for (const r of rows) {
+			expect(r.proconfig).toEqual(['search_path=""']);
+			expect([r.anon, r.authenticated]).toEqual([false, false]);
+		}
+	});
+});

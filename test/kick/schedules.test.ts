@@ -1,0 +1,198 @@
+/**
+ * What the cron schedules run: backstop wake-ups, reclaim over every job table,
+ * cleanup, the settings they read, and install_schedules (here against the
+ * stand-in cron; test/cron/pg-cron.test.ts runs them under real pg_cron).
+ */
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
+import { enqueueFor, runningJob, waitingJob } from './job-fixtures.ts';
+import { clearRequestQueue, queuedRequests, removeWorkerSecrets, setWorkerSecrets } from './worker-secrets.ts';
+
+let db: TestDatabase;
+let user: Caller & { sub: string };
+
+beforeAll(async () => {
+	db = await useTestDatabase();
+	user = await createUser(db.sql);
+	await db.sql`select supabase_jobs.create_job_table('exports')`;
+});
+
+beforeEach(async () => {
+	await setWorkerSecrets(db.sql, 'http://127.0.0.1:9/worker');
+	// Each test starts from empty job tables and an empty request queue.
+	await db.sql`delete from public.jobs`;
+	await db.sql`delete from public.exports`;
+	await clearRequestQueue(db.sql);
+});
+
+describe('supabase_jobs.backstop', () => {
+	it('wakes the worker once per table and kind for jobs claimable longer than backstop_after', async () => {
+		await waitingJob(db.sql, user, 'thumbnail', '2 minutes');
+		await waitingJob(db.sql, user, 'thumbnail', '3 minutes');
+		await waitingJob(db.sql, user, 'csv', '2 minutes', 'exports');
+		await enqueueFor(db.sql, user, 'fresh');
+		await clearRequestQueue(db.sql);
+		const [{ sent }] = await as(db.sql, serviceRole, (tx) => tx`select supabase_jobs.backstop() as sent`);
+		expect(sent).toBe(2);
+		expect((await queuedRequests(db.sql)).map((r) => r.body)).toEqual([
+			{ job_id: null, job_table: 'exports', kind: 'csv', count: 1, reason: 'backstop' },
+			{ job_id: null, job_table: 'jobs', kind: 'thumbnail', count: 2, reason: 'backstop' },
+		]);
+	});
+
+	it('does nothing for jobs that are running, finished, fresh or not yet available', async () => {
+		await runningJob(db.sql, user, 'busy', '1 hour');
+		await enqueueFor(db.sql, user, 'fresh');
+		await as(db.sql, serviceRole, (tx) => tx`insert into public.jobs (kind, owner_id, available_at) values ('later', ${user.sub}, now() + interval '1 hour')`);
+		await clearRequestQueue(db.sql);
+		const [{ sent }] = await as(db.sql, serviceRole, (tx) => tx`select supabase_jobs.backstop() as sent`);
+		expect(sent).toBe(0);
+		expect(await queuedRequests(db.sql)).toEqual([]);
+	});
+
+	it('follows settings.backstop_after', async () => {
+		await waitingJob(db.sql, user, 'thumbnail', '10 seconds');
+		await clearRequestQueue(db.sql);
+		expect((await db.sql`select supabase_jobs.backstop() as sent`)[0]!.sent).toBe(0);
+		await as(db.sql, serviceRole, (tx) => tx`update supabase_jobs.settings set backstop_after = '5 seconds'`);
+		try {
+			expect((await db.sql`select supabase_jobs.backstop() as sent`)[0]!.sent).toBe(1);
+		} finally {
+			await db.sql`update supabase_jobs.settings set backstop_after = default`;
+		}
+	});
+
+	it('sends nothing and raises nothing without the Vault secrets', async () => {
+		await waitingJob(db.sql, user, 'thumbnail', '2 minutes');
+		await removeWorkerSecrets(db.sql);
+		await clearRequestQueue(db.sql);
+		const [{ sent }] = await db.sql`select supabase_jobs.backstop() as sent`;
+		expect(sent).toBe(0);
+		expect(await queuedRequests(db.sql)).toEqual([]);
+	});
+});
+
+describe('supabase_jobs.reclaim_all', () => {
+	it('reclaims stale jobs in every job table and leaves live ones alone', async () => {
+		const stale = await runningJob(db.sql, user, 'thumbnail', '10 minutes');
+		const staleExport = await runningJob(db.sql, user, 'csv', '10 minutes', 'exports');
+		const live = await runningJob(db.sql, user, 'thumbnail', '10 seconds');
+		const rows = await as(db.sql, serviceRole, (tx) => tx`select * from supabase_jobs.reclaim_all('5 minutes') order by job_table`);
+		expect(rows.map((r) => ({ ...r }))).toEqual([
+			{ job_table: 'exports', id: staleExport, status: 'queued' },
+			{ job_table: 'jobs', id: stale, status: 'queued' },
+		]);
+		const statuses = await db.sql`select id, status from public.jobs order by status`;
+		expect(Object.fromEntries(statuses.map((r) => [r.id, r.status]))).toEqual({ [stale]: 'queued', [live]: 'running' });
+	});
+
+	it('closes a stale job whose attempts are spent as failed with a sentence for the user', async () => {
+		const [job] = await as(db.sql, serviceRole, (tx) => tx`select id from job_enqueue('thumbnail', max_attempts => 1, owner_id => ${user.sub}::uuid)`);
+		const id = job!.id as string;
+		await as(db.sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
+		await db.sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
+		const rows = await db.sql`select * from supabase_jobs.reclaim_all('5 minutes')`;
+		expect(rows.map((r) => ({ ...r }))).toEqual([{ job_table: 'jobs', id, status: 'failed' }]);
+		const [closed] = await db.sql`select error_code, error from public.jobs where id = ${id}`;
+		expect(closed!.error_code).toBe('worker_lost');
+		expect(closed!.error).toMatch(/stopped unexpectedly/);
+	});
+
+	it('refuses without stale_after (22004)', async () => {
+		await expect(db.sql`select * from supabase_jobs.reclaim_all(null)`).rejects.toMatchObject({ code: '22004' });
+	});
+
+	it('the reclaim schedule reads stale_after from supabase_jobs.settings', async () => {
+		const id = await runningJob(db.sql, user, 'thumbnail', '2 minutes');
+		const [{ command }] = await db.sql`select command from cron.job where jobname = 'supabase-jobs-reclaim'`;
+		await db.sql.unsafe(command);
+		expect((await db.sql`select status from public.jobs where id = ${id}`)[0]!.status).toBe('running');
+		await db.sql`update supabase_jobs.settings set stale_after = '1 minute'`;
+		try {
+			await db.sql.unsafe(command);
+			expect((await db.sql`select status from public.jobs where id = ${id}`)[0]!.status).toBe('queued');
+		} finally {
+			await db.sql`update supabase_jobs.settings set stale_after = default`;
+		}
+	});
+});
+
+describe('supabase_jobs.cleanup', () => {
+	it('deletes cron history older than cron_history_retention and keeps the rest', async () => {
+		await db.sql`delete from cron.job_run_details`;
+		await db.sql`
+			insert into cron.job_run_details (jobid, command, status, start_time, end_time) values
+			  (1, 'old', 'succeeded', now() - interval '8 days', now() - interval '8 days'),
+			  (1, 'recent', 'succeeded', now() - interval '1 day', now() - interval '1 day')`;
+		const rows = await db.sql`select * from supabase_jobs.cleanup()`;
+		expect(rows.map((r) => ({ ...r }))).toEqual([{ what: 'cron.job_run_details', deleted: '1' }]);
+		expect((await db.sql`select command from cron.job_run_details`).map((r) => r.command)).toEqual(['recent']);
+	});
+
+	it('keeps finished jobs unless finished_retention is set, then deletes only old finished ones', async () => {
+		const oldDone = await runningJob(db.sql, user, 'thumbnail', '1 second');
+		await as(db.sql, serviceRole, (tx) => tx`select job_succeed(${oldDone}::uuid)`);
+		await db.sql`alter table public.jobs disable trigger guard_job`;
+		await db.sql`update public.jobs set finished_at = now() - interval '40 days' where id = ${oldDone}`;
+		await db.sql`alter table public.jobs enable trigger guard_job`;
+		const recentDone = await runningJob(db.sql, user, 'thumbnail', '1 second');
+		await as(db.sql, serviceRole, (tx) => tx`select job_succeed(${recentDone}::uuid)`);
+		const queued = await enqueueFor(db.sql, user, 'thumbnail');
+
+		await db.sql`select * from supabase_jobs.cleanup()`;
+		expect((await db.sql`select count(*)::int as n from public.jobs`)[0]!.n).toBe(3);
+
+		await db.sql`update supabase_jobs.settings set finished_retention = '30 days'`;
+		try {
+			const rows = await db.sql`select * from supabase_jobs.cleanup() where what <> 'cron.job_run_details'`;
+			expect(rows.map((r) => ({ ...r }))).toEqual([
+				{ what: 'exports', deleted: '0' },
+				{ what: 'jobs', deleted: '1' },
+			]);
+			expect((await db.sql`select id from public.jobs order by id`).map((r) => r.id).sort()).toEqual([recentDone, queued].sort());
+		} finally {
+			await db.sql`update supabase_jobs.settings set finished_retention = default`;
+		}
+	});
+});
+
+describe('supabase_jobs.install_schedules', () => {
+	it('the migration installed the three schedules', async () => {
+		const jobs = await db.sql`select jobname, schedule, command from cron.job order by jobname`;
+		expect(jobs.map((j) => [j.jobname, j.schedule])).toEqual([
+			['supabase-jobs-backstop', '* * * * *'],
+			['supabase-jobs-cleanup', '17 3 * * *'],
+			['supabase-jobs-reclaim', '* * * * *'],
+		]);
+	});
+
+	it('is idempotent: running it again replaces, never duplicates', async () => {
+		await db.sql`update cron.job set schedule = '*/5 * * * *' where jobname = 'supabase-jobs-backstop'`;
+		const [{ n }] = await db.sql`select supabase_jobs.install_schedules() as n`;
+		expect(n).toBe(3);
+		const jobs = await db.sql`select jobname, schedule from cron.job order by jobname`;
+		expect(jobs).toHaveLength(3);
+		expect(jobs[0]!.schedule).toBe('* * * * *');
+	});
+
+	it('returns 0 with a notice where pg_cron is absent', async () => {
+		const notices: string[] = [];
+		const sql = db.connect({ max: 1, onnotice: (n) => notices.push(String(n.message)) });
+		await sql.begin(async (tx) => {
+			await tx`alter schema cron rename to cron_absent`;
+			const [{ n }] = await tx`select supabase_jobs.install_schedules() as n`;
+			expect(n).toBe(0);
+			await tx`alter schema cron_absent rename to cron`;
+		});
+		expect(notices.some((m) => m.includes('pg_cron is not enabled'))).toBe(true);
+	});
+});
+
+describe('supabase_jobs.settings', () => {
+	it('service_role reads and changes the settings; the checks refuse nonsense', async () => {
+		const [settings] = await as(db.sql, serviceRole, (tx) => tx`select stale_after, backstop_after, kick_timeout_ms, finished_retention from supabase_jobs.settings`);
+		expect({ ...settings }).toEqual({ stale_after: '00:05:00', backstop_after: '00:00:30', kick_timeout_ms: 5000, finished_retention: null });
+		await expect(as(db.sql, serviceRole, (tx) => tx`update supabase_jobs.settings set stale_after = '0 seconds'`)).rejects.toMatchObject({ code: '23514' });
+		await expect(db.sql`insert into supabase_jobs.settings (id) values (false)`).rejects.toMatchObject({ code: '23514' });
+	});
+});
