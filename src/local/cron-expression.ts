@@ -54,7 +54,8 @@ export function parseCron(source: string): CronExpression {
 	return {
 		source,
 		matches(at: Date): boolean {
-			if (!minute!.has(at.getUTCMinutes()) || !hour!.has(at.getUTCHours()) || !month!.has(at.getUTCMonth() + 1)) return false;
+			if (!minute!.has(at.getUTCMinutes()) || !hour!.has(at.getUTCHours()) || !month!.has(at.getUTCMonth() + 1))
+				return false;
 			const domOk = dom!.has(at.getUTCDate());
 			const dowOk = dow!.has(at.getUTCDay());
 			// Classic cron: when both day fields are restricted, either one matching is enough.

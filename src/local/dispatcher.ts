@@ -86,7 +86,11 @@ export class Dispatcher extends EventEmitter {
 	constructor(options: DispatcherOptions) {
 		super();
 		this.#sql = postgres(options.url, { max: 4, onnotice: () => {} });
-		this.#options = { pollIntervalMs: options.pollIntervalMs ?? 1000, batchSize: options.batchSize ?? 50, cron: options.cron ?? true };
+		this.#options = {
+			pollIntervalMs: options.pollIntervalMs ?? 1000,
+			batchSize: options.batchSize ?? 50,
+			cron: options.cron ?? true,
+		};
 	}
 
 	/** True when this dispatcher sends net.http_request_queue (no real pg_net). */
@@ -153,9 +157,11 @@ export class Dispatcher extends EventEmitter {
 	/** Runs the stand-in cron jobs due in the UTC minute of `at` (the minute timer calls this). */
 	async runDueSchedules(at: Date = new Date()): Promise<CronRun[]> {
 		if (!this.#cron || this.#stopped) return [];
+		// Not filtered on cron.job.database: the stand-in table lives in the database
+		// it serves (a database cloned from a template keeps the template's name there).
 		const jobs = await this.#sql<CronJobRow[]>`
 			select jobid::text as jobid, jobname, schedule, command, username
-			from cron.job where active and database = current_database() order by jobid`;
+			from cron.job where active order by jobid`;
 		const due = jobs.filter((job) => {
 			try {
 				return parseCron(job.schedule).matches(at) && !this.#runningJobs.has(job.jobid);
@@ -261,8 +267,13 @@ export class Dispatcher extends EventEmitter {
 			try {
 				await connection.unsafe(`set role ${quoteIdent(job.username)}`);
 				const result = await connection.unsafe(job.command).simple();
-				const last = (Array.isArray(result) && Array.isArray(result.at(-1)) ? result.at(-1) : result) as postgres.RowList<postgres.Row[]>;
-				message = last.command === 'SELECT' ? `${last.count} row${last.count === 1 ? '' : 's'}` : `${last.command} ${last.count ?? ''}`.trim();
+				const last = (
+					Array.isArray(result) && Array.isArray(result.at(-1)) ? result.at(-1) : result
+				) as postgres.RowList<postgres.Row[]>;
+				message =
+					last.command === 'SELECT'
+						? `${last.count} row${last.count === 1 ? '' : 's'}`
+						: `${last.command} ${last.count ?? ''}`.trim();
 			} catch (error) {
 				status = 'failed';
 				message = error instanceof Error ? `ERROR:  ${error.message}` : String(error);

@@ -5,7 +5,13 @@
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
-import { clearRequestQueue, queuedRequests, removeWorkerSecrets, setWorkerSecrets, WORKER_SECRET } from './worker-secrets.ts';
+import {
+	clearRequestQueue,
+	queuedRequests,
+	removeWorkerSecrets,
+	setWorkerSecrets,
+	WORKER_SECRET,
+} from './worker-secrets.ts';
 
 const WORKER_URL = 'http://127.0.0.1:9/functions/v1/jobs-worker';
 let db: TestDatabase;
@@ -38,7 +44,13 @@ describe('enqueue kicks the worker', () => {
 		expect(request!.method).toBe('POST');
 		expect(request!.url).toBe(WORKER_URL);
 		expect(request!.headers).toEqual({ 'Content-Type': 'application/json', Authorization: `Bearer ${WORKER_SECRET}` });
-		expect(request!.body).toEqual({ job_id: job.id, job_table: 'jobs', kind: 'thumbnail', count: 1, reason: 'enqueue' });
+		expect(request!.body).toEqual({
+			job_id: job.id,
+			job_table: 'jobs',
+			kind: 'thumbnail',
+			count: 1,
+			reason: 'enqueue',
+		});
 		expect(request!.timeout_milliseconds).toBe(5000);
 	});
 
@@ -53,9 +65,15 @@ describe('enqueue kicks the worker', () => {
 	});
 
 	it('names the job table the job went into', async () => {
-		const job = await as(db.sql, user, async (tx) => (await tx`select * from job_enqueue('csv', job_table => 'exports')`)[0]!);
+		const job = await as(
+			db.sql,
+			user,
+			async (tx) => (await tx`select * from job_enqueue('csv', job_table => 'exports')`)[0]!,
+		);
 		const requests = await queuedRequests(db.sql);
-		expect(requests.map((r) => r.body)).toEqual([{ job_id: job.id, job_table: 'exports', kind: 'csv', count: 1, reason: 'enqueue' }]);
+		expect(requests.map((r) => r.body)).toEqual([
+			{ job_id: job.id, job_table: 'exports', kind: 'csv', count: 1, reason: 'enqueue' },
+		]);
 	});
 
 	it('takes the timeout from supabase_jobs.settings', async () => {
@@ -69,19 +87,29 @@ describe('enqueue kicks the worker', () => {
 	});
 
 	it('a batch insert of 100 jobs of one kind queues one request that counts them', async () => {
-		await as(db.sql, serviceRole, (tx) => tx`
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`
 			insert into public.jobs (kind, params, owner_id)
-			select 'resize', jsonb_build_object('n', n), ${user.sub}::uuid from generate_series(1, 100) n`);
+			select 'resize', jsonb_build_object('n', n), ${user.sub}::uuid from generate_series(1, 100) n`,
+		);
 		const requests = await queuedRequests(db.sql);
-		expect(requests.map((r) => r.body)).toEqual([{ job_id: null, job_table: 'jobs', kind: 'resize', count: 100, reason: 'enqueue' }]);
+		expect(requests.map((r) => r.body)).toEqual([
+			{ job_id: null, job_table: 'jobs', kind: 'resize', count: 100, reason: 'enqueue' },
+		]);
 		const [{ n }] = await db.sql`select count(*)::int as n from public.jobs where kind = 'resize'`;
 		expect(n).toBe(100);
 	});
 
 	it('a batch insert of 100 jobs of two kinds queues one request per kind', async () => {
-		await as(db.sql, serviceRole, (tx) => tx`
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`
 			insert into public.jobs (kind, owner_id)
-			select case when n % 4 = 0 then 'ocr' else 'resize' end, ${user.sub}::uuid from generate_series(1, 100) n`);
+			select case when n % 4 = 0 then 'ocr' else 'resize' end, ${user.sub}::uuid from generate_series(1, 100) n`,
+		);
 		const requests = await queuedRequests(db.sql);
 		expect(requests.map((r) => r.body)).toEqual([
 			{ job_id: null, job_table: 'jobs', kind: 'ocr', count: 25, reason: 'enqueue' },
@@ -101,7 +129,12 @@ describe('enqueue kicks the worker', () => {
 	});
 
 	it('a job that is not available yet is not kicked (the backstop wakes the worker when it is)', async () => {
-		await as(db.sql, serviceRole, (tx) => tx`insert into public.jobs (kind, owner_id, available_at) values ('later', ${user.sub}, now() + interval '1 hour')`);
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) =>
+				tx`insert into public.jobs (kind, owner_id, available_at) values ('later', ${user.sub}, now() + interval '1 hour')`,
+		);
 		expect(await queuedRequests(db.sql)).toEqual([]);
 	});
 });

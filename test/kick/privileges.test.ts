@@ -24,19 +24,37 @@ const privileged = [
 	`select supabase_jobs.install_schedules()`,
 	`select supabase_jobs.table_label('public.jobs')`,
 ];
-const secretReads = [`select * from vault.decrypted_secrets`, `select * from vault.secrets`, `select vault.create_secret('x', 'y')`];
+const secretReads = [
+	`select * from vault.decrypted_secrets`,
+	`select * from vault.secrets`,
+	`select vault.create_secret('x', 'y')`,
+];
 
 describe('users cannot reach the kick, the schedules or Vault', () => {
-	for (const caller of [{ name: 'authenticated', caller: null as Caller | null }, { name: 'anon', caller: anon }]) {
-		for (const statement of [...privileged, ...secretReads, `select * from supabase_jobs.settings`, `update supabase_jobs.settings set stale_after = '1 second'`]) {
+	for (const caller of [
+		{ name: 'authenticated', caller: null as Caller | null },
+		{ name: 'anon', caller: anon },
+	]) {
+		for (const statement of [
+			...privileged,
+			...secretReads,
+			`select * from supabase_jobs.settings`,
+			`update supabase_jobs.settings set stale_after = '1 second'`,
+		]) {
 			it(`${caller.name} is refused: ${statement}`, async () => {
-				await expect(as(db.sql, caller.caller ?? user, (tx) => tx.unsafe(statement))).rejects.toMatchObject({ code: '42501' });
+				await expect(as(db.sql, caller.caller ?? user, (tx) => tx.unsafe(statement))).rejects.toMatchObject({
+					code: '42501',
+				});
 			});
 		}
 	}
 
 	it('service_role may not read the secret through worker_endpoint or install schedules', async () => {
-		for (const statement of [`select supabase_jobs.worker_endpoint()`, `select supabase_jobs.install_schedules()`, `select * from vault.decrypted_secrets`]) {
+		for (const statement of [
+			`select supabase_jobs.worker_endpoint()`,
+			`select supabase_jobs.install_schedules()`,
+			`select * from vault.decrypted_secrets`,
+		]) {
 			await expect(as(db.sql, serviceRole, (tx) => tx.unsafe(statement))).rejects.toMatchObject({ code: '42501' });
 		}
 	});
@@ -54,7 +72,10 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			       has_function_privilege('authenticated', p.oid, 'execute') as authenticated
 			from pg_proc p join pg_namespace n on n.oid = p.pronamespace
 			where p.prosecdef and n.nspname in ('public', 'supabase_jobs') order by 1`;
-		expect(rows.map((r) => r.fn)).toEqual(['supabase_jobs.kick(text,text,uuid,integer,text)', 'supabase_jobs.kick_inserted_jobs()']);
+		expect(rows.map((r) => r.fn)).toEqual([
+			'supabase_jobs.kick(text,text,uuid,integer,text)',
+			'supabase_jobs.kick_inserted_jobs()',
+		]);
 		for (const r of rows) {
 			expect(r.proconfig).toEqual(['search_path=""']);
 			expect([r.anon, r.authenticated]).toEqual([false, false]);

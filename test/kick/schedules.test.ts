@@ -43,7 +43,12 @@ describe('supabase_jobs.backstop', () => {
 	it('does nothing for jobs that are running, finished, fresh or not yet available', async () => {
 		await runningJob(db.sql, user, 'busy', '1 hour');
 		await enqueueFor(db.sql, user, 'fresh');
-		await as(db.sql, serviceRole, (tx) => tx`insert into public.jobs (kind, owner_id, available_at) values ('later', ${user.sub}, now() + interval '1 hour')`);
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) =>
+				tx`insert into public.jobs (kind, owner_id, available_at) values ('later', ${user.sub}, now() + interval '1 hour')`,
+		);
 		await clearRequestQueue(db.sql);
 		const [{ sent }] = await as(db.sql, serviceRole, (tx) => tx`select supabase_jobs.backstop() as sent`);
 		expect(sent).toBe(0);
@@ -77,7 +82,11 @@ describe('supabase_jobs.reclaim_all', () => {
 		const stale = await runningJob(db.sql, user, 'thumbnail', '10 minutes');
 		const staleExport = await runningJob(db.sql, user, 'csv', '10 minutes', 'exports');
 		const live = await runningJob(db.sql, user, 'thumbnail', '10 seconds');
-		const rows = await as(db.sql, serviceRole, (tx) => tx`select * from supabase_jobs.reclaim_all('5 minutes') order by job_table`);
+		const rows = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select * from supabase_jobs.reclaim_all('5 minutes') order by job_table`,
+		);
 		expect(rows.map((r) => ({ ...r }))).toEqual([
 			{ job_table: 'exports', id: staleExport, status: 'queued' },
 			{ job_table: 'jobs', id: stale, status: 'queued' },
@@ -87,7 +96,11 @@ describe('supabase_jobs.reclaim_all', () => {
 	});
 
 	it('closes a stale job whose attempts are spent as failed with a sentence for the user', async () => {
-		const [job] = await as(db.sql, serviceRole, (tx) => tx`select id from job_enqueue('thumbnail', max_attempts => 1, owner_id => ${user.sub}::uuid)`);
+		const [job] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select id from job_enqueue('thumbnail', max_attempts => 1, owner_id => ${user.sub}::uuid)`,
+		);
 		const id = job!.id as string;
 		await as(db.sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
 		await db.sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
@@ -149,7 +162,9 @@ describe('supabase_jobs.cleanup', () => {
 				{ what: 'exports', deleted: '0' },
 				{ what: 'jobs', deleted: '1' },
 			]);
-			expect((await db.sql`select id from public.jobs order by id`).map((r) => r.id).sort()).toEqual([recentDone, queued].sort());
+			expect((await db.sql`select id from public.jobs order by id`).map((r) => r.id).sort()).toEqual(
+				[recentDone, queued].sort(),
+			);
 		} finally {
 			await db.sql`update supabase_jobs.settings set finished_retention = default`;
 		}
@@ -190,9 +205,22 @@ describe('supabase_jobs.install_schedules', () => {
 
 describe('supabase_jobs.settings', () => {
 	it('service_role reads and changes the settings; the checks refuse nonsense', async () => {
-		const [settings] = await as(db.sql, serviceRole, (tx) => tx`select stale_after, backstop_after, kick_timeout_ms, finished_retention from supabase_jobs.settings`);
-		expect({ ...settings }).toEqual({ stale_after: '00:05:00', backstop_after: '00:00:30', kick_timeout_ms: 5000, finished_retention: null });
-		await expect(as(db.sql, serviceRole, (tx) => tx`update supabase_jobs.settings set stale_after = '0 seconds'`)).rejects.toMatchObject({ code: '23514' });
-		await expect(db.sql`insert into supabase_jobs.settings (id) values (false)`).rejects.toMatchObject({ code: '23514' });
+		const [settings] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select stale_after, backstop_after, kick_timeout_ms, finished_retention from supabase_jobs.settings`,
+		);
+		expect({ ...settings }).toEqual({
+			stale_after: '00:05:00',
+			backstop_after: '00:00:30',
+			kick_timeout_ms: 5000,
+			finished_retention: null,
+		});
+		await expect(
+			as(db.sql, serviceRole, (tx) => tx`update supabase_jobs.settings set stale_after = '0 seconds'`),
+		).rejects.toMatchObject({ code: '23514' });
+		await expect(db.sql`insert into supabase_jobs.settings (id) values (false)`).rejects.toMatchObject({
+			code: '23514',
+		});
 	});
 });

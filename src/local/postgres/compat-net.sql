@@ -14,7 +14,7 @@
 create schema net;
 comment on schema net is 'Local stand-in for pg_net (src/local/postgres/compat-net.sql); src/local/dispatcher.ts sends the requests.';
 
-create table net.http_request_queue (
+create unlogged table net.http_request_queue (
   id bigserial,
   method text not null check (method ilike 'get' or method ilike 'post' or method ilike 'delete'),
   url text not null,
@@ -23,7 +23,7 @@ create table net.http_request_queue (
   timeout_milliseconds integer not null
 );
 
-create table net._http_response (
+create unlogged table net._http_response (
   id bigint,
   status_code integer,
   content_type text,

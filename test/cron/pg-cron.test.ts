@@ -1,0 +1,91 @@
+/**
+ * The schedules under the real pg_cron (Debian's PostgreSQL 15 with
+ * postgresql-15-cron 1.4, minute granularity): the migrations apply where pg_cron
+ * is preloaded but not yet enabled, install_schedules creates the schedules once
+ * it is, and a real cron run reclaims a stale job. Under CI=true a missing
+ * installation is a failure, not a skip.
+ */
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingDebianPg15Cron, startDebianPg15 } from '../../src/local/postgres/debian-pg15.ts';
+import type { LocalPostgres } from '../../src/local/postgres/embedded.ts';
+import { prepareDatabase } from '../../src/local/postgres/migrate.ts';
+import { as, createUser, serviceRole } from '../helpers/db.ts';
+
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const missing = await missingDebianPg15Cron();
+
+if (missing) {
+	(ci ? it : it.skip)('Debian PostgreSQL 15 with pg_cron is installed', () => {
+		throw new Error(missing);
+	});
+} else {
+	describe('the schedules under the real pg_cron', () => {
+		let server: LocalPostgres;
+		let sql: postgres.Sql;
+		const notices: string[] = [];
+
+		beforeAll(async () => {
+			server = await startDebianPg15({ cronDatabase: 'postgres' });
+			await prepareDatabase(server.url);
+			sql = postgres(server.url, { max: 4, onnotice: (n) => notices.push(String(n.message)) });
+		});
+
+		afterAll(async () => {
+			await sql?.end({ timeout: 5 });
+			await server?.stop();
+		});
+
+		it('the migrations apply where pg_cron is preloaded but not enabled, installing no schedules', async () => {
+			const [row] = await sql`
+				select to_regnamespace('cron') is null as no_cron, current_setting('server_version_num')::int / 10000 as major,
+				       (select count(*)::int from supabase_migrations.schema_migrations) as migrations`;
+			expect(row).toMatchObject({ no_cron: true, major: 15 });
+			expect(row!.migrations).toBeGreaterThanOrEqual(4);
+			const [{ n }] = await sql`select supabase_jobs.install_schedules() as n`;
+			expect(n).toBe(0);
+			expect(notices.some((m) => m.includes('pg_cron is not enabled'))).toBe(true);
+		});
+
+		it('after create extension pg_cron, install_schedules creates the three schedules, and again replaces them', async () => {
+			await sql`create extension pg_cron`;
+			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
+			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
+				['supabase-jobs-backstop', '* * * * *', true],
+				['supabase-jobs-cleanup', '17 3 * * *', true],
+				['supabase-jobs-reclaim', '* * * * *', true],
+			]);
+			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			const second = await sql`select jobid, jobname from cron.job order by jobname`;
+			expect(second.map((j) => [j.jobid, j.jobname])).toEqual(first.map((j) => [j.jobid, j.jobname]));
+		});
+
+		it('a pg_cron run of supabase-jobs-reclaim reclaims a stale job', { timeout: 100_000 }, async () => {
+			const user = await createUser(sql);
+			const [job] = await as(
+				sql,
+				serviceRole,
+				(tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid)`,
+			);
+			const id = job!.id as string;
+			await as(sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
+			await sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
+
+			// pg_cron 1.4 runs at minute boundaries: one bounded wait for the next one.
+			const deadline = Date.now() + 75_000;
+			let status = 'running';
+			while (status === 'running' && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 500));
+				status = (await sql`select status::text from public.jobs where id = ${id}`)[0]!.status as string;
+			}
+			expect(status).toBe('queued');
+			const runs = await sql`
+				select j.jobname, d.status, d.return_message
+				from cron.job_run_details d join cron.job j using (jobid)
+				where j.jobname = 'supabase-jobs-reclaim'`;
+			expect(runs.length).toBeGreaterThan(0);
+			expect(runs.map((r) => r.status)).toContain('succeeded');
+		});
+	});
+}
