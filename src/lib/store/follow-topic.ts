@@ -38,6 +38,13 @@ export class Inbox<T> {
 		this.#wake?.();
 	}
 
+	/** Removes and returns the queued events that `match`, in order, leaving the others queued. */
+	take(match: (event: T) => boolean): T[] {
+		const taken = this.#queue.filter(match);
+		this.#queue = this.#queue.filter((e) => !match(e));
+		return taken;
+	}
+
 	/** The next event, or 'elapsed' after `ms` (Infinity: never), or 'aborted'. */
 	next(ms: number, signal: AbortSignal | undefined): Promise<T | 'elapsed' | 'aborted'> {
 		if (signal?.aborted) return Promise.resolve('aborted');
@@ -127,6 +134,12 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 		}
 	};
 
+	/** The job change a message carries, or null when it is not about this job of this table. */
+	const summaryOf = (event: Extract<TopicEvent, { kind: 'message' }>) => {
+		const message = parseJobBroadcast(event.row);
+		return message && message.job.id === id && message.jobTable === label ? message.job : null;
+	};
+
 	const subscription = input.realtime.subscribe(`job:${id}`, {
 		message: (row) => inbox.push({ kind: 'message', row }),
 		status: (status, reason) => inbox.push({ kind: 'status', status, reason }),
@@ -138,32 +151,61 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 			const event = await inbox.next(live && !owed ? remaining : Math.min(intervalMs, remaining), signal);
 			if (event === 'aborted') return;
 
-			let next: R | null = null;
+			/** Candidate states, oldest first. */
+			let states: R[] = [];
+			let read: R | null = null;
 			if (event === 'elapsed') {
 				if (Date.now() >= deadline) throw input.timeout(last);
 				if (live && !owed) continue;
-				next = await tryRead();
+				read = await tryRead();
 			} else if (event.kind === 'status') {
 				live = event.status === 'live';
 				if (event.status === 'refused') subscription.close(); // plain polling from here on
-				input.onRealtime?.(event.status);
 				// Joined, lost or refused: either way what happened meanwhile is unknown.
-				next = await tryRead();
+				read = await tryRead();
+				// Reported once caught up, so "live" means "every change from now on arrives".
+				input.onRealtime?.(event.status);
 			} else {
-				const message = parseJobBroadcast(event.row);
-				if (!message || message.job.id !== id || message.jobTable !== label) continue;
-				// Older than what a read already showed (a read can overtake a message in flight).
-				if (message.job.updatedAt.getTime() < current.updatedAt.getTime()) continue;
-				next = withSummary(current, message.job);
-				// The end is read in full (error sentence, timings...) once; the broadcast stands in if that read fails.
-				if (isTerminalStatus(message.job.status)) next = (await tryRead()) ?? next;
+				const summary = summaryOf(event);
+				if (!summary || summary.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				if (isTerminalStatus(summary.status)) {
+					// The end is read in full (error sentence, timings...) once; the broadcast stands in if that read fails.
+					read = await tryRead();
+					if (read === null) states = [withSummary(current, summary)];
+				} else {
+					states = [withSummary(current, summary)];
+				}
+			}
+			if (read !== null) {
+				// Messages that arrived during the read and are older than it are
+				// states the job went through: keep them, in order, before the read.
+				const readAt = read.updatedAt.getTime();
+				const between = inbox
+					.take((e) => {
+						if (e.kind !== 'message') return false;
+						const s = summaryOf(e);
+						return s === null || s.updatedAt.getTime() <= readAt;
+					})
+					.map((e) => summaryOf(e as Extract<TopicEvent, { kind: 'message' }>))
+					.filter((s): s is NonNullable<typeof s> => s !== null && s.updatedAt.getTime() < readAt);
+				let base = current;
+				for (const s of between) {
+					if (s.updatedAt.getTime() < base.updatedAt.getTime()) continue;
+					base = withSummary(base, s);
+					states.push(base);
+				}
+				states.push(read);
 			}
 			if (signal?.aborted) return;
-			if (next === null) continue;
-			if (next.updatedAt.getTime() >= current.updatedAt.getTime()) current = next;
-			if (isTerminalStatus(current.status) || changed(last, current)) {
-				last = current;
-				yield current;
+			for (const next of states) {
+				if (next.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				current = next;
+				if (isTerminalStatus(current.status) || changed(last, current)) {
+					last = current;
+					yield current;
+					if (signal?.aborted) return;
+				}
+				if (isTerminalStatus(current.status)) break;
 			}
 		}
 	} finally {

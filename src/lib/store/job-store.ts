@@ -215,7 +215,13 @@ export interface WatchOptions {
 	 * @default 'auto'
 	 */
 	transport?: 'auto' | 'poll';
-	/** Told how the Realtime topic stands (`live`, `down`, `refused`), e.g. for a "live" badge. Not called when polling. */
+	/**
+	 * Told how the job's Realtime topic stands, e.g. for a "live" badge: `live`
+	 * once joined AND the row re-read (every change from then on arrives),
+	 * `down` when the connection was lost (polling until it rejoins),
+	 * `refused` when Realtime is refused or unreachable (polling to the end).
+	 * Never called when the store polls from the start.
+	 */
 	onRealtime?: (status: JobTopicStatus) => void;
 }
 
