@@ -17,79 +17,18 @@ export interface PublicSession {
 	userId: string;
 }
 
-/** How often the dashboard asks "what changed?" while realtime list updates are not in place. */
-const LIST_POLL_MS = 1000;
+/** Polling period of the list's fallback (Realtime unavailable). */
+const LIST_FALLBACK_MS = 1500;
 /** Poll interval of a watched job when the store watches by polling (Realtime pushes instead). */
 const WATCH_INTERVAL_MS = 400;
-
-/**
- * A change feed for job lists, by polling: every `intervalMs` it reads the
- * jobs in flight and the newest page, plus the final state of every job that
- * left "in flight", and reports rows whose updated_at moved. One timer however
- * many lists subscribe; none while nobody does.
- */
-export class PolledChanges {
-	readonly #store: JobStore;
-	readonly #intervalMs: number;
-	readonly #listeners = new Set<(job?: JobSnapshot) => void>();
-	readonly #seen = new Map<string, number>();
-	#active = new Set<string>();
-	#timer: ReturnType<typeof setTimeout> | null = null;
-
-	constructor(store: JobStore, intervalMs = LIST_POLL_MS) {
-		this.#store = store;
-		this.#intervalMs = intervalMs;
-	}
-
-	subscribe = (onChange: (job?: JobSnapshot) => void): (() => void) => {
-		this.#listeners.add(onChange);
-		if (this.#listeners.size === 1) this.#schedule(0);
-		return () => {
-			this.#listeners.delete(onChange);
-			if (this.#listeners.size === 0 && this.#timer) {
-				clearTimeout(this.#timer);
-				this.#timer = null;
-			}
-		};
-	};
-
-	#schedule(ms: number) {
-		this.#timer = setTimeout(() => void this.#poll(), ms);
-	}
-
-	async #poll() {
-		try {
-			const [inFlight, newest] = await Promise.all([
-				this.#store.listRecent({ statuses: ['queued', 'running'], limit: 50 }),
-				this.#store.listRecent({ limit: 20 }),
-			]);
-			const rows = new Map<string, Job>();
-			for (const j of [...newest.jobs, ...inFlight.jobs]) rows.set(j.id, j);
-			const active = new Set(inFlight.jobs.map((j) => j.id));
-			const left = [...this.#active].filter((id) => !active.has(id) && !rows.has(id));
-			for (const j of await Promise.all(left.map((id) => this.#store.get(id).catch(() => null))))
-				if (j) rows.set(j.id, j);
-			this.#active = active;
-			for (const job of rows.values()) {
-				const stamp = job.updatedAt.getTime();
-				if (this.#seen.get(job.id) === stamp) continue;
-				this.#seen.set(job.id, stamp);
-				for (const l of this.#listeners) l(job);
-			}
-		} catch (e) {
-			console.warn('[demo] could not read job changes', e);
-		} finally {
-			if (this.#listeners.size > 0) this.#schedule(this.#intervalMs);
-		}
-	}
-}
 
 /** The visitor's Supabase client, job store and sources. */
 export class DemoJobs {
 	readonly client: SupabaseClient;
 	readonly store: JobStore;
-	readonly changes: PolledChanges;
 	readonly accessToken: string;
+	/** params by job id, from full reads: a Realtime broadcast carries no params, and the list titles rows by filename. */
+	readonly #params = new Map<string, Job['params']>();
 
 	constructor(session: PublicSession) {
 		this.accessToken = session.accessToken;
@@ -100,7 +39,6 @@ export class DemoJobs {
 			accessToken: async () => session.accessToken,
 		});
 		this.store = new JobStore(supabaseAdapter(this.client));
-		this.changes = new PolledChanges(this.store);
 	}
 
 	/** What WatchedJob reads: the store's watch (Realtime or polling: the page does not care). */
@@ -110,17 +48,30 @@ export class DemoJobs {
 		cancel: (id) => this.store.cancel(id),
 	};
 
-	/** What JobList reads: pages by cursor, and the change feed. */
+	/** What JobList reads: pages by cursor, and changes as they commit (Realtime; polling when it is unavailable). */
 	readonly listSource: JobListSource = {
-		listRecent: async ({ kind, status, statuses, limit, cursor }) =>
-			await this.store.listRecent({
+		listRecent: async ({ kind, status, statuses, limit, cursor }) => {
+			const page = await this.store.listRecent({
 				kind: kind ?? undefined,
 				status: status ?? undefined,
 				statuses: statuses ?? undefined,
 				limit,
 				cursor,
+			});
+			for (const job of page.jobs) this.#params.set(job.id, job.params);
+			return page;
+		},
+		subscribe: (onChange) =>
+			this.store.subscribeList({
+				intervalMs: LIST_FALLBACK_MS,
+				onChange: (job) => {
+					if (!job) return onChange();
+					const params = this.#params.get(job.id);
+					// A job we have not read yet (enqueued in another tab): read the list again.
+					if (!params) return onChange();
+					onChange({ ...job, params } as JobSnapshot);
+				},
 			}),
-		subscribe: (onChange) => this.changes.subscribe(onChange),
 	};
 
 	close(): void {
