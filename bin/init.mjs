@@ -125,12 +125,16 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 	const supabaseDir = join(cwd, 'supabase');
 	const configPath = join(supabaseDir, 'config.toml');
 	if (!existsSync(configPath)) {
-		throw new InitError(`No supabase/config.toml in ${cwd}: run \`supabase init\` first (or pass --cwd <project dir>).`);
+		throw new InitError(
+			`No supabase/config.toml in ${cwd}: run \`supabase init\` first (or pass --cwd <project dir>).`,
+		);
 	}
 	const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8'));
 	const specifier = `npm:${pkg.name}@^${pkg.version}`;
 	const migrationsDir = join(supabaseDir, 'migrations');
-	const existing = existsSync(migrationsDir) ? (await readdir(migrationsDir)).filter((f) => /^\d{14}_.+\.sql$/.test(f)).sort() : [];
+	const existing = existsSync(migrationsDir)
+		? (await readdir(migrationsDir)).filter((f) => /^\d{14}_.+\.sql$/.test(f)).sort()
+		: [];
 	const migrations = await packageMigrations(packageRoot);
 	/** @type {string[]} */
 	const conflicts = [];
@@ -142,7 +146,14 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 	const last = existing.at(-1)?.slice(0, 14);
 	let at = now.getTime();
 	if (last) {
-		const lastTime = Date.UTC(+last.slice(0, 4), +last.slice(4, 6) - 1, +last.slice(6, 8), +last.slice(8, 10), +last.slice(10, 12), +last.slice(12, 14));
+		const lastTime = Date.UTC(
+			+last.slice(0, 4),
+			+last.slice(4, 6) - 1,
+			+last.slice(6, 8),
+			+last.slice(8, 10),
+			+last.slice(10, 12),
+			+last.slice(12, 14),
+		);
 		at = Math.max(at, lastTime + 1000);
 	}
 	/** @type {PlannedFile[]} */
@@ -158,7 +169,9 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 	files.push({ path: join(functionDir, 'handlers.ts'), text: handlersTemplate(specifier) });
 	for (const f of files) if (existsSync(f.path)) conflicts.push(relative(cwd, f.path));
 	if (conflicts.length) {
-		throw new InitError(`Nothing was written: these already exist (init never overwrites):\n  ${conflicts.join('\n  ')}`);
+		throw new InitError(
+			`Nothing was written: these already exist (init never overwrites):\n  ${conflicts.join('\n  ')}`,
+		);
 	}
 	const config = await readFile(configPath, 'utf8');
 	const appendConfig = /^\s*\[functions\.jobs-worker\]\s*$/m.test(config) ? null : FUNCTION_CONFIG;
@@ -219,7 +232,11 @@ export async function runInit(options) {
 	try {
 		const result = await init(options);
 		log(`supabase-jobs init: wrote\n  ${result.written.join('\n  ')}`);
-		log(result.configAppended ? '  supabase/config.toml: added [functions.jobs-worker]' : '  supabase/config.toml: [functions.jobs-worker] already present, left as is');
+		log(
+			result.configAppended
+				? '  supabase/config.toml: added [functions.jobs-worker]'
+				: '  supabase/config.toml: [functions.jobs-worker] already present, left as is',
+		);
 		log('');
 		log(result.nextSteps);
 		return 0;

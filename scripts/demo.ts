@@ -40,7 +40,8 @@ try {
 		console.log(`supabase-jobs demo against ${remoteUrl}`);
 		stack = await startRemoteDemo({ supabaseUrl: remoteUrl, anonKey: remoteKey, appPort, log, echo });
 	} else {
-		if (remoteUrl) console.log('SUPABASE_URL is set without SUPABASE_ANON_KEY / SUPABASE_PUBLISHABLE_KEY: running locally.');
+		if (remoteUrl)
+			console.log('SUPABASE_URL is set without SUPABASE_ANON_KEY / SUPABASE_PUBLISHABLE_KEY: running locally.');
 		console.log('supabase-jobs demo (local: embedded PostgreSQL + stand-ins; data in .local/demo-postgres)');
 		stack = await startLocalDemo({ appPort, log, echo });
 	}
@@ -68,6 +69,7 @@ if (stack && !stopping) {
 		}
 	});
 	void stack.worker?.exited.then(({ code, signal }) => {
-		if (!stopping) console.error(`The worker exited (${code ?? signal}):\n${stack!.worker!.lines.slice(-20).join('\n')}`);
+		if (!stopping)
+			console.error(`The worker exited (${code ?? signal}):\n${stack!.worker!.lines.slice(-20).join('\n')}`);
 	});
 }

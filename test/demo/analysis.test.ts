@@ -5,12 +5,7 @@
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import {
-	analyseText,
-	buildReport,
-	documentFormat,
-	extractDocument,
-} from '../../src/demo/analysis/document.ts';
+import { analyseText, buildReport, documentFormat, extractDocument } from '../../src/demo/analysis/document.ts';
 import { contentTerms, countTerms, topKeywords } from '../../src/demo/analysis/keywords.ts';
 import { guessLanguage } from '../../src/demo/analysis/language.ts';
 import { DEFAULT_MODEL_MS, modelCallStandIn, modelDelayMs } from '../../src/demo/analysis/model-stand-in.ts';
@@ -33,10 +28,24 @@ describe('text', () => {
 	});
 
 	it('strips markdown to the words a reader reads', () => {
-		const md = '# Title\n\n> quoted\n\n- item **bold** and _it_\n\nSee [the docs](https://x.y) and `code`.\n\n```ts\nx\n```';
+		const md =
+			'# Title\n\n> quoted\n\n- item **bold** and _it_\n\nSee [the docs](https://x.y) and `code`.\n\n```ts\nx\n```';
 		const plain = stripMarkdown(md);
 		expect(plain).not.toMatch(/[#*_`[\]]|https/);
-		expect(words(plain)).toEqual(['Title', 'quoted', 'item', 'bold', 'and', 'it', 'See', 'the', 'docs', 'and', 'code', 'x']);
+		expect(words(plain)).toEqual([
+			'Title',
+			'quoted',
+			'item',
+			'bold',
+			'and',
+			'it',
+			'See',
+			'the',
+			'docs',
+			'and',
+			'code',
+			'x',
+		]);
 	});
 
 	it('counts words with apostrophes, hyphens and accents as one word each', () => {
@@ -159,13 +168,17 @@ describe('formats and PDF', () => {
 });
 
 describe('analysis', () => {
-	const text = Array.from({ length: 6 }, (_, i) => `Paragraph ${i} talks about tenders and prices. It has two sentences.`).join(
-		'\n\n',
-	);
+	const text = Array.from(
+		{ length: 6 },
+		(_, i) => `Paragraph ${i} talks about tenders and prices. It has two sentences.`,
+	).join('\n\n');
 
 	it('analyses chunk by chunk with a real counter and totals that match the whole text', async () => {
 		const seen: number[] = [];
-		const analysis = await analyseText(text, { chunkChars: 150, onChunk: (done, total) => void seen.push(done / total) });
+		const analysis = await analyseText(text, {
+			chunkChars: 150,
+			onChunk: (done, total) => void seen.push(done / total),
+		});
 		expect(analysis.chunks.length).toBe(seen.length);
 		expect(seen.at(-1)).toBe(1);
 		expect(seen).toEqual([...seen].sort((a, b) => a - b));

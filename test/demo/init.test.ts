@@ -49,7 +49,9 @@ describe('npx supabase-jobs init', () => {
 		expect(migrations[0]).toBe(USER_MIGRATION);
 		// The project's last migration is newer than `now`: ours come right after it, one second apart, in order.
 		expect(migrations.slice(1)).toEqual(
-			ours.map((m, i) => `${migrationTimestamp(new Date(Date.UTC(2025, 0, 1, 0, 0, i + 1)))}_supabase_jobs_${m.name}.sql`),
+			ours.map(
+				(m, i) => `${migrationTimestamp(new Date(Date.UTC(2025, 0, 1, 0, 0, i + 1)))}_supabase_jobs_${m.name}.sql`,
+			),
 		);
 		expect(migrations.some((f) => f.includes('document_analyses'))).toBe(false);
 		expect(result.written).toContain('supabase/functions/jobs-worker/handlers.ts');
@@ -61,13 +63,17 @@ describe('npx supabase-jobs init', () => {
 		}
 		const config = await readFile(join(project, 'supabase/config.toml'), 'utf8');
 		expect(config.startsWith(USER_CONFIG)).toBe(true);
-		expect(config).toMatch(/\[functions\.jobs-worker\]\nenabled = true\nverify_jwt = false\nentrypoint = "\.\/functions\/jobs-worker\/index\.ts"/);
+		expect(config).toMatch(
+			/\[functions\.jobs-worker\]\nenabled = true\nverify_jwt = false\nentrypoint = "\.\/functions\/jobs-worker\/index\.ts"/,
+		);
 		expect(result.nextSteps).toContain('supabase db push');
 		expect(result.nextSteps).toContain('supabase functions deploy jobs-worker');
 		expect(result.nextSteps).toContain(
 			"select vault.create_secret('https://<project-ref>.supabase.co/functions/v1/jobs-worker', 'supabase_jobs_worker_url');",
 		);
-		expect(result.nextSteps).toContain("select vault.create_secret('s3cret-for-the-test', 'supabase_jobs_worker_secret');");
+		expect(result.nextSteps).toContain(
+			"select vault.create_secret('s3cret-for-the-test', 'supabase_jobs_worker_secret');",
+		);
 		expect(result.nextSteps).toContain('JOBS_WORKER_SECRET=s3cret-for-the-test');
 	});
 
@@ -123,7 +129,8 @@ describe('npx supabase-jobs init', () => {
 	});
 
 	it('rewrites imports of the package sources to the published package', () => {
-		const source = "import { JobStore } from '../../src/lib/store/job-store.ts';\nimport type { JobHandler } from \"../../src/lib/worker/job-handler.ts\";\nimport { handlers } from './handlers.ts';";
+		const source =
+			"import { JobStore } from '../../src/lib/store/job-store.ts';\nimport type { JobHandler } from \"../../src/lib/worker/job-handler.ts\";\nimport { handlers } from './handlers.ts';";
 		expect(rewriteImports(source, 'npm:supabase-jobs@^1.2.3')).toBe(
 			"import { JobStore } from 'npm:supabase-jobs@^1.2.3';\nimport type { JobHandler } from 'npm:supabase-jobs@^1.2.3';\nimport { handlers } from './handlers.ts';",
 		);

@@ -70,10 +70,16 @@ export async function recordFrames(page: Page): Promise<void> {
 				status: section.getAttribute('data-status') ?? '',
 			};
 			const last = w.__frames.at(-1);
-			if (!last || last.value !== frame.value || last.text !== frame.text || last.status !== frame.status) w.__frames.push(frame);
+			if (!last || last.value !== frame.value || last.text !== frame.text || last.status !== frame.status)
+				w.__frames.push(frame);
 		};
 		read();
-		new MutationObserver(read).observe(section, { attributes: true, subtree: true, childList: true, characterData: true });
+		new MutationObserver(read).observe(section, {
+			attributes: true,
+			subtree: true,
+			childList: true,
+			characterData: true,
+		});
 	});
 }
 

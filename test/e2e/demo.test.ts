@@ -88,7 +88,9 @@ describe('the demo in a browser', () => {
 		expect(seen.map((f) => f.status)).toContain('running');
 
 		// The worker ran the three phases on this file and recorded their timings.
-		const [row] = await db.sql<{ status: string; timings: Record<string, { seconds: number; size: number | null }>; payload: Buffer | null }[]>`
+		const [row] = await db.sql<
+			{ status: string; timings: Record<string, { seconds: number; size: number | null }>; payload: Buffer | null }[]
+		>`
 			select status, timings, payload from public.jobs where id = ${id}`;
 		expect(row!.status).toBe('done');
 		expect(Object.keys(row!.timings)).toEqual(expect.arrayContaining(['extract', 'analyse', 'summarise']));
@@ -97,7 +99,9 @@ describe('the demo in a browser', () => {
 
 		await page.click('[data-testid=result-link]');
 		await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
-		await expect.poll(() => page.locator('[data-testid=words]').textContent()).toBe(words(text).length.toLocaleString('en-US'));
+		await expect
+			.poll(() => page.locator('[data-testid=words]').textContent())
+			.toBe(words(text).length.toLocaleString('en-US'));
 		const keywords = await page.locator('[data-testid=keywords] li').allTextContents();
 		expect(keywords).toEqual(expect.arrayContaining(['delivery', 'prices']));
 		expect((await page.locator('[data-testid=summary]').textContent())?.length).toBeGreaterThan(20);
@@ -122,7 +126,10 @@ describe('the demo in a browser', () => {
 		shots.push(await snap(page, '06-cancelled'));
 
 		// The worker learns it on its next tick and stops the handler (the model call is aborted mid-wait).
-		await stack.worker!.waitForLine(new RegExp(`job ${id}( was cancelled; the handler stopped|: the handler was interrupted)`), 3 * TICK_MS);
+		await stack.worker!.waitForLine(
+			new RegExp(`job ${id}( was cancelled; the handler stopped|: the handler was interrupted)`),
+			3 * TICK_MS,
+		);
 
 		const seen = await frames(page);
 		const cancelled = seen.findIndex((f) => f.status === 'cancelled');
@@ -136,7 +143,9 @@ describe('the demo in a browser', () => {
 			select status, progress, payload from public.jobs where id = ${id}`;
 		expect(row).toMatchObject({ status: 'cancelled', payload: null });
 		expect(Math.round(row!.progress)).toBeLessThanOrEqual(frozen + 1);
-		const [{ n }] = await db.sql<{ n: number }[]>`select count(*)::int as n from public.document_analyses where job_id = ${id}`;
+		const [{ n }] = await db.sql<
+			{ n: number }[]
+		>`select count(*)::int as n from public.document_analyses where job_id = ${id}`;
 		expect(n).toBe(0);
 		await page.close();
 	});
@@ -147,7 +156,9 @@ describe('the demo in a browser', () => {
 			const page = await openDashboard(context);
 			const id = await upload(page, 'foto.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]));
 			await page.locator('[data-testid=job][data-status=failed]').waitFor({ timeout: 15_000 });
-			await expect.poll(() => page.getByRole('alert').textContent()).toBe('Só consigo ler arquivos de texto, Markdown e PDF.');
+			await expect
+				.poll(() => page.getByRole('alert').textContent())
+				.toBe('Só consigo ler arquivos de texto, Markdown e PDF.');
 			await page.goto(stack.url);
 			const row = page.locator(`[data-testid=recent] li[data-job-id="${id}"]`);
 			await row.waitFor();
@@ -164,9 +175,15 @@ describe('the demo in a browser', () => {
 		const mine = await openDashboard(first);
 		const firstVisitor = await mine.locator('[data-testid=visitor] code').textContent();
 		await mine.locator('[data-testid=recent] li[data-job-id]').first().waitFor();
-		const myJobs = await mine.locator('[data-testid=recent] li[data-job-id]').evaluateAll((rows) =>
-			rows.map((r) => ({ id: r.getAttribute('data-job-id')!, status: r.getAttribute('data-status')!, failed: r.classList.contains('row--failed') })),
-		);
+		const myJobs = await mine
+			.locator('[data-testid=recent] li[data-job-id]')
+			.evaluateAll((rows) =>
+				rows.map((r) => ({
+					id: r.getAttribute('data-job-id')!,
+					status: r.getAttribute('data-status')!,
+					failed: r.classList.contains('row--failed'),
+				})),
+			);
 		expect(myJobs.map((j) => j.status).sort()).toEqual(['cancelled', 'done']);
 		// Cancelled is terminal but not a failure: not highlighted.
 		expect(myJobs.some((j) => j.failed)).toBe(false);

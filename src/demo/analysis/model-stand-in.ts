@@ -19,7 +19,8 @@ export const DEFAULT_MODEL_MS = 300;
 export function modelDelayMs(value: string | undefined): number {
 	if (value === undefined || value.trim() === '') return DEFAULT_MODEL_MS;
 	const n = Number(value);
-	if (!Number.isFinite(n) || n < 0) throw new RangeError(`DEMO_MODEL_MS must be a number of milliseconds >= 0; got ${value}`);
+	if (!Number.isFinite(n) || n < 0)
+		throw new RangeError(`DEMO_MODEL_MS must be a number of milliseconds >= 0; got ${value}`);
 	return n;
 }
 

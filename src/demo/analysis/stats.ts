@@ -46,7 +46,11 @@ export function textStats(text: string): TextStats {
  */
 export function sumStats(parts: readonly TextStats[]): TextStats {
 	const total = parts.reduce(
-		(acc, p) => ({ characters: acc.characters + p.characters, words: acc.words + p.words, sentences: acc.sentences + p.sentences }),
+		(acc, p) => ({
+			characters: acc.characters + p.characters,
+			words: acc.words + p.words,
+			sentences: acc.sentences + p.sentences,
+		}),
 		{ characters: 0, words: 0, sentences: 0 },
 	);
 	return { ...total, readingSeconds: Math.ceil((total.words / WORDS_PER_MINUTE) * 60) };

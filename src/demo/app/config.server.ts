@@ -17,7 +17,10 @@ export interface DemoConfig {
 export function readDemoConfig(env: Record<string, string | undefined>): DemoConfig {
 	const supabaseUrl = env.PUBLIC_SUPABASE_URL ?? env.SUPABASE_URL;
 	const anonKey =
-		env.PUBLIC_SUPABASE_ANON_KEY ?? env.PUBLIC_SUPABASE_PUBLISHABLE_KEY ?? env.SUPABASE_ANON_KEY ?? env.SUPABASE_PUBLISHABLE_KEY;
+		env.PUBLIC_SUPABASE_ANON_KEY ??
+		env.PUBLIC_SUPABASE_PUBLISHABLE_KEY ??
+		env.SUPABASE_ANON_KEY ??
+		env.SUPABASE_PUBLISHABLE_KEY;
 	if (!supabaseUrl || !anonKey)
 		throw new Error(
 			'The demo needs PUBLIC_SUPABASE_URL and PUBLIC_SUPABASE_ANON_KEY (or PUBLIC_SUPABASE_PUBLISHABLE_KEY): run it with `npm run demo`.',
@@ -25,7 +28,8 @@ export function readDemoConfig(env: Record<string, string | undefined>): DemoCon
 	if (env.DEMO_AUTH === 'standin') {
 		const jwtSecret = env.DEMO_STANDIN_JWT_SECRET;
 		const databaseUrl = env.DEMO_STANDIN_DATABASE_URL;
-		if (!jwtSecret || !databaseUrl) throw new Error('DEMO_AUTH=standin needs DEMO_STANDIN_JWT_SECRET and DEMO_STANDIN_DATABASE_URL');
+		if (!jwtSecret || !databaseUrl)
+			throw new Error('DEMO_AUTH=standin needs DEMO_STANDIN_JWT_SECRET and DEMO_STANDIN_DATABASE_URL');
 		return { supabaseUrl, anonKey, auth: { mode: 'standin', jwtSecret, databaseUrl } };
 	}
 	return { supabaseUrl, anonKey, auth: { mode: 'supabase' } };

@@ -44,7 +44,11 @@ export class DemoJobs {
 	/** What WatchedJob reads: the store's watch (Realtime or polling: the page does not care). */
 	readonly watchSource: JobWatchSource = {
 		watch: (id, { signal }) =>
-			this.store.watch(id, { signal, emitOn: ['status', 'progress', 'stage', 'attempts'], intervalMs: WATCH_INTERVAL_MS }),
+			this.store.watch(id, {
+				signal,
+				emitOn: ['status', 'progress', 'stage', 'attempts'],
+				intervalMs: WATCH_INTERVAL_MS,
+			}),
 		cancel: (id) => this.store.cancel(id),
 	};
 

@@ -36,7 +36,11 @@ const STANDIN_TTL_SECONDS = 7 * 24 * 3600;
 
 let standinSql: postgres.Sql | null = null;
 
-async function standinSignIn(config: Extract<DemoConfig['auth'], { mode: 'standin' }>, supabaseUrl: string, userId?: string) {
+async function standinSignIn(
+	config: Extract<DemoConfig['auth'], { mode: 'standin' }>,
+	supabaseUrl: string,
+	userId?: string,
+) {
 	standinSql ??= postgres(config.databaseUrl, { max: 2, onnotice: () => {} });
 	const id = userId ?? randomUUID();
 	await standinSql`
@@ -60,7 +64,9 @@ async function standinSignIn(config: Extract<DemoConfig['auth'], { mode: 'standi
 function serverClient(config: DemoConfig, options: SupabaseClientOptions<'public'>) {
 	return createClient(config.supabaseUrl, config.anonKey, {
 		...options,
-		realtime: { transport: WebSocket as unknown as NonNullable<SupabaseClientOptions<'public'>['realtime']>['transport'] },
+		realtime: {
+			transport: WebSocket as unknown as NonNullable<SupabaseClientOptions<'public'>['realtime']>['transport'],
+		},
 	});
 }
 
@@ -112,10 +118,16 @@ export function decodeSession(value: string | undefined): DemoSession | null {
 	if (!value) return null;
 	try {
 		const s = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<DemoSession>;
-		if (typeof s.accessToken !== 'string' || typeof s.userId !== 'string' || typeof s.expiresAt !== 'number') return null;
+		if (typeof s.accessToken !== 'string' || typeof s.userId !== 'string' || typeof s.expiresAt !== 'number')
+			return null;
 		// The cookie is the visitor's own; the token inside must still be for the user it claims.
 		if (decodeJwt(s.accessToken).sub !== s.userId) return null;
-		return { accessToken: s.accessToken, refreshToken: s.refreshToken ?? null, userId: s.userId, expiresAt: s.expiresAt };
+		return {
+			accessToken: s.accessToken,
+			refreshToken: s.refreshToken ?? null,
+			userId: s.userId,
+			expiresAt: s.expiresAt,
+		};
 	} catch {
 		return null;
 	}

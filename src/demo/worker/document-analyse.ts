@@ -76,7 +76,10 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 		plan.bind(documentAnalyse),
 		async ({ job, params, payload, tracker }) => {
 			if (!payload || payload.byteLength === 0)
-				throw new JobUserError({ en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' }, { errorCode: 'empty_file' });
+				throw new JobUserError(
+					{ en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' },
+					{ errorCode: 'empty_file' },
+				);
 			if (payload.byteLength > MAX_DOCUMENT_BYTES)
 				throw new JobUserError(
 					{ en: 'The file is larger than 8 MB.', 'pt-BR': 'O arquivo tem mais de 8 MB.' },
@@ -92,21 +95,19 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 					{ errorCode: 'unsupported_format' },
 				);
 
-			const doc = await tracker.run(
-				'extract',
-				(signal) =>
-					extractDocument(payload, format, {
-						signal,
-						// A real page counter: it overrides the estimate and may fill the phase.
-						onProgress: (done, total) => tracker.report('extract', { done: done / total }),
-					}).catch((e: unknown) => {
-						if (e instanceof UnreadablePdfError)
-							throw new JobUserError(
-								{ en: 'I could not open this PDF.', 'pt-BR': 'Não consegui abrir este PDF.' },
-								{ errorCode: 'unreadable_pdf', cause: e },
-							);
-						throw e;
-					}),
+			const doc = await tracker.run('extract', (signal) =>
+				extractDocument(payload, format, {
+					signal,
+					// A real page counter: it overrides the estimate and may fill the phase.
+					onProgress: (done, total) => tracker.report('extract', { done: done / total }),
+				}).catch((e: unknown) => {
+					if (e instanceof UnreadablePdfError)
+						throw new JobUserError(
+							{ en: 'I could not open this PDF.', 'pt-BR': 'Não consegui abrir este PDF.' },
+							{ errorCode: 'unreadable_pdf', cause: e },
+						);
+					throw e;
+				}),
 			);
 			if (doc.text.trim() === '')
 				throw new JobUserError(
@@ -117,33 +118,28 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 					{ errorCode: 'no_text' },
 				);
 
-			const analysis = await tracker.run(
-				'analyse',
-				(signal) =>
-					analyseText(doc.text, {
-						signal,
-						modelMs,
-						chunkChars,
-						onChunk: (done, total) => tracker.report('analyse', { done: done / total }),
-					}),
+			const analysis = await tracker.run('analyse', (signal) =>
+				analyseText(doc.text, {
+					signal,
+					modelMs,
+					chunkChars,
+					onChunk: (done, total) => tracker.report('analyse', { done: done / total }),
+				}),
 			);
 
-			const resultId = await tracker.run(
-				'summarise',
-				async (signal) => {
-					const report = buildReport(doc, analysis);
-					signal.throwIfAborted();
-					const s = db();
-					if (!s) throw new Error('document.analyse: set SUPABASE_DB_URL (where document_analyses lives)');
-					const [row] = await s<{ id: string }[]>`
+			const resultId = await tracker.run('summarise', async (signal) => {
+				const report = buildReport(doc, analysis);
+				signal.throwIfAborted();
+				const s = db();
+				if (!s) throw new Error('document.analyse: set SUPABASE_DB_URL (where document_analyses lives)');
+				const [row] = await s<{ id: string }[]>`
 						insert into public.document_analyses (owner_id, job_id, filename, stats, summary, keywords)
 						values (${job.ownerId}, ${job.id}, ${params.filename},
 						        ${s.json({ ...report.stats, chunks: report.chunks } as unknown as postgres.JSONValue)},
 						        ${report.summary}, ${report.keywords})
 						returning id`;
-					return row!.id;
-				},
-			);
+				return row!.id;
+			});
 			// The job closes after this returns; its timings join the history the next fit reads.
 			setTimeout(() => void plan.refresh(), 1000);
 			return resultId;

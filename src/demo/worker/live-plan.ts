@@ -68,11 +68,11 @@ export class LivePlan {
 	 * const handler = defineJobHandler(live.bind(documentAnalyse), run);
 	 */
 	bind<K extends JobKind>(kind: K): K {
-		const self = this;
+		const current = () => this.current;
 		return Object.freeze({
 			...kind,
 			get plan() {
-				return self.current;
+				return current();
 			},
 		});
 	}

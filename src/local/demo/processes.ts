@@ -67,7 +67,9 @@ export function startChild(
 				});
 				void exited.then(({ code, signal }) => {
 					clearTimeout(timer);
-					reject(new Error(`${name} exited (${code ?? signal}) before a line matching ${pattern}:\n${lines.join('\n')}`));
+					reject(
+						new Error(`${name} exited (${code ?? signal}) before a line matching ${pattern}:\n${lines.join('\n')}`),
+					);
 				});
 			});
 		},
@@ -85,8 +87,13 @@ export function startChild(
 }
 
 /** Runs a command to completion; rejects with its output when it fails. */
-export async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<void> {
+export async function run(
+	command: string,
+	args: string[],
+	options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<void> {
 	const child = startChild(command, command, args, { cwd: options.cwd, env: options.env ?? process.env });
 	const { code, signal } = await child.exited;
-	if (code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${code ?? signal}):\n${child.lines.slice(-40).join('\n')}`);
+	if (code !== 0)
+		throw new Error(`${command} ${args.join(' ')} failed (${code ?? signal}):\n${child.lines.slice(-40).join('\n')}`);
 }

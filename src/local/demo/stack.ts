@@ -101,7 +101,9 @@ export async function ensureAppBuilt(root = projectRoot): Promise<boolean> {
 		['src', 'svelte.config.js', 'vite.config.ts', 'package.json'].map((p) => newestMtime(join(root, p)).catch(() => 0)),
 	);
 	if (built > Math.max(...sources)) return false;
-	await run(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: root });
+	await run(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+		cwd: root,
+	});
 	return true;
 }
 
