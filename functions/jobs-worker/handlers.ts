@@ -8,6 +8,7 @@ import { z } from 'npm:zod@^4';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
+import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
 
 /**
  * Waits `ms`, or rejects with the signal's reason as soon as it aborts.
@@ -79,6 +80,12 @@ export const sleepStepsHandler = defineJobHandler(
 );
 
 /**
+ * The demo app's kind (src/routes): analyse an uploaded document. The work
+ * lives in src/demo/analysis (pure modules), the wiring in src/demo/worker.
+ */
+export const documentAnalyseHandler = createDocumentAnalyseHandler();
+
+/**
  * Every handler this worker registers; append new kinds here.
  *
  * @example
@@ -86,4 +93,4 @@ export const sleepStepsHandler = defineJobHandler(
  * serveWorker(handlers);
  * ```
  */
-export const handlers: JobHandler[] = [sleepStepsHandler];
+export const handlers: JobHandler[] = [sleepStepsHandler, documentAnalyseHandler];

@@ -14,6 +14,7 @@ import {
 	type JobFunctionName,
 	type RawRow,
 } from '../store/adapter.ts';
+import { supabaseRealtime, type SupabaseRealtimeClient } from './supabase-realtime.ts';
 
 /** What a PostgREST call resolves to (supabase-js never throws without throwOnError). */
 interface RpcResponse {
@@ -54,6 +55,13 @@ export interface SupabaseAdapterOptions {
 	 * @default 'public'
 	 */
 	schema?: string;
+	/**
+	 * Follow jobs over Realtime (private Broadcast topics) when the client has
+	 * it: `watch` then costs no query per tick, and `subscribeList` pushes list
+	 * changes. `false` makes the store poll, as it does over postgres.js.
+	 * @default true
+	 */
+	realtime?: boolean;
 }
 
 const hex = (bytes: Uint8Array) => {
@@ -74,6 +82,10 @@ function encode(type: string, value: JobArgValue): unknown {
  * `client.rpc('job_...', args)` request. PostgREST error bodies go through the
  * same SQLSTATE table as postgres.js errors, so the same error class comes out
  * (PT410 -> JobCancelledError, 22023 -> InvalidJobInputError naming the field...).
+ * When the client has Realtime (a full `SupabaseClient` does), the adapter
+ * also carries the Realtime capability: `watch` and `subscribeList` listen on
+ * private Broadcast topics and fall back to polling where Realtime is refused
+ * or unreachable.
  *
  * @example
  * ```ts
@@ -83,14 +95,26 @@ function encode(type: string, value: JobArgValue): unknown {
  * const supabase = createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY);
  * const store = new JobStore(supabaseAdapter(supabase));
  * const job = await store.enqueue('extract', { params: { filename: 'tender.pdf' } });
+ *
+ * // Over Realtime: the bar moves as the worker ticks, with no query per tick.
+ * for await (const j of store.watch(job.id, { emitOn: ['status', 'progress', 'stage'] })) render(j);
  * ```
  */
-export function supabaseAdapter(client: SupabaseRpcClient, options: SupabaseAdapterOptions = {}): JobAdapter {
+export function supabaseAdapter(
+	client: SupabaseRpcClient & Partial<SupabaseRealtimeClient>,
+	options: SupabaseAdapterOptions = {},
+): JobAdapter {
 	const schema = options.schema ?? 'public';
 	const target: RpcCaller = schema === 'public' ? client : client.schema(schema);
+	const hasRealtime =
+		options.realtime !== false &&
+		typeof client.channel === 'function' &&
+		typeof client.removeChannel === 'function' &&
+		typeof client.realtime?.setAuth === 'function';
 
 	return {
 		name: 'supabase',
+		...(hasRealtime ? { realtime: supabaseRealtime(client as SupabaseRealtimeClient) } : {}),
 		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>> {
 			const body: Record<string, unknown> = {};
 			for (const [name, type, value] of definedArgs(fn, args)) body[name] = encode(type, value);

@@ -192,6 +192,12 @@ export interface JobAdapter {
 	readonly name: string;
 	/** Calls `fn` with named `args` (undefined ones omitted) and returns its raw result. */
 	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>>;
+	/**
+	 * Optional push channel (supabase-js Realtime). When present, `watch` and
+	 * `subscribeList` listen instead of polling; a wrapper that only forwards
+	 * `call` (like a counting test double) simply leaves it out.
+	 */
+	readonly realtime?: JobRealtimeCapability;
 }
 
 /**
@@ -215,4 +221,74 @@ export function definedArgs<F extends JobFunctionName>(
 		if (value !== undefined) out.push([name, type, value]);
 	}
 	return out;
+}
+
+/**
+ * How a Realtime topic subscription stands:
+ * - `live`: joined; every change committed from now on arrives as a message.
+ *   Reported again after each rejoin (changes made while down are not replayed,
+ *   so a listener re-reads on every `live`);
+ * - `down`: the connection or channel was lost after being live; the transport
+ *   rejoins by itself and reports `live` again;
+ * - `refused`: the join was refused or timed out (or Realtime is unreachable):
+ *   nothing more will come on this subscription.
+ *
+ * @example
+ * ```ts
+ * const status: JobTopicStatus = 'live';
+ * ```
+ */
+export type JobTopicStatus = 'live' | 'down' | 'refused';
+
+/**
+ * What {@link JobAdapter.subscribe} reports to. Called synchronously by the
+ * transport; keep the work small (queue it, do not await in here).
+ *
+ * @example
+ * ```ts
+ * const listener: JobTopicListener = {
+ *   message: (row) => console.log(row.status, row.progress),
+ *   status: (s, reason) => console.log(s, reason),
+ * };
+ * ```
+ */
+export interface JobTopicListener {
+	/** One broadcast job change: the row's screen columns (snake_case), as the database trigger sent them. */
+	message(row: RawRow): void;
+	status(status: JobTopicStatus, reason?: unknown): void;
+}
+
+/**
+ * An open topic subscription. `close()` is idempotent and returns at once
+ * (the transport leaves the channel in the background).
+ *
+ * @example
+ * ```ts
+ * const sub = adapter.realtime!.subscribe(`job:${id}`, listener);
+ * sub.close();
+ * ```
+ */
+export interface JobTopicSubscription {
+	close(): void;
+}
+
+/**
+ * The optional push capability of a {@link JobAdapter}: Broadcast from
+ * Database on private Realtime topics (migration 20261130160500_realtime_broadcast.sql):
+ * `job:<id>` for one job, `jobs:<owner_id>` for one user's jobs. JobStore
+ * uses it when present and polls otherwise, so product code never branches on
+ * the transport.
+ *
+ * @example
+ * ```ts
+ * if (adapter.realtime) {
+ *   const sub = adapter.realtime.subscribe(`job:${id}`, { message: render, status: () => {} });
+ * }
+ * ```
+ */
+export interface JobRealtimeCapability {
+	/** Joins the private topic (after refreshing the Realtime token) and reports to `listener`. */
+	subscribe(topic: string, listener: JobTopicListener): JobTopicSubscription;
+	/** The signed-in user's id (the JWT `sub` the topics are authorized with); null for anon and service keys. */
+	userId(): Promise<string | null>;
 }

@@ -13,7 +13,9 @@ import {
 } from '../errors.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
-import type { JobAdapter, JobCallArgs, JobFunctionName, RawRow } from './adapter.ts';
+import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
+import { followTopic } from './follow-topic.ts';
+import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
 import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job, type JobParams } from './job.ts';
 import { isJobKind, type JobKind, type JobKindParams, type JobKindInput } from './job-kind.ts';
 
@@ -207,6 +209,47 @@ export interface WatchOptions {
 	timeoutMs?: number;
 	/** Ends the watch quietly (the loop just finishes). */
 	signal?: AbortSignal;
+	/**
+	 * `'auto'` listens on the job's Realtime topic when the adapter has Realtime
+	 * (supabase-js) and polls otherwise; `'poll'` always polls.
+	 * @default 'auto'
+	 */
+	transport?: 'auto' | 'poll';
+	/**
+	 * Told how the job's Realtime topic stands, e.g. for a "live" badge: `live`
+	 * once joined AND the row re-read (every change from then on arrives),
+	 * `down` when the connection was lost (polling until it rejoins),
+	 * `refused` when Realtime is refused or unreachable (polling to the end).
+	 * Never called when the store polls from the start.
+	 */
+	onRealtime?: (status: JobTopicStatus) => void;
+}
+
+/**
+ * Options of {@link JobStore.subscribeList}.
+ *
+ * @example
+ * ```ts
+ * const stop = store.subscribeList({ onChange: (job) => (job ? list.apply(job) : list.refresh()) });
+ * ```
+ */
+export interface SubscribeListOptions {
+	/**
+	 * Called with the changed job (its screen columns) as each change commits,
+	 * or with nothing to mean "something may have changed: read the list
+	 * again" — after every (re)join, since changes made while not joined are
+	 * not replayed, and every `intervalMs` while Realtime is unavailable.
+	 */
+	onChange(job?: JobSummary): void;
+	/**
+	 * Whose jobs. Defaults to the signed-in user; required with a service key
+	 * (which has no user).
+	 */
+	ownerId?: string;
+	/** Polling period of the fallback (no Realtime, or join refused / lost). @default 2000 */
+	intervalMs?: number;
+	/** Told how the owner topic stands (`live`, `down`, `refused`). */
+	onRealtime?: (status: JobTopicStatus) => void;
 }
 
 /** The functions that return job rows. */
@@ -620,13 +663,19 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * Follows a job by polling: yields its current state at once (a late
-	 * subscriber to a finished job gets exactly one value), then one value per
-	 * change of the `emitOn` fields, and ends after the terminal state. No
-	 * connection or transaction is held between polls, so the worker writing the
-	 * row is never blocked by the screen watching it. `timeoutMs` gives up with
-	 * {@link TimeoutError}; `signal` ends the watch quietly. Unknown ids throw
-	 * {@link JobNotFoundError}.
+	 * Follows a job: yields its current state at once (a late subscriber to a
+	 * finished job gets exactly one value), then one value per change of the
+	 * `emitOn` fields, and ends after the terminal state. `timeoutMs` gives up
+	 * with {@link TimeoutError}; `signal` ends the watch quietly. Unknown ids
+	 * (or another user's job) throw {@link JobNotFoundError}.
+	 *
+	 * Over an adapter with Realtime (supabase-js) it listens on the job's
+	 * private topic: no query per tick while joined, one read after each
+	 * (re)join (changes before a join are lost) and one read of the terminal
+	 * row. Where Realtime is refused, unreachable or down it polls every
+	 * `intervalMs`, so the terminal state is never missed. Over postgres.js it
+	 * polls; no connection or transaction is held between polls, so the worker
+	 * writing the row is never blocked by the screen watching it.
 	 *
 	 * @example
 	 * ```ts
@@ -642,29 +691,129 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const emitOn = options.emitOn ?? ['status'];
 		const { signal, timeoutMs } = options;
 		const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+		const timeout = (last: R) =>
+			new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
+				details: `status=${last.status}`,
+			});
+		const changed = (a: R, b: R) => emitOn.some((field) => !sameValue(a[field], b[field]));
 		if (signal?.aborted) return;
 
 		let last = await this.get(id);
 		if (signal?.aborted) return;
 		yield last;
+		if (isTerminalStatus(last.status)) return;
+
+		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
+		if (realtime) {
+			yield* followTopic<R>({
+				id,
+				table: this.table,
+				first: last,
+				read: () => this.get(id),
+				realtime,
+				changed,
+				intervalMs,
+				deadline,
+				timeout,
+				signal,
+				onRealtime: options.onRealtime,
+			});
+			return;
+		}
 		while (!isTerminalStatus(last.status)) {
 			const remaining = deadline - Date.now();
-			if (remaining <= 0)
-				throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
-					details: `status=${last.status}`,
-				});
+			if (remaining <= 0) throw timeout(last);
 			if ((await pause(Math.min(intervalMs, remaining), signal)) === 'aborted') return;
-			if (Date.now() >= deadline)
-				throw new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
-					details: `status=${last.status}`,
-				});
+			if (Date.now() >= deadline) throw timeout(last);
 			const next = await this.get(id);
 			if (signal?.aborted) return;
-			if (isTerminalStatus(next.status) || emitOn.some((field) => !sameValue(last[field], next[field]))) {
+			if (isTerminalStatus(next.status) || changed(last, next)) {
 				last = next;
 				yield next;
 			}
 		}
+	}
+
+	/**
+	 * Pushes changes of the caller's jobs in this store's table (a "queued or
+	 * running" strip, a recent-jobs list) to `onChange`, and returns the
+	 * function that stops it. Over Realtime it listens on the owner's private
+	 * topic `jobs:<owner_id>`: each committed change of status, progress or
+	 * stage arrives as a {@link JobSummary}, with no query at all; after each
+	 * (re)join `onChange()` is called without a job to say "read the list
+	 * again". Without Realtime (postgres.js, join refused, connection lost)
+	 * `onChange()` is called every `intervalMs` instead. It is the
+	 * `subscribe` of the Svelte layer's `JobListSource`.
+	 *
+	 * @example
+	 * ```ts
+	 * const source: JobListSource = {
+	 *   listRecent: (opts) => store.listRecent(opts),
+	 *   subscribe: (onChange) => store.subscribeList({ onChange }),
+	 * };
+	 * const inFlight = JobList.create(source, { kind: 'extract', statuses: ['queued', 'running'] });
+	 * ```
+	 */
+	subscribeList(options: SubscribeListOptions): () => void {
+		const intervalMs = options.intervalMs ?? 2000;
+		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
+			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		const label = tableLabel(this.table);
+		const realtime = this.adapter.realtime;
+		let stopped = false;
+		let poller: ReturnType<typeof setInterval> | null = null;
+		let subscription: { close(): void } | null = null;
+		const notify = (job?: JobSummary) => {
+			if (!stopped) options.onChange(job);
+		};
+		const poll = (on: boolean) => {
+			if (on && poller === null && !stopped) poller = setInterval(() => notify(), intervalMs);
+			if (!on && poller !== null) {
+				clearInterval(poller);
+				poller = null;
+			}
+		};
+
+		if (!realtime) {
+			poll(true);
+		} else {
+			void (async () => {
+				let owner = options.ownerId ?? null;
+				if (owner === null) {
+					try {
+						owner = await realtime.userId();
+					} catch {
+						owner = null;
+					}
+				}
+				if (stopped) return;
+				if (owner === null) {
+					options.onRealtime?.('refused');
+					poll(true);
+					return;
+				}
+				subscription = realtime.subscribe(`jobs:${owner}`, {
+					message: (row) => {
+						const message = parseJobBroadcast(row);
+						if (message && message.jobTable === label) notify(message.job);
+					},
+					status: (status) => {
+						if (stopped) return;
+						options.onRealtime?.(status);
+						poll(status !== 'live');
+						// Joined again, lost, or refused: what changed meanwhile is unknown.
+						notify();
+					},
+				});
+				if (stopped) subscription.close();
+				else poll(true); // until the join answers
+			})();
+		}
+		return () => {
+			stopped = true;
+			poll(false);
+			subscription?.close();
+		};
 	}
 
 	/**

@@ -1,0 +1,101 @@
+/**
+ * Text in, text out: decoding an upload and splitting it into the units the
+ * analysis counts (words, sentences, chunks). Pure functions, no I/O.
+ */
+
+/** The MIME types the demo reads as text (PDF goes through pdf.ts). */
+export const TEXT_MIME = ['text/plain', 'text/markdown', 'text/x-markdown'] as const;
+
+/**
+ * Decodes bytes as UTF-8 (a BOM is dropped; invalid sequences become U+FFFD
+ * rather than failing, so a Latin-1 file still reads, with marks).
+ *
+ * @example
+ * decodeText(new TextEncoder().encode('olá')); // 'olá'
+ */
+export function decodeText(bytes: Uint8Array): string {
+	return new TextDecoder('utf-8', { ignoreBOM: false }).decode(bytes).normalize('NFC');
+}
+
+/**
+ * Markdown to plain prose: drops code fences, headings' hashes, emphasis
+ * marks, link targets and HTML tags, so counts are of words a reader reads.
+ *
+ * @example
+ * stripMarkdown('# Title\n\nSee [the docs](https://x.y) **now**.'); // 'Title\n\nSee the docs now.'
+ */
+export function stripMarkdown(markdown: string): string {
+	return markdown
+		.replace(/^```.*$/gm, '')
+		.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+		.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+		.replace(/<[^>]+>/g, '')
+		.replace(/^\s{0,3}#{1,6}\s+/gm, '')
+		.replace(/^\s{0,3}>\s?/gm, '')
+		.replace(/^\s*[-*+]\s+/gm, '')
+		.replace(/(\*\*|__|\*|_|`)(?=\S)([^*_`]*?\S)\1/g, '$2');
+}
+
+/** Letters (any script), digits, and inner apostrophes/hyphens: "don't", "guarda-chuva". */
+const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
+
+/**
+ * The words of a text, in order, as written.
+ *
+ * @example
+ * words("It's a guarda-chuva."); // ["It's", 'a', 'guarda-chuva']
+ */
+export function words(text: string): string[] {
+	return text.match(WORD) ?? [];
+}
+
+/**
+ * Splits prose into sentences at . ! ? … (and at blank lines, which end a
+ * heading or a list item), keeping each sentence's own punctuation.
+ *
+ * @example
+ * sentences('One. Two? Three'); // ['One.', 'Two?', 'Three']
+ */
+export function sentences(text: string): string[] {
+	const out: string[] = [];
+	for (const block of text.split(/\n\s*\n/)) {
+		const flat = block.replace(/\s+/g, ' ').trim();
+		if (!flat) continue;
+		for (const s of flat.match(/[^.!?…]+(?:[.!?…]+["'”’)\]]*|$)/g) ?? []) {
+			const t = s.trim();
+			if (words(t).length > 0) out.push(t);
+		}
+	}
+	return out;
+}
+
+/**
+ * Cuts a text into chunks of about `targetChars`, at paragraph boundaries when
+ * it can and at sentence boundaries when a paragraph is too long, so no
+ * sentence is split across chunks (one longer than the target stays whole).
+ *
+ * @example
+ * chunks('a. b.\n\nc.', 3); // ['a. b.', 'c.']
+ */
+export function chunks(text: string, targetChars = 1500): string[] {
+	if (!(targetChars > 0)) throw new RangeError(`targetChars must be positive, got ${targetChars}`);
+	const pieces: string[] = [];
+	for (const paragraph of text.split(/\n\s*\n/)) {
+		const p = paragraph.trim();
+		if (!p) continue;
+		if (p.length <= targetChars) pieces.push(p);
+		else pieces.push(...sentences(p));
+	}
+	const out: string[] = [];
+	let current = '';
+	for (const piece of pieces) {
+		if (current && current.length + 2 + piece.length > targetChars) {
+			out.push(current);
+			current = piece;
+		} else {
+			current = current ? `${current}\n\n${piece}` : piece;
+		}
+	}
+	if (current) out.push(current);
+	return out;
+}

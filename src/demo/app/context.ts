@@ -1,0 +1,11 @@
+/**
+ * What the layout shares with its pages: the UI language (Accept-Language
+ * first, then navigator.language once the browser runs).
+ */
+import { getContext } from 'svelte';
+import type { JobLocale } from '../../lib/svelte/messages.ts';
+
+/** Reads the current UI locale (call during component init, read the getter later). */
+export function useLocale(): () => JobLocale {
+	return getContext<() => JobLocale>('locale') ?? (() => 'en');
+}

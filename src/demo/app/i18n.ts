@@ -1,0 +1,114 @@
+/**
+ * The demo's own sentences, in English and Brazilian Portuguese. The
+ * package's components carry their own (supabase-jobs/svelte messages); these
+ * are the page around them. The language comes from Accept-Language on the
+ * server and navigator.language in the browser.
+ */
+import { resolveJobLocale, type JobLocale } from '../../lib/svelte/messages.ts';
+
+/**
+ * Picks en or pt-BR from an Accept-Language header, honouring q-values.
+ *
+ * @example
+ * localeFromAcceptLanguage('pt-BR,pt;q=0.9,en;q=0.8'); // 'pt-BR'
+ */
+export function localeFromAcceptLanguage(header: string | null | undefined): JobLocale {
+	const ranked = (header ?? '')
+		.split(',')
+		.map((part) => {
+			const [tag, ...params] = part.trim().split(';');
+			const q = params.map((p) => /^\s*q=([\d.]+)/.exec(p)?.[1]).find(Boolean);
+			return { tag: (tag ?? '').trim(), q: q === undefined ? 1 : Number(q) };
+		})
+		.filter((x) => x.tag && x.tag !== '*' && x.q > 0)
+		.sort((a, b) => b.q - a.q);
+	for (const { tag } of ranked) {
+		const lang = tag.toLowerCase().split('-')[0];
+		if (lang === 'pt' || lang === 'en') return resolveJobLocale(tag);
+	}
+	return 'en';
+}
+
+const en = {
+	title: 'supabase-jobs demo',
+	tagline: 'Upload a document and watch it being read. Cancel if it takes too long.',
+	upload: 'Analyse a document',
+	uploadHint: 'Text, Markdown or PDF, up to 8 MB.',
+	uploadButton: 'Upload and analyse',
+	uploading: 'Uploading…',
+	chooseFile: 'Choose a file first.',
+	tooLarge: 'The file is larger than 8 MB.',
+	recent: 'Recent jobs',
+	kind: 'Kind',
+	status: 'Status',
+	all: 'All',
+	noJobs: 'No jobs yet.',
+	open: 'Open',
+	job: 'Job',
+	back: 'Back to the dashboard',
+	openResult: 'Open the result',
+	result: 'Analysis',
+	summary: 'Summary',
+	keywords: 'Keywords',
+	words: 'Words',
+	sentences: 'Sentences',
+	characters: 'Characters',
+	pages: 'Pages',
+	chunks: 'Chunks',
+	reading: 'Reading time',
+	language: 'Language',
+	notFound: 'Not found (or not yours).',
+	you: 'You are visitor',
+	newVisitor: 'Start over as a new visitor',
+	stages: { extract: 'Extracting text', analyse: 'Analysing', summarise: 'Summarising' } as Record<string, string>,
+	created: 'Created',
+	seconds: (n: number) => (n < 60 ? `${n} s` : `${Math.round(n / 60)} min`),
+};
+
+export type DemoMessages = typeof en;
+
+const pt: DemoMessages = {
+	title: 'demo do supabase-jobs',
+	tagline: 'Envie um documento e acompanhe a leitura. Cancele se demorar demais.',
+	upload: 'Analisar um documento',
+	uploadHint: 'Texto, Markdown ou PDF, até 8 MB.',
+	uploadButton: 'Enviar e analisar',
+	uploading: 'Enviando…',
+	chooseFile: 'Escolha um arquivo primeiro.',
+	tooLarge: 'O arquivo tem mais de 8 MB.',
+	recent: 'Trabalhos recentes',
+	kind: 'Tipo',
+	status: 'Situação',
+	all: 'Todos',
+	noJobs: 'Nenhum trabalho ainda.',
+	open: 'Abrir',
+	job: 'Trabalho',
+	back: 'Voltar ao painel',
+	openResult: 'Abrir o resultado',
+	result: 'Análise',
+	summary: 'Resumo',
+	keywords: 'Palavras-chave',
+	words: 'Palavras',
+	sentences: 'Frases',
+	characters: 'Caracteres',
+	pages: 'Páginas',
+	chunks: 'Trechos',
+	reading: 'Tempo de leitura',
+	language: 'Idioma',
+	notFound: 'Não encontrado (ou não é seu).',
+	you: 'Você é o visitante',
+	newVisitor: 'Recomeçar como novo visitante',
+	stages: { extract: 'Extraindo o texto', analyse: 'Analisando', summarise: 'Resumindo' },
+	created: 'Criado',
+	seconds: (n: number) => (n < 60 ? `${n} s` : `${Math.round(n / 60)} min`),
+};
+
+/**
+ * The demo's sentences for a locale tag.
+ *
+ * @example
+ * demoMessages('pt-BR').upload; // 'Analisar um documento'
+ */
+export function demoMessages(tag: string | null | undefined): DemoMessages {
+	return resolveJobLocale(tag ?? 'en') === 'pt-BR' ? pt : en;
+}

@@ -1,0 +1,39 @@
+/**
+ * The demo's one kind of work, declared once and shared by the page that
+ * enqueues it and the worker that runs it (so both are typed by it).
+ */
+import { z } from 'zod';
+import { defineJobKind } from '../lib/store/job-kind.ts';
+import { PhasePlan } from '../lib/toolkit/phase-plan.ts';
+
+/**
+ * The declared fallback plan, measured on this machine with DEMO_MODEL_MS=300.
+ * Sizes are the upload's bytes for every phase (see the handler's `size`):
+ * extract is near-instant for text and ~40 ms per PDF page; analyse is the
+ * model-call stand-in (300 ms per ~1500-character chunk, so ~0.2 s per
+ * kilobyte of text); summarise is one sort and one insert. Once the demo has finished
+ * jobs, the worker fits the plan from their recorded timings instead
+ * (PhasePlan.fromHistory with this as the fallback: see worker/live-plan.ts).
+ */
+export const DOCUMENT_PLAN = PhasePlan.fromSeconds(
+	{ extract: 0.05, analyse: 0.3, summarise: 0.05 },
+	{ perKilochar: { extract: 0.002, analyse: 0.2 } },
+);
+
+/**
+ * `document.analyse`: params name the file; the payload is its bytes.
+ *
+ * @example
+ * await store.enqueue(documentAnalyse, { params: { filename: file.name, mime: file.type }, payload: bytes, locale });
+ */
+export const documentAnalyse = defineJobKind({
+	name: 'document.analyse',
+	params: z.object({
+		filename: z.string().trim().min(1).max(255),
+		mime: z.string().max(255),
+	}),
+	plan: DOCUMENT_PLAN,
+});
+
+/** The kinds the dashboard filters by. */
+export const DEMO_KINDS = [documentAnalyse.name] as const;

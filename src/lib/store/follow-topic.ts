@@ -1,0 +1,214 @@
+/**
+ * watch over a push transport: the loop behind JobStore.watch when the
+ * adapter has Realtime. While the topic is live it waits on messages only
+ * (no query per tick); whenever the topic is not live — before the join,
+ * after a connection loss, after a refusal — it polls like the plain watch,
+ * and it re-reads the row on every status change, because changes committed
+ * while not joined are never replayed.
+ */
+import { isJobError, TimeoutError } from '../errors.ts';
+import { isTerminalStatus } from '../state.ts';
+import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
+import type { Job } from './job.ts';
+import { parseJobBroadcast, tableLabel, withSummary } from './job-summary.ts';
+
+type TopicEvent = { kind: 'message'; row: RawRow } | { kind: 'status'; status: JobTopicStatus; reason?: unknown };
+
+/** setTimeout clamps anything above this to 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Events pushed synchronously by a transport, taken one at a time by an
+ * async loop, with a timeout and an abort signal. Holds nothing but a timer.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const inbox = new Inbox<number>();
+ * inbox.push(1);
+ * await inbox.next(1000, signal); // 1
+ * ```
+ */
+export class Inbox<T> {
+	#queue: T[] = [];
+	#wake: (() => void) | null = null;
+
+	push(event: T): void {
+		this.#queue.push(event);
+		this.#wake?.();
+	}
+
+	/** Removes and returns the queued events that `match`, in order, leaving the others queued. */
+	take(match: (event: T) => boolean): T[] {
+		const taken = this.#queue.filter(match);
+		this.#queue = this.#queue.filter((e) => !match(e));
+		return taken;
+	}
+
+	/** The next event, or 'elapsed' after `ms` (Infinity: never), or 'aborted'. */
+	next(ms: number, signal: AbortSignal | undefined): Promise<T | 'elapsed' | 'aborted'> {
+		if (signal?.aborted) return Promise.resolve('aborted');
+		if (this.#queue.length > 0) return Promise.resolve(this.#queue.shift()!);
+		return new Promise((resolve) => {
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const finish = (value: T | 'elapsed' | 'aborted') => {
+				if (timer !== undefined) clearTimeout(timer);
+				signal?.removeEventListener('abort', onAbort);
+				this.#wake = null;
+				resolve(value);
+			};
+			const onAbort = () => finish('aborted');
+			if (ms < MAX_TIMER_MS) timer = setTimeout(() => finish('elapsed'), Math.max(0, ms));
+			signal?.addEventListener('abort', onAbort, { once: true });
+			this.#wake = () => finish(this.#queue.shift()!);
+		});
+	}
+}
+
+/**
+ * What {@link followTopic} needs from JobStore.watch.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const input: FollowInput<Job> = { id, table: 'jobs', first, read: () => store.get(id), realtime, changed, intervalMs: 2000, deadline: Infinity, timeout: () => new TimeoutError('...') };
+ * ```
+ */
+export interface FollowInput<R extends Job> {
+	id: string;
+	/** The store's job table: messages of other tables are ignored. */
+	table: string;
+	/** The value already yielded (the first read). */
+	first: R;
+	/** One read of the full row (job_get). */
+	read(): Promise<R>;
+	realtime: JobRealtimeCapability;
+	/** True when `next` differs from `last` in an emitOn field. */
+	changed(last: R, next: R): boolean;
+	intervalMs: number;
+	/** Epoch ms; Infinity without a timeout. */
+	deadline: number;
+	timeout(last: R): TimeoutError;
+	signal?: AbortSignal;
+	onRealtime?: (status: JobTopicStatus) => void;
+}
+
+/**
+ * Yields every value after the first, until a terminal state (re-read in
+ * full, so the last value is the row as it ended), a timeout or an abort.
+ *
+ * Reads that fail for a reason that is not a job error (the network, the
+ * server restarting) are retried every `intervalMs`: a Realtime outage
+ * usually takes REST with it, and a watch that survives the outage must not
+ * die on the poll that backs it up. Job errors (the job vanished, permission)
+ * end the watch as they would a polling one.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * yield first;
+ * if (!isTerminalStatus(first.status)) yield* followTopic({ ...input, first });
+ * ```
+ */
+export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncGenerator<R, void, undefined> {
+	const { id, read, changed, intervalMs, deadline, signal } = input;
+	const label = tableLabel(input.table);
+	const inbox = new Inbox<TopicEvent>();
+	/** The last value yielded: emitOn compares against it. */
+	let last = input.first;
+	/** The newest state known (yielded or not): broadcasts merge into it. */
+	let current = input.first;
+	let live = false;
+	/** A read is owed: the last one failed for a transient reason. */
+	let owed = false;
+
+	const tryRead = async (): Promise<R | null> => {
+		try {
+			const row = await read();
+			owed = false;
+			return row;
+		} catch (e) {
+			if (isJobError(e)) throw e;
+			owed = true;
+			return null;
+		}
+	};
+
+	/** The job change a message carries, or null when it is not about this job of this table. */
+	const summaryOf = (event: Extract<TopicEvent, { kind: 'message' }>) => {
+		const message = parseJobBroadcast(event.row);
+		return message && message.job.id === id && message.jobTable === label ? message.job : null;
+	};
+
+	const subscription = input.realtime.subscribe(`job:${id}`, {
+		message: (row) => inbox.push({ kind: 'message', row }),
+		status: (status, reason) => inbox.push({ kind: 'status', status, reason }),
+	});
+	try {
+		while (!isTerminalStatus(last.status)) {
+			const remaining = deadline - Date.now();
+			if (remaining <= 0) throw input.timeout(last);
+			const event = await inbox.next(live && !owed ? remaining : Math.min(intervalMs, remaining), signal);
+			if (event === 'aborted') return;
+
+			/** Candidate states, oldest first. */
+			let states: R[] = [];
+			let read: R | null = null;
+			if (event === 'elapsed') {
+				if (Date.now() >= deadline) throw input.timeout(last);
+				if (live && !owed) continue;
+				read = await tryRead();
+			} else if (event.kind === 'status') {
+				live = event.status === 'live';
+				if (event.status === 'refused') subscription.close(); // plain polling from here on
+				// Joined, lost or refused: either way what happened meanwhile is unknown.
+				read = await tryRead();
+				// Reported once caught up, so "live" means "every change from now on arrives".
+				input.onRealtime?.(event.status);
+			} else {
+				const summary = summaryOf(event);
+				if (!summary || summary.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				if (isTerminalStatus(summary.status)) {
+					// The end is read in full (error sentence, timings...) once; the broadcast stands in if that read fails.
+					read = await tryRead();
+					if (read === null) states = [withSummary(current, summary)];
+				} else {
+					states = [withSummary(current, summary)];
+				}
+			}
+			if (read !== null) {
+				// Messages that arrived during the read and are older than it are
+				// states the job went through: keep them, in order, before the read.
+				const readAt = read.updatedAt.getTime();
+				const between = inbox
+					.take((e) => {
+						if (e.kind !== 'message') return false;
+						const s = summaryOf(e);
+						return s === null || s.updatedAt.getTime() <= readAt;
+					})
+					.map((e) => summaryOf(e as Extract<TopicEvent, { kind: 'message' }>))
+					.filter((s): s is NonNullable<typeof s> => s !== null && s.updatedAt.getTime() < readAt);
+				let base = current;
+				for (const s of between) {
+					if (s.updatedAt.getTime() < base.updatedAt.getTime()) continue;
+					base = withSummary(base, s);
+					states.push(base);
+				}
+				states.push(read);
+			}
+			if (signal?.aborted) return;
+			for (const next of states) {
+				if (next.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				current = next;
+				if (isTerminalStatus(current.status) || changed(last, current)) {
+					last = current;
+					yield current;
+					if (signal?.aborted) return;
+				}
+				if (isTerminalStatus(current.status)) break;
+			}
+		}
+	} finally {
+		subscription.close();
+	}
+}

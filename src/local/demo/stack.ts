@@ -1,0 +1,305 @@
+/**
+ * The whole demo, as functions `npm run demo` (scripts/demo.ts) and the
+ * browser tests share:
+ *
+ *   embedded PostgreSQL (durable under .local/) -> compat bootstrap + migrations
+ *   -> the Deno worker (real `deno` from node_modules running
+ *   functions/jobs-worker/index.ts) -> the stand-in (REST, Realtime, functions
+ *   proxy to the worker) on one port -> the Vault secrets the kick reads -> the
+ *   dispatcher (pg_net and pg_cron, locally) -> the SvelteKit app (adapter-node
+ *   build, built when stale).
+ *
+ * Against a real project (SUPABASE_URL + key) only the app runs: the worker
+ * is the deployed jobs-worker function and the kick is pg_net. Local tooling only.
+ */
+import { randomBytes } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { startDispatcher, type Dispatcher } from '../dispatcher.ts';
+import { freePort } from '../postgres/embedded.ts';
+import { applyCompat, applyMigrations, projectRoot } from '../postgres/migrate.ts';
+import { createStandin, type Standin } from '../standin/server.ts';
+import { startDurablePostgres, type DurablePostgres } from './postgres.ts';
+import { run, startChild, type Child } from './processes.ts';
+
+/** The Supabase CLI's default JWT secret: with it the stand-in's keys are the CLI's well-known demo keys. */
+export const DEMO_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
+
+export interface DemoStep {
+	name: string;
+	ms: number;
+}
+
+export interface DemoStack {
+	/** The app. */
+	url: string;
+	/** 'local': embedded stack; 'supabase': a real project. */
+	mode: 'local' | 'supabase';
+	supabaseUrl: string;
+	anonKey: string;
+	/** Superuser connection string (local mode only). */
+	databaseUrl: string | null;
+	standin: Standin | null;
+	dispatcher: Dispatcher | null;
+	worker: Child | null;
+	app: Child;
+	/** How long each step took. */
+	steps: DemoStep[];
+	/** Sends SIGTERM to every child now (synchronous: for a signal handler). */
+	killChildren(): void;
+	/** Stops everything it started, in reverse order. */
+	stop(): Promise<void>;
+}
+
+export interface LocalDemoOptions {
+	/** Use this database (tests) instead of the durable embedded cluster. */
+	databaseUrl?: string;
+	/** The durable cluster's directory. @default <root>/.local/demo-postgres */
+	dataDir?: string;
+	/** App port; 0 or absent picks a free one. */
+	appPort?: number;
+	/** The model-call stand-in per chunk (DEMO_MODEL_MS). @default 300 */
+	modelMs?: number;
+	/** The worker's tick interval (JOBS_WORKER_TICK_MS). @default 250 */
+	workerTickMs?: number;
+	/** Progress messages. */
+	log?: (message: string) => void;
+	/** Every line the children print. */
+	echo?: (name: string, line: string) => void;
+	root?: string;
+}
+
+function stopwatch(steps: DemoStep[], log: (m: string) => void) {
+	return async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+		const started = performance.now();
+		const value = await fn();
+		const ms = performance.now() - started;
+		steps.push({ name, ms });
+		log(`${name} (${Math.round(ms)} ms)`);
+		return value;
+	};
+}
+
+async function newestMtime(path: string): Promise<number> {
+	const s = await stat(path);
+	if (!s.isDirectory()) return s.mtimeMs;
+	let newest = s.mtimeMs;
+	for (const entry of await readdir(path)) newest = Math.max(newest, await newestMtime(join(path, entry)));
+	return newest;
+}
+
+/**
+ * Builds the app (vite build, adapter-node) unless build/ is newer than every
+ * source it comes from. Returns whether it built.
+ */
+export async function ensureAppBuilt(root = projectRoot): Promise<boolean> {
+	const built = await stat(join(root, 'build/handler.js')).then(
+		(s) => s.mtimeMs,
+		() => 0,
+	);
+	const sources = await Promise.all(
+		['src', 'svelte.config.js', 'vite.config.ts', 'package.json'].map((p) => newestMtime(join(root, p)).catch(() => 0)),
+	);
+	if (built > Math.max(...sources)) return false;
+	await run(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+		cwd: root,
+	});
+	return true;
+}
+
+/** Serves build/ with node, with the Supabase the browser talks to in its environment. */
+async function startApp(
+	root: string,
+	port: number,
+	env: Record<string, string>,
+	echo?: (name: string, line: string) => void,
+): Promise<{ app: Child; url: string }> {
+	const url = `http://127.0.0.1:${port}`;
+	const app = startChild('app', process.execPath, [join(root, 'build/index.js')], {
+		cwd: root,
+		env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ORIGIN: url, ...env },
+		echo: echo && ((line) => echo('app', line)),
+	});
+	await app.waitForLine(/Listening on/);
+	return { app, url };
+}
+
+/**
+ * Starts the whole local stack and returns once the app answers.
+ *
+ * @example
+ * const demo = await startLocalDemo({ log: console.log });
+ * console.log(demo.url);
+ * await demo.stop();
+ */
+export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<DemoStack> {
+	const root = options.root ?? projectRoot;
+	const log = options.log ?? (() => {});
+	const steps: DemoStep[] = [];
+	const step = stopwatch(steps, log);
+	const cleanups: (() => Promise<void>)[] = [];
+	const children: Child[] = [];
+	const stopAll = async () => {
+		for (const c of children) c.kill();
+		while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => log(`while stopping: ${String(e)}`));
+	};
+	try {
+		const building = step('app build checked', async () => ((await ensureAppBuilt(root)) ? 'built' : 'up to date'));
+		building.catch(() => {});
+
+		let pg: DurablePostgres | null = null;
+		const databaseUrl =
+			options.databaseUrl ??
+			(await step('PostgreSQL started', async () => {
+				pg = await startDurablePostgres(options.dataDir ?? join(root, '.local/demo-postgres'));
+				cleanups.push(() => pg!.stop());
+				return pg.url;
+			}));
+		await step('compat bootstrap and migrations applied', async () => {
+			await applyCompat(databaseUrl);
+			const applied = await applyMigrations(databaseUrl);
+			if (applied.length) log(`  applied ${applied.join(', ')}`);
+		});
+
+		const workerSecret = randomBytes(24).toString('base64url');
+		const worker = await step('Deno worker listening', async () => {
+			const port = await freePort();
+			const child = startChild(
+				'worker',
+				join(root, 'node_modules/.bin/deno'),
+				['run', '-A', '--config', 'functions/jobs-worker/deno.json', 'functions/jobs-worker/index.ts'],
+				{
+					cwd: root,
+					env: {
+						...process.env,
+						NO_COLOR: '1',
+						DENO_NO_UPDATE_CHECK: '1',
+						SUPABASE_DB_URL: databaseUrl,
+						JOBS_WORKER_SECRET: workerSecret,
+						PORT: String(port),
+						// A long-lived local server, not an isolate with a wall clock.
+						JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
+						JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
+						DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
+					},
+					echo: options.echo && ((line) => options.echo!('worker', line)),
+				},
+			);
+			children.push(child);
+			cleanups.push(() => child.stop());
+			await child.waitForLine(/jobs-worker listening on/);
+			return { child, url: `http://127.0.0.1:${port}` };
+		});
+
+		const standin = await step('stand-in (REST, Realtime, functions) listening', async () => {
+			const s = await createStandin({
+				databaseUrl,
+				jwtSecret: DEMO_JWT_SECRET,
+				functions: { 'jobs-worker': { url: worker.url, verifyJwt: false } },
+			});
+			cleanups.push(() => s.close());
+			return s;
+		});
+
+		await step('Vault secrets set (inserts kick the worker)', async () => {
+			const { default: postgres } = await import('postgres');
+			const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+			try {
+				await sql.begin(async (tx) => {
+					await tx`delete from vault.secrets where name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret')`;
+					await tx`select vault.create_secret(${`${standin.url}/functions/v1/jobs-worker`}, 'supabase_jobs_worker_url', 'supabase-jobs worker endpoint (local demo)')`;
+					await tx`select vault.create_secret(${workerSecret}, 'supabase_jobs_worker_secret', 'supabase-jobs worker bearer secret (local demo)')`;
+				});
+			} finally {
+				await sql.end();
+			}
+		});
+
+		const dispatcher = await step('dispatcher (pg_net, pg_cron) running', async () => {
+			const d = await startDispatcher({ url: databaseUrl });
+			d.on('error', (e: Error) => log(`dispatcher: ${e.message}`));
+			cleanups.push(() => d.stop());
+			return d;
+		});
+
+		await building;
+		const { app, url } = await step('app listening', async () => {
+			const started = await startApp(
+				root,
+				options.appPort || (await freePort()),
+				{
+					PUBLIC_SUPABASE_URL: standin.url,
+					PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
+					DEMO_AUTH: 'standin',
+					DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
+					DEMO_STANDIN_DATABASE_URL: databaseUrl,
+				},
+				options.echo,
+			);
+			children.push(started.app);
+			cleanups.push(() => started.app.stop());
+			return started;
+		});
+
+		return {
+			url,
+			mode: 'local',
+			supabaseUrl: standin.url,
+			anonKey: standin.anonKey,
+			databaseUrl,
+			standin,
+			dispatcher,
+			worker: worker.child,
+			app,
+			steps,
+			killChildren: () => children.forEach((c) => c.kill()),
+			stop: stopAll,
+		};
+	} catch (e) {
+		await stopAll();
+		throw e;
+	}
+}
+
+/**
+ * Serves the same app against a real Supabase project: no stand-in, no
+ * embedded database, no local worker (deploy jobs-worker; the kick is pg_net).
+ *
+ * @example
+ * await startRemoteDemo({ supabaseUrl: process.env.SUPABASE_URL!, anonKey: process.env.SUPABASE_ANON_KEY! });
+ */
+export async function startRemoteDemo(options: {
+	supabaseUrl: string;
+	anonKey: string;
+	appPort?: number;
+	log?: (message: string) => void;
+	echo?: (name: string, line: string) => void;
+	root?: string;
+}): Promise<DemoStack> {
+	const root = options.root ?? projectRoot;
+	const steps: DemoStep[] = [];
+	const step = stopwatch(steps, options.log ?? (() => {}));
+	await step('app build checked', async () => ((await ensureAppBuilt(root)) ? 'built' : 'up to date'));
+	const { app, url } = await step('app listening', async () =>
+		startApp(
+			root,
+			options.appPort || (await freePort()),
+			{ PUBLIC_SUPABASE_URL: options.supabaseUrl, PUBLIC_SUPABASE_ANON_KEY: options.anonKey },
+			options.echo,
+		),
+	);
+	return {
+		url,
+		mode: 'supabase',
+		supabaseUrl: options.supabaseUrl,
+		anonKey: options.anonKey,
+		databaseUrl: null,
+		standin: null,
+		dispatcher: null,
+		worker: null,
+		app,
+		steps,
+		killChildren: () => app.kill(),
+		stop: () => app.stop(),
+	};
+}

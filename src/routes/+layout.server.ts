@@ -1,0 +1,12 @@
+import type { LayoutServerLoad } from './$types.js';
+
+/** The browser's supabase-js needs the project URL, the public key and the visitor's token. */
+export const load: LayoutServerLoad = ({ locals }) => ({
+	session: {
+		supabaseUrl: locals.config.supabaseUrl,
+		anonKey: locals.config.anonKey,
+		accessToken: locals.session.accessToken,
+		userId: locals.session.userId,
+	},
+	locale: locals.locale,
+});

@@ -1,0 +1,21 @@
+import { error } from '@sveltejs/kit';
+import { supabaseAdapter } from '../../../lib/adapters/supabase.ts';
+import { isJobNotFoundError, isInvalidJobInputError } from '../../../lib/errors.ts';
+import { JobStore } from '../../../lib/store/job-store.ts';
+import { clientFor } from '../../../demo/app/session.server.ts';
+import type { PageServerLoad } from './$types.js';
+
+/**
+ * The job as the visitor may see it (RLS: another user's job is "not found"),
+ * so the page shows its state at once, even when it finished long ago.
+ */
+export const load: PageServerLoad = async ({ params, locals }) => {
+	const store = new JobStore(supabaseAdapter(clientFor(locals.config, locals.session)));
+	try {
+		const job = await store.get(params.id);
+		return { job: { ...job, payload: null } };
+	} catch (e) {
+		if (isJobNotFoundError(e) || isInvalidJobInputError(e)) error(404, 'Job not found');
+		throw e;
+	}
+};

@@ -1,0 +1,15 @@
+/**
+ * The JobStore conformance suite over the unmodified supabase-js client
+ * through the stand-in (PostgREST + Realtime over the same database): the
+ * same tests, the same results as over postgres.js. Worker operations use a
+ * service-key client, user behaviour user clients with minted tokens; a
+ * store made straight from the harness adapter has Realtime, so its watch
+ * listens on the job's topic (counted stores poll: their wrapper forwards
+ * `call` only).
+ */
+import { describeJobStoreConformance } from '../store/conformance.ts';
+import { useRealtimeFixture } from './helpers.ts';
+
+const f = await useRealtimeFixture();
+
+describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
