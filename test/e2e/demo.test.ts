@@ -175,15 +175,13 @@ describe('the demo in a browser', () => {
 		const mine = await openDashboard(first);
 		const firstVisitor = await mine.locator('[data-testid=visitor] code').textContent();
 		await mine.locator('[data-testid=recent] li[data-job-id]').first().waitFor();
-		const myJobs = await mine
-			.locator('[data-testid=recent] li[data-job-id]')
-			.evaluateAll((rows) =>
-				rows.map((r) => ({
-					id: r.getAttribute('data-job-id')!,
-					status: r.getAttribute('data-status')!,
-					failed: r.classList.contains('row--failed'),
-				})),
-			);
+		const myJobs = await mine.locator('[data-testid=recent] li[data-job-id]').evaluateAll((rows) =>
+			rows.map((r) => ({
+				id: r.getAttribute('data-job-id')!,
+				status: r.getAttribute('data-status')!,
+				failed: r.classList.contains('row--failed'),
+			})),
+		);
 		expect(myJobs.map((j) => j.status).sort()).toEqual(['cancelled', 'done']);
 		// Cancelled is terminal but not a failure: not highlighted.
 		expect(myJobs.some((j) => j.failed)).toBe(false);
