@@ -9,7 +9,14 @@ import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+/**
+ * Waits `ms`, or rejects with the signal's reason as soon as it aborts.
+ *
+ * @example
+ * ```ts
+ * await sleep(250, signal);
+ * ```
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal.aborted) return reject(signal.reason);
@@ -29,6 +36,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * A demo kind whose work is nothing but time: `steps` sleeps of `stepMs`,
  * each reported as a real count, then a short `wrapup` phase. Its size is the
  * total milliseconds, so the plan (one second per 1000 ms) predicts it exactly.
+ *
+ * @example
+ * ```ts
+ * const job = await store.enqueue(sleepSteps, { params: { steps: 10, stepMs: 200 } });
+ * ```
  */
 export const sleepSteps = defineJobKind({
 	name: 'demo.sleep-steps',
@@ -39,6 +51,15 @@ export const sleepSteps = defineJobKind({
 	plan: PhasePlan.fromSeconds({ steps: 0, wrapup: 0.01 }, { perKilochar: { steps: 1 } }),
 });
 
+/**
+ * Runs `demo.sleep-steps`: the steps through the tracker (a real count per
+ * step), honouring the signal; returns a fresh id as the produced record.
+ *
+ * @example
+ * ```ts
+ * const handlers = [sleepStepsHandler, myExtractHandler];
+ * ```
+ */
 export const sleepStepsHandler = defineJobHandler(
 	sleepSteps,
 	async ({ params, tracker }) => {
@@ -57,5 +78,12 @@ export const sleepStepsHandler = defineJobHandler(
 	{ size: ({ params }) => ({ steps: params.steps * params.stepMs }) },
 );
 
-/** Every handler this worker registers. */
+/**
+ * Every handler this worker registers; append new kinds here.
+ *
+ * @example
+ * ```ts
+ * serveWorker(handlers);
+ * ```
+ */
 export const handlers: JobHandler[] = [sleepStepsHandler];

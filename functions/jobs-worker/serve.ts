@@ -3,9 +3,13 @@
  * index.ts so a test can serve the same worker with extra kinds.
  *
  * Environment:
- *   SUPABASE_DB_URL      direct Postgres connection (set by Supabase; the role
- *                        it connects as runs the job_* worker functions. Locally
- *                        any role with service_role's grants, e.g. the superuser)
+ *   SUPABASE_DB_URL      direct Postgres connection. On Supabase it is set for
+ *                        every function and connects as a privileged role that
+ *                        holds service_role's grants on the job_* worker
+ *                        functions (claim, tick, succeed, fail, retry, release).
+ *                        Never hand it a user's connection: RLS would hide the
+ *                        jobs and the worker functions would refuse (42501).
+ *                        Locally and in the tests it is the superuser URL.
  *   JOBS_WORKER_SECRET   the Bearer secret callers present (the same value as the
  *                        Vault secret supabase_jobs_worker_secret); own secrets
  *                        may not start with SUPABASE_
@@ -39,7 +43,15 @@ function number(name: string): number | undefined {
 	return n;
 }
 
-/** Builds the worker over SUPABASE_DB_URL and serves it with Deno.serve. */
+/**
+ * Builds the worker over SUPABASE_DB_URL and serves it with Deno.serve.
+ *
+ * @example
+ * ```ts
+ * import { handlers } from './handlers.ts';
+ * serveWorker([...handlers, myTestOnlyHandler]);
+ * ```
+ */
 export function serveWorker(handlers: JobHandler[]): JobWorker {
 	// Module scope, one connection: an isolate serves many requests, and a
 	// function must not open a pool per request. prepare:false keeps it usable
@@ -56,7 +68,8 @@ export function serveWorker(handlers: JobHandler[]): JobWorker {
 		retry: { baseSeconds: number('JOBS_WORKER_RETRY_BASE_SECONDS') },
 	});
 	const port = number('PORT');
-	const onListen = ({ hostname, port }: { hostname: string; port: number }) => console.log(`jobs-worker listening on http://${hostname}:${port}/`);
+	const onListen = ({ hostname, port }: { hostname: string; port: number }) =>
+		console.log(`jobs-worker listening on http://${hostname}:${port}/`);
 	if (port === undefined) Deno.serve({ onListen }, worker);
 	else Deno.serve({ port, hostname: '127.0.0.1', onListen }, worker);
 	return worker;

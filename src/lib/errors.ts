@@ -10,7 +10,13 @@
  * `RangeError`/`TypeError` instead, so they never turn into an HTTP 4xx.
  */
 
-/** Every code a {@link JobError} can carry; other strings are allowed for forward compatibility. */
+/**
+ * Every code a {@link JobError} can carry; other strings are allowed for forward compatibility.
+ *
+ * @example
+ * const code: JobErrorCode = e.code;
+ * if (code === 'job_cancelled') return;
+ */
 export type JobErrorCode =
 	| 'job_not_found'
 	| 'job_already_finished'
@@ -25,7 +31,12 @@ export type JobErrorCode =
 	| 'timeout'
 	| (string & {});
 
-/** What every error constructor here accepts besides the message. */
+/**
+ * What every error constructor here accepts besides the message.
+ *
+ * @example
+ * throw new JobNotFoundError('no job 42', { cause: pgError, details: pgError.detail });
+ */
 export interface JobErrorOptions {
 	/** The error this one translates (a postgres.js or PostgREST error, an abort reason). */
 	cause?: unknown;
@@ -35,7 +46,12 @@ export interface JobErrorOptions {
 	hint?: string | null;
 }
 
-/** The JSON shape of a {@link JobError} (what `toJSON()` returns). */
+/**
+ * The JSON shape of a {@link JobError} (what `toJSON()` returns).
+ *
+ * @example
+ * const body: JobErrorJSON = error.toJSON();
+ */
 export interface JobErrorJSON {
 	name: string;
 	code: JobErrorCode;

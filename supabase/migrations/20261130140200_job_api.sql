@@ -84,6 +84,39 @@ $$;
 revoke all on function supabase_jobs.check_attempt(int) from public;
 grant execute on function supabase_jobs.check_attempt(int) to authenticated, service_role;
 
+-- A sentence for the user (error, reason): present when required, never over the limit.
+create function supabase_jobs.check_sentence(field text, value text, required boolean)
+returns void
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  max_len int := (select l.error_max from supabase_jobs.limits() l);
+begin
+  if required and (value is null or btrim(value) = '') then
+    perform supabase_jobs.invalid(field, format('%s is required: say why the job stopped, in a sentence for the user', field));
+  elsif value is not null and char_length(value) > max_len then
+    perform supabase_jobs.invalid(field, format('%s is at most %s characters', field, max_len));
+  end if;
+end
+$$;
+revoke all on function supabase_jobs.check_sentence(text, text, boolean) from public;
+grant execute on function supabase_jobs.check_sentence(text, text, boolean) to authenticated, service_role;
+
+create function supabase_jobs.check_timings(timings jsonb)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if timings is not null and jsonb_typeof(timings) <> 'object' then
+    perform supabase_jobs.invalid('timings', 'timings must be a JSON object of phase -> {seconds, size}');
+  end if;
+end
+$$;
+revoke all on function supabase_jobs.check_timings(jsonb) from public;
+grant execute on function supabase_jobs.check_timings(jsonb) to authenticated, service_role;
+
 -- ---------------------------------------------------------------------------
 create function public.job_enqueue(
   kind text,
@@ -253,9 +286,7 @@ declare
 begin
   perform supabase_jobs.require_id(id);
   perform supabase_jobs.check_attempt(attempt);
-  if timings is not null and jsonb_typeof(timings) <> 'object' then
-    perform supabase_jobs.invalid('timings', 'timings must be a JSON object of phase -> {seconds, size}');
-  end if;
+  perform supabase_jobs.check_timings(timings);
   execute format(
     'update %s as t set status = ''done'', result_id = $2, timings = coalesce($4, t.timings)
       where t.id = $1 and t.status = ''running'' and ($3::int is null or t.attempts = $3)
@@ -281,17 +312,11 @@ declare
 begin
   perform supabase_jobs.require_id(id);
   perform supabase_jobs.check_attempt(attempt);
-  if error is null or btrim(error) = '' then
-    perform supabase_jobs.invalid('error', 'error is required: say why the job stopped, for the user');
-  elsif char_length(error) > (select l.error_max from supabase_jobs.limits() l) then
-    perform supabase_jobs.invalid('error', format('error is at most %s characters', (select l.error_max from supabase_jobs.limits() l)));
-  end if;
+  perform supabase_jobs.check_sentence('error', error, true);
   if error_code is not null and error_code !~ '^[a-z][a-z0-9_]{0,63}$' then
     perform supabase_jobs.invalid('error_code', format('error_code is a snake_case identifier; got %L', left(error_code, 80)));
   end if;
-  if timings is not null and jsonb_typeof(timings) <> 'object' then
-    perform supabase_jobs.invalid('timings', 'timings must be a JSON object of phase -> {seconds, size}');
-  end if;
+  perform supabase_jobs.check_timings(timings);
   execute format(
     'update %s as t set status = ''failed'', error = $2, error_code = coalesce($4, ''failed''), timings = coalesce($5, t.timings)
       where t.id = $1 and t.status = ''running'' and ($3::int is null or t.attempts = $3)
@@ -317,11 +342,7 @@ declare
 begin
   perform supabase_jobs.require_id(id);
   perform supabase_jobs.check_attempt(attempt);
-  if error is null or btrim(error) = '' then
-    perform supabase_jobs.invalid('error', 'error is required: the sentence shown if the retries run out');
-  elsif char_length(error) > (select l.error_max from supabase_jobs.limits() l) then
-    perform supabase_jobs.invalid('error', format('error is at most %s characters', (select l.error_max from supabase_jobs.limits() l)));
-  end if;
+  perform supabase_jobs.check_sentence('error', error, true);
   if delay is null or delay < interval '0' then
     perform supabase_jobs.invalid('delay', 'delay must be zero or positive');
   end if;
@@ -377,9 +398,7 @@ declare
   tbl regclass := supabase_jobs.resolve_table(job_table);
 begin
   perform supabase_jobs.require_id(id);
-  if reason is not null and char_length(reason) > (select l.error_max from supabase_jobs.limits() l) then
-    perform supabase_jobs.invalid('reason', format('reason is at most %s characters', (select l.error_max from supabase_jobs.limits() l)));
-  end if;
+  perform supabase_jobs.check_sentence('reason', reason, false);
   return query execute format(
     'update %s as t set status = ''cancelled'', error = $2
       where t.id = $1 and t.status in (''queued'', ''running'')

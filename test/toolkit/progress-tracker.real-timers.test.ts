@@ -38,7 +38,7 @@ describe('ProgressTracker with real timers', () => {
 
 	it('a cancellation aborts the in-flight HTTP request and frees the worker within the interval', async () => {
 		server = await startSlowServer();
-		const intervalMs = 150;
+		const intervalMs = 250;
 		const ticker = new FakeTicker();
 		const tracker = new ProgressTracker(ticker, 'job-1', { plan: PLAN, intervalMs, heartbeatMs: 0 });
 		void server.arrived.then(() => (ticker.status = 'cancelled')); // the user cancels while the call is in flight

@@ -75,7 +75,9 @@ describe('a worker that dies holding the job', () => {
 		}
 		const final = await store.get(job.id);
 		expect(final).toMatchObject({ status: 'failed', attempts: 2, errorCode: 'worker_lost' });
-		expect(final.error).toBe('O processamento parou inesperadamente 2 vez(es) e não foi concluído. Tente novamente mais tarde.');
+		expect(final.error).toBe(
+			'O processamento parou inesperadamente 2 vez(es) e não foi concluído. Tente novamente mais tarde.',
+		);
 		expect(final.error).not.toMatch(/\bat |Error|\.ts:|\n/);
 		// Spent: no worker can claim it again.
 		const w = await worker(TEST_ENTRY);

@@ -41,7 +41,13 @@ function makeWorker(options: Partial<CreateWorkerOptions> = {}) {
 }
 
 const post = (worker: JobWorker, body: unknown) =>
-	worker(new Request('http://worker.test/jobs-worker', { method: 'POST', headers: { authorization: `Bearer ${SECRET}` }, body: JSON.stringify(body) }));
+	worker(
+		new Request('http://worker.test/jobs-worker', {
+			method: 'POST',
+			headers: { authorization: `Bearer ${SECRET}` },
+			body: JSON.stringify(body),
+		}),
+	);
 
 describe('the wall-clock budget', () => {
 	// 10 s left of the isolate's wall clock, no margin.
@@ -54,7 +60,9 @@ describe('the wall-clock budget', () => {
 		expect(res.status).toBe(202);
 		await worker.idle();
 		expect(await store.get(big.id)).toMatchObject({ status: 'queued', attempts: 0, startedAt: null });
-		expect(logger.about(big.id).map((l) => l.message)).toEqual([expect.stringMatching(/needs ~60\.0 s; (9|10)\.\d s left in this isolate: not claimed/)]);
+		expect(logger.about(big.id).map((l) => l.message)).toEqual([
+			expect.stringMatching(/needs ~60\.0 s; (9|10)\.\d s left in this isolate: not claimed/),
+		]);
 
 		const small = await store.enqueue('test.sized', { params: { seconds: 1 } });
 		expect(await worker.process({ jobId: small.id })).toMatchObject({ claimed: [small.id], outcomes: { done: 1 } });
@@ -63,7 +71,11 @@ describe('the wall-clock budget', () => {
 	it('a drain claims nothing of a kind whose plan cannot fit, and gives back a claimed job too big for what is left', async () => {
 		const { worker } = makeWorker(budget());
 		const long = await store.enqueue('test.long');
-		expect(await worker.process({ kind: 'test.long' })).toEqual({ claimed: [], outcomes: {}, stoppedBy: 'over_budget' });
+		expect(await worker.process({ kind: 'test.long' })).toEqual({
+			claimed: [],
+			outcomes: {},
+			stoppedBy: 'over_budget',
+		});
 		expect(await store.get(long.id)).toMatchObject({ status: 'queued', attempts: 0, startedAt: null });
 
 		// A sized job's size only shows once claimed: it goes back unspent and the drain stops.
@@ -125,9 +137,18 @@ describe('how a handler ends decides how the row closes', () => {
 			{ locale: 'fr', error: 'I could not read edital.pdf.' },
 		];
 		for (const c of cases) {
-			const job = await store.enqueue('test.picky', { params: { filename: 'edital.pdf' }, locale: c.locale, maxAttempts: 5 });
+			const job = await store.enqueue('test.picky', {
+				params: { filename: 'edital.pdf' },
+				locale: c.locale,
+				maxAttempts: 5,
+			});
 			expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
-			expect(await store.get(job.id)).toMatchObject({ status: 'failed', attempts: 1, error: c.error, errorCode: 'unreadable_file' });
+			expect(await store.get(job.id)).toMatchObject({
+				status: 'failed',
+				attempts: 1,
+				error: c.error,
+				errorCode: 'unreadable_file',
+			});
 		}
 	});
 
@@ -135,7 +156,11 @@ describe('how a handler ends decides how the row closes', () => {
 		const { worker, logger } = makeWorker();
 		const job = await store.enqueue('test.strict', { params: { pages: 'many' } });
 		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
-		expect(await store.get(job.id)).toMatchObject({ status: 'failed', error: INVALID_PARAMS.en, errorCode: 'invalid_params' });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'failed',
+			error: INVALID_PARAMS.en,
+			errorCode: 'invalid_params',
+		});
 		expect(logger.about(job.id)[0]?.message).toMatch(/params no longer satisfy the schema of test.strict: .*pages/);
 	});
 
@@ -158,7 +183,9 @@ describe('how a handler ends decides how the row closes', () => {
 		await store.cancel(job.id);
 		expect(await run).toMatchObject({ outcomes: { cancelled: 1 } });
 		expect(outcomes.get(job.id)).toEqual(['cancelled']);
-		expect(logger.about(job.id).map((l) => [l.level, l.message])).toEqual([['info', expect.stringMatching(/was cancelled before its done could land; left cancelled/)]]);
+		expect(logger.about(job.id).map((l) => [l.level, l.message])).toEqual([
+			['info', expect.stringMatching(/was cancelled before its done could land; left cancelled/)],
+		]);
 		expect(await store.get(job.id)).toMatchObject({ status: 'cancelled', resultId: null });
 	});
 
@@ -178,7 +205,9 @@ describe('how a handler ends decides how the row closes', () => {
 		expect(await run).toMatchObject({ outcomes: { cancelled: 1 } });
 		const aborted = quietAborts.find((a) => a.id === job.id);
 		expect(aborted?.reason).toMatchObject({ code: 'stage_interrupted', status: 'cancelled' });
-		expect(logger.about(job.id).map((l) => l.message)).toEqual([`[supabase-jobs] job ${job.id} was cancelled; the handler stopped`]);
+		expect(logger.about(job.id).map((l) => l.message)).toEqual([
+			`[supabase-jobs] job ${job.id} was cancelled; the handler stopped`,
+		]);
 	});
 });
 
@@ -236,14 +265,37 @@ describe('the worker', () => {
 			],
 		});
 		const jobs = await Promise.all([1, 2, 3, 4, 5].map(() => store.enqueue('test.planless')));
-		const reports = await Promise.all([worker.process({ kind: 'test.planless' }), worker.process({ jobId: jobs[4]!.id }), worker.process({ kind: 'test.planless' })]);
+		const reports = await Promise.all([
+			worker.process({ kind: 'test.planless' }),
+			worker.process({ jobId: jobs[4]!.id }),
+			worker.process({ kind: 'test.planless' }),
+		]);
 		expect(reports.flatMap((r) => r.claimed).sort()).toEqual(jobs.map((j) => j.id).sort());
 		expect(peak).toBe(2);
 		for (const j of jobs) expect(await store.get(j.id)).toMatchObject({ status: 'done' });
 	});
 
+	it('hands its background work to EdgeRuntime.waitUntil when the edge runtime provides it', async () => {
+		const handed: Promise<unknown>[] = [];
+		const scope = globalThis as { EdgeRuntime?: unknown };
+		scope.EdgeRuntime = { waitUntil: (p: Promise<unknown>) => handed.push(p) };
+		try {
+			const { worker } = makeWorker();
+			const job = await store.enqueue('test.sized', { params: { seconds: 0 } });
+			const res = await post(worker, { job_id: job.id });
+			expect(res.status).toBe(202);
+			expect(handed).toHaveLength(1);
+			await handed[0];
+			expect(await store.get(job.id)).toMatchObject({ status: 'done' });
+		} finally {
+			delete scope.EdgeRuntime;
+		}
+	});
+
 	it('refuses a secret shorter than 16 characters and two handlers for one kind', () => {
 		expect(() => createWorker({ store, handlers: allHandlers, secret: 'short' })).toThrow(/at least 16 characters/);
-		expect(() => createWorker({ store, handlers: [allHandlers[0]!, allHandlers[0]!], secret: SECRET })).toThrow(/two handlers for the kind "test.long"/);
+		expect(() => createWorker({ store, handlers: [allHandlers[0]!, allHandlers[0]!], secret: SECRET })).toThrow(
+			/two handlers for the kind "test.long"/,
+		);
 	});
 });

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startDenoWorker, type DenoWorker } from './helpers/deno-worker.ts';
+import { startDispatcher, type DispatchedResponse } from '../../src/local/dispatcher.ts';
+import { setWorkerSecrets } from '../kick/worker-secrets.ts';
+import { startDenoWorker, WORKER_SECRET, type DenoWorker } from './helpers/deno-worker.ts';
 import { follow } from './helpers/watch.ts';
 
 let db: TestDatabase;
@@ -32,7 +34,13 @@ describe('the jobs-worker edge function under Deno', () => {
 		const row = follow(store, job.id);
 		await row.until((j) => j.status === 'queued');
 		const kickedAt = Date.now();
-		const res = await deno.post({ job_id: job.id, job_table: 'jobs', kind: 'demo.sleep-steps', count: 1, reason: 'enqueue' });
+		const res = await deno.post({
+			job_id: job.id,
+			job_table: 'jobs',
+			kind: 'demo.sleep-steps',
+			count: 1,
+			reason: 'enqueue',
+		});
 		expect(res.status).toBe(202);
 		expect(await res.json()).toMatchObject({ accepted: true, mode: 'claim', job_id: job.id });
 
@@ -45,7 +53,9 @@ describe('the jobs-worker edge function under Deno', () => {
 		expect(statuses).toEqual(['queued', 'running', 'done']);
 		const progress = row.frames.map((f) => f.progress);
 		expect(progress).toEqual([...progress].sort((a, b) => a - b));
-		const during = row.frames.filter((f) => f.status === 'running' && f.stage === 'steps' && f.progress > 0 && f.progress < 100);
+		const during = row.frames.filter(
+			(f) => f.status === 'running' && f.stage === 'steps' && f.progress > 0 && f.progress < 100,
+		);
 		expect(during.length).toBeGreaterThanOrEqual(2);
 		// The tracker's timings went to succeed(): what PhasePlan.fromHistory fits later.
 		expect(Object.keys(done.timings ?? {}).sort()).toEqual(['steps', 'wrapup']);
@@ -59,12 +69,20 @@ describe('the jobs-worker edge function under Deno', () => {
 		expect((await deno.post({ job_id: warm.id })).status).toBe(202);
 		const warmDone = await warmRow.finished;
 		expect(warmDone.status).toBe('done');
-		console.log(`[figures] enqueue -> claim latency via direct POST, warm worker: ${warmDone.startedAt!.getTime() - warmKickAt} ms`);
+		console.log(
+			`[figures] enqueue -> claim latency via direct POST, warm worker: ${warmDone.startedAt!.getTime() - warmKickAt} ms`,
+		);
 	});
 
 	it('a wrong secret gets 401 and nothing is claimed', async () => {
 		const job = await store.enqueue('demo.sleep-steps', { params: { steps: 1, stepMs: 1 } });
-		for (const authorization of ['Bearer wrong-secret-wrong-secret', 'Bearer ', 'Basic dGVzdDp0ZXN0', null, 'sb_publishable_abc123']) {
+		for (const authorization of [
+			'Bearer wrong-secret-wrong-secret',
+			'Bearer ',
+			'Basic dGVzdDp0ZXN0',
+			null,
+			'sb_publishable_abc123',
+		]) {
 			const res = await fetch(deno.url, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
@@ -91,12 +109,19 @@ describe('the jobs-worker edge function under Deno', () => {
 		expect(final.status).toBe('cancelled');
 		expect(final.progress).toBeLessThan(100);
 		// Nothing closed it after the cancel: no done, no failed, no retry.
-		expect(await store.get(job.id)).toMatchObject({ status: 'cancelled', resultId: null, errorCode: 'cancelled', attempts: 1 });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'cancelled',
+			resultId: null,
+			errorCode: 'cancelled',
+			attempts: 1,
+		});
 		expect(deno.lines.join('\n')).not.toMatch(new RegExp(`job ${job.id}.*(failed|retrying|could not)`));
 	});
 
 	it('a kick with no job id drains the queued jobs of the kinds it handles', async () => {
-		const jobs = await Promise.all([1, 2, 3].map(() => store.enqueue('demo.sleep-steps', { params: { steps: 1, stepMs: 10 } })));
+		const jobs = await Promise.all(
+			[1, 2, 3].map(() => store.enqueue('demo.sleep-steps', { params: { steps: 1, stepMs: 10 } })),
+		);
 		const foreign = await store.enqueue('not.handled.here', { params: {} });
 		const rows = jobs.map((j) => follow(store, j.id));
 		expect((await deno.post({ kind: null, count: 3, reason: 'backstop' })).status).toBe(202);
@@ -105,9 +130,29 @@ describe('the jobs-worker edge function under Deno', () => {
 	});
 
 	it('answers 400 to a body it cannot read and 405 to anything but POST', async () => {
-		const bad = await fetch(deno.url, { method: 'POST', headers: { authorization: 'Bearer test-jobs-worker-secret-0123456789' }, body: '{"job_id": "nope"' });
+		const bad = await fetch(deno.url, {
+			method: 'POST',
+			headers: { authorization: 'Bearer test-jobs-worker-secret-0123456789' },
+			body: '{"job_id": "nope"',
+		});
 		expect(bad.status).toBe(400);
 		expect((await deno.post({ job_id: 'not-a-uuid' })).status).toBe(400);
 		expect((await fetch(deno.url)).status).toBe(405);
+	});
+
+	it('end to end through the kick path: the insert trigger queues the pg_net request, the dispatcher POSTs it, the worker runs the job', async () => {
+		await setWorkerSecrets(db.sql, deno.url, WORKER_SECRET);
+		const dispatcher = await startDispatcher({ url: db.url, cron: false });
+		const responses: DispatchedResponse[] = [];
+		dispatcher.on('response', (r: DispatchedResponse) => responses.push(r));
+		try {
+			const job = await store.enqueue('demo.sleep-steps', { params: { steps: 2, stepMs: 20 } });
+			const final = await follow(store, job.id).finished;
+			expect(final).toMatchObject({ status: 'done', attempts: 1 });
+			// The worker accepted the request pg_net would have sent: Bearer secret, JSON body.
+			expect(responses.some((r) => r.url === deno.url && r.statusCode === 202)).toBe(true);
+		} finally {
+			await dispatcher.stop();
+		}
 	});
 });

@@ -89,6 +89,9 @@ function statement<F extends JobFunctionName>(
 	switch (JOB_FUNCTIONS[fn].returns) {
 		case 'status':
 			return { text: `select ${call}::text as value`, params };
+		case 'value':
+			// As JSON, so a boolean or an object comes back exactly as PostgREST renders it.
+			return { text: `select to_jsonb(${call}) as value`, params };
 		case 'rows':
 			return { text: `select to_jsonb(t) as row from ${call} as t`, params };
 		default:
@@ -149,7 +152,7 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 				throw fromPostgresError(e);
 			}
 			const returns = JOB_FUNCTIONS[fn].returns;
-			if (returns === 'status') return rows[0]?.value as JobCallResult<F>;
+			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;
 			return rows.map((r) => ({ ...(r.row as RawRow), payload: r.payload ?? null })) as JobCallResult<F>;
 		},

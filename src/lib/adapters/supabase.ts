@@ -121,7 +121,7 @@ export function supabaseAdapter(
 			const { data, error } = await target.rpc(fn, body);
 			if (error) throw fromPostgresError(error);
 			const returns = JOB_FUNCTIONS[fn].returns;
-			if (returns === 'status') return data as JobCallResult<F>;
+			if (returns === 'status' || returns === 'value') return data as JobCallResult<F>;
 			// One composite comes back as an object, a set as an array ([] when empty).
 			const rows = data == null ? [] : Array.isArray(data) ? data : [data];
 			return rows as RawRow[] as JobCallResult<F>;

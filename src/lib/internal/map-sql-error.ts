@@ -20,7 +20,12 @@ import {
 
 type Make = (message: string, options: JobErrorOptions) => JobError;
 
-/** The SQLSTATEs the job functions raise on purpose, and what each becomes. */
+/**
+ * The SQLSTATEs the job functions raise on purpose, and what each becomes.
+ *
+ * @example
+ * const e = SQLSTATE_TO_ERROR.PT404?.('job not found', {}); // JobNotFoundError
+ */
 export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 	PT404: (m, o) => new JobNotFoundError(m, o),
 	PT409: (m, o) => new JobAlreadyFinishedError(m, o),
@@ -33,7 +38,12 @@ export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 	'42501': (m, o) => new PermissionDeniedError(m, o),
 };
 
-/** Anything shaped like a postgres.js PostgresError or a PostgREST error body. */
+/**
+ * Anything shaped like a postgres.js PostgresError or a PostgREST error body.
+ *
+ * @example
+ * const body: SqlErrorLike = { code: 'PT404', message: 'job not found', details: null, hint: null };
+ */
 export interface SqlErrorLike {
 	code?: unknown;
 	message?: unknown;

@@ -3,6 +3,12 @@
  * hit a cold model or a retry storm must not repace every bar after it).
  */
 
+/**
+ * The middle value (the mean of the two middle ones for an even count).
+ *
+ * @example
+ * median([3, 1, 2, 10]); // 2.5
+ */
 export function median(values: readonly number[]): number {
 	if (values.length === 0) throw new RangeError('median of no values');
 	const sorted = [...values].sort((a, b) => a - b);
@@ -10,6 +16,12 @@ export function median(values: readonly number[]): number {
 	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * One observation: x = size in kilochars, y = seconds.
+ *
+ * @example
+ * const p: Point = { x: 4, y: 32 }; // 4 kilochars, 32 s
+ */
 export interface Point {
 	x: number;
 	y: number;
@@ -18,6 +30,9 @@ export interface Point {
 /**
  * Theil–Sen slope: the median of the slopes of every pair with distinct x.
  * Null when no such pair exists. O(n²) pairs: callers cap n.
+ *
+ * @example
+ * theilSenSlope([{ x: 1, y: 2 }, { x: 2, y: 4 }, { x: 3, y: 60 }]); // 2, the outlier ignored
  */
 export function theilSenSlope(points: readonly Point[]): number | null {
 	const slopes: number[] = [];

@@ -9,7 +9,7 @@
  * The SQL functions of the job API (supabase/migrations), with each argument's
  * SQL type in call order and the shape of what comes back:
  * `job` one job row, `jobs` a set of job rows, `status` a job_status scalar,
- * `rows` a set of plain rows.
+ * `rows` a set of plain rows, `value` one scalar as JSON (uuid, boolean, jsonb).
  *
  * @example
  * ```ts
@@ -63,6 +63,37 @@ export const JOB_FUNCTIONS = {
 		},
 	},
 	job_phase_history: { returns: 'rows', args: { kind: 'text', limit: 'integer', job_table: 'text' } },
+	stage_start: {
+		returns: 'value',
+		args: {
+			record_table: 'text',
+			record_id: 'text',
+			status_column: 'text',
+			token_column: 'text',
+			error_column: 'text',
+			id_column: 'text',
+		},
+	},
+	stage_finish: {
+		returns: 'value',
+		args: {
+			record_table: 'text',
+			record_id: 'text',
+			status_column: 'text',
+			token_column: 'text',
+			token: 'uuid',
+			status: 'text',
+			result_column: 'text',
+			result: 'text',
+			error_column: 'text',
+			error: 'text',
+			id_column: 'text',
+		},
+	},
+	stage_cancel: {
+		returns: 'value',
+		args: { record_table: 'text', record_id: 'text', stages: 'jsonb', id_column: 'text' },
+	},
 } as const satisfies Record<string, JobFunctionSpec>;
 
 /**
@@ -74,7 +105,7 @@ export const JOB_FUNCTIONS = {
  * ```
  */
 export interface JobFunctionSpec {
-	returns: 'job' | 'jobs' | 'status' | 'rows';
+	returns: 'job' | 'jobs' | 'status' | 'rows' | 'value';
 	/** Argument name -> SQL type, in declaration order. */
 	args: Readonly<Record<string, string>>;
 }
@@ -135,7 +166,7 @@ export type RawRow = Record<string, unknown>;
  * type R = JobCallResult<'job_tick'>; // unknown (a status string before parsing)
  * ```
  */
-export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status'
+export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status' | 'value'
 	? unknown
 	: RawRow[];
 

@@ -4,12 +4,22 @@
  */
 import { median, theilSenSlope, type Point } from '../internal/robust-stats.ts';
 
-/** One job's timings as read back from `jobs.timings` (jsonb: be ready for anything). */
+/**
+ * One job's timings as read back from `jobs.timings` (jsonb: be ready for anything).
+ *
+ * @example
+ * const row: PhaseHistoryRow = { pdf: { seconds: 1.2, size: null }, table: { seconds: 41, size: 22000 } };
+ */
 export type PhaseHistoryRow = Readonly<
 	Record<string, { seconds: number; size: number | null; start?: number } | null | undefined>
 >;
 
-/** Tuning for {@link fitPhasePlan}. */
+/**
+ * Tuning for {@link fitPhasePlan}.
+ *
+ * @example
+ * fitPhasePlan(rows, { minSizedSamples: 5, order: ['pdf', 'table', 'reading'] });
+ */
 export interface FitPhasePlanOptions {
 	/**
 	 * Samples with a size needed before a slope is fitted; fewer means the
@@ -27,7 +37,13 @@ export interface FitPhasePlanOptions {
 	order?: readonly string[];
 }
 
-/** What {@link fitPhasePlan} measured. Feed it to `PhasePlan.fromSeconds(fit.medians, { perKilochar: fit.perKilochar })`. */
+/**
+ * What {@link fitPhasePlan} measured. Feed it to `PhasePlan.fromSeconds(fit.medians, { perKilochar: fit.perKilochar })`.
+ *
+ * @example
+ * const fit = fitPhasePlan(rows);
+ * if (fit) console.table(fit.medians);
+ */
 export interface PhaseFit {
 	/** Phases in the order they run. */
 	phases: string[];

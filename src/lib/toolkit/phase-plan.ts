@@ -5,21 +5,44 @@
  */
 import { fitPhasePlan, type FitPhasePlanOptions, type PhaseHistoryRow } from './fit-phase-plan.ts';
 
-/** Where a phase sits on the 0..100 bar. */
+/**
+ * Where a phase sits on the 0..100 bar.
+ *
+ * @example
+ * const { start, end }: PhaseSpan = PLAN.span('table', text.length);
+ */
 export interface PhaseSpan {
 	start: number;
 	end: number;
 }
 
-/** Input size per phase (characters, pages, bytes: whatever the slope was measured in), or one size for all. */
+/**
+ * Input size per phase (characters, pages, bytes: whatever the slope was measured in), or one size for all.
+ *
+ * @example
+ * PLAN.spans(40_000); // one size for every phase
+ * PLAN.spans({ table: 40_000, reading: 12_000 });
+ */
 export type PhaseSizes = number | Readonly<Record<string, number | null | undefined>>;
 
-/** Anything that can read recorded timings of finished jobs of a kind, newest first (JobStore is one). */
+/**
+ * Anything that can read recorded timings of finished jobs of a kind, newest first (JobStore is one).
+ *
+ * @example
+ * const source: PhaseHistorySource = {
+ * 	phaseHistory: async (kind) => (await sql`select timings from jobs where kind = ${kind} and status = 'done' order by finished_at desc limit 200`).map((r) => r.timings),
+ * };
+ */
 export interface PhaseHistorySource {
 	phaseHistory(kind: string): Promise<PhaseHistoryRow[]>;
 }
 
-/** Options of {@link PhasePlan.fromHistory}. */
+/**
+ * Options of {@link PhasePlan.fromHistory}.
+ *
+ * @example
+ * await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN, minSizedSamples: 5 });
+ */
 export interface FromHistoryOptions extends FitPhasePlanOptions {
 	/** Declared plan used when there is no history, and for phases or slopes the history lacks. */
 	fallback?: PhasePlan;

@@ -3,14 +3,20 @@
  * about cancellation from the same write.
  */
 import { StageInterruptedError } from '../errors.ts';
-import { linkSignals } from '../internal/link-signals.ts';
+import { linkSignals, rejectOnAbort } from '../internal/link-signals.ts';
+import { TickWriter } from '../internal/tick-writer.ts';
 import { interpolate, quantize } from '../internal/progress-math.ts';
 import { realClock, realTimers, type Clock, type Timers } from '../internal/timers.ts';
 import type { PhasePlan, PhaseSizes, PhaseSpan } from './phase-plan.ts';
 import type { PhaseTimings } from './phase-timings.ts';
 import type { JobStatusValue, Ticker } from './ticker.ts';
 
-/** Options of {@link ProgressTracker}. */
+/**
+ * Options of {@link ProgressTracker}.
+ *
+ * @example
+ * new ProgressTracker(store, job.id, { plan: PLAN, attempt: job.attempts, intervalMs: 2000, size: text.length });
+ */
 export interface ProgressTrackerOptions {
 	plan: PhasePlan;
 	/** The claimed attempt, sent with every tick. */
@@ -24,7 +30,8 @@ export interface ProgressTrackerOptions {
 	/**
 	 * A tick with nothing new to show is skipped unless this long has passed
 	 * since the last write. While the bar is parked at a phase's 95% ceiling,
-	 * this is also how soon a cancellation is learned.
+	 * this is also how soon a cancellation is learned. Nothing is written
+	 * between phases: ticks happen inside run() and on report().
 	 * @default 5000
 	 */
 	heartbeatMs?: number;
@@ -38,7 +45,12 @@ export interface ProgressTrackerOptions {
 	timers?: Timers;
 }
 
-/** Options of {@link ProgressTracker.run}. */
+/**
+ * Options of {@link ProgressTracker.run}.
+ *
+ * @example
+ * await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
+ */
 export interface RunPhaseOptions {
 	/** This phase's input size, in the unit its slope was measured in. */
 	size?: number | null;
@@ -76,12 +88,9 @@ interface ActivePhase {
  * }
  */
 export class ProgressTracker {
-	readonly #ticker: Ticker;
-	readonly #jobId: string;
+	readonly #writer: TickWriter;
 	readonly #plan: PhasePlan;
-	readonly #attempt: number | undefined;
 	readonly #intervalMs: number;
-	readonly #heartbeatMs: number;
 	readonly #defaultSize: PhaseSizes | undefined;
 	readonly #outside: AbortSignal | undefined;
 	readonly #now: Clock;
@@ -92,24 +101,27 @@ export class ProgressTracker {
 	readonly #timings: PhaseTimings = {};
 	#progress = 0;
 	#stage: string | null = null;
-	#written: { progress: number; stage: string } | null = null;
-	#lastWriteAt = -Infinity;
-	#queue: Promise<void> = Promise.resolve();
 	#active: ActivePhase | null = null;
 	#timer: unknown;
 
 	constructor(ticker: Ticker, jobId: string, options: ProgressTrackerOptions) {
-		this.#ticker = ticker;
-		this.#jobId = jobId;
+		const { attempt, intervalMs = 1000, heartbeatMs = 5000 } = options;
+		if (!(intervalMs > 0)) throw new RangeError(`intervalMs must be positive, got ${intervalMs}`);
+		if (!(heartbeatMs >= 0)) throw new RangeError(`heartbeatMs must be >= 0, got ${heartbeatMs}`);
 		this.#plan = options.plan;
-		this.#attempt = options.attempt;
-		this.#intervalMs = options.intervalMs ?? 1000;
-		this.#heartbeatMs = options.heartbeatMs ?? 5000;
-		if (!(this.#intervalMs > 0)) throw new RangeError(`intervalMs must be positive, got ${this.#intervalMs}`);
-		if (!(this.#heartbeatMs >= 0)) throw new RangeError(`heartbeatMs must be >= 0, got ${this.#heartbeatMs}`);
+		this.#intervalMs = intervalMs;
 		this.#defaultSize = options.size;
 		this.#outside = options.signal;
 		this.#now = options.now ?? realClock;
+		this.#writer = new TickWriter(ticker, jobId, {
+			attempt,
+			heartbeatMs,
+			now: this.#now,
+			// Inside the tick queue, so no later tick starts before the tracker knows it is interrupted.
+			onStatus: (status, { stage }) => {
+				if (status !== 'running') this.#controller.abort(this.#interruption(stage, status));
+			},
+		});
 		this.#timers = options.timers ?? realTimers;
 		this.#createdAt = this.#now();
 	}
@@ -192,21 +204,11 @@ export class ProgressTracker {
 		this.#active = active;
 		this.#stage = phase;
 		this.#raise(active.span.start);
-		const aborted = new Promise<never>((_, reject) => {
-			const fail = () => reject(controller.signal.reason);
-			if (controller.signal.aborted) fail();
-			else controller.signal.addEventListener('abort', fail, { once: true });
-		});
-		aborted.catch(() => {}); // observed through the races below
-		const interrupt = (cause: unknown) => controller.abort(this.#interruption(phase, null, cause));
-		const outside = [this.#outside, options.signal].filter((s): s is AbortSignal => s !== undefined);
-		const unlinkOutside = outside.map((s) => {
-			const onAbort = () => interrupt(s.reason);
-			if (s.aborted) onAbort();
-			else s.addEventListener('abort', onAbort, { once: true });
-			return () => s.removeEventListener('abort', onAbort);
-		});
-		const link = linkSignals(controller, [this.#controller.signal]);
+		const aborted = rejectOnAbort(controller.signal);
+		const fromJob = linkSignals(controller, [this.#controller.signal]);
+		const fromOutside = linkSignals(controller, [this.#outside, options.signal], (cause) =>
+			this.#interruption(phase, null, cause),
+		);
 		controller.signal.addEventListener('abort', () => options.stop?.stop(), { once: true });
 		try {
 			await Promise.race([this.#tick(), aborted]);
@@ -217,7 +219,7 @@ export class ProgressTracker {
 			this.#schedule();
 			const value = await Promise.race([running, aborted]);
 			this.#timers.clearTimeout(this.#timer);
-			await Promise.race([this.#queue, aborted]); // a tick in flight may still say "cancelled"
+			await Promise.race([this.#writer.idle, aborted]); // a tick in flight may still say "cancelled"
 			this.#timings[phase] = {
 				seconds: (this.#now() - active.startedAt) / 1000,
 				size: this.#sizeOf(phase),
@@ -234,8 +236,8 @@ export class ProgressTracker {
 		} finally {
 			this.#timers.clearTimeout(this.#timer);
 			this.#active = null;
-			link.unlink();
-			unlinkOutside.forEach((undo) => undo());
+			fromJob.unlink();
+			fromOutside.unlink();
 		}
 	}
 
@@ -321,22 +323,9 @@ export class ProgressTracker {
 
 	/** Ticks at most one at a time; skips the write when nothing visible changed and no heartbeat is due. */
 	#tick(): Promise<void> {
-		const next = this.#queue.then(() => this.#tickNow());
-		this.#queue = next.catch(() => {});
-		return next;
-	}
-
-	async #tickNow(): Promise<void> {
-		const stage = this.#stage;
-		if (stage === null || this.#controller.signal.aborted) return;
-		const progress = quantize(this.#progress);
-		const changed = progress !== this.#written?.progress || stage !== this.#written?.stage;
-		if (!changed && this.#now() - this.#lastWriteAt < this.#heartbeatMs) return;
-		const update = this.#attempt === undefined ? { progress, stage } : { progress, stage, attempt: this.#attempt };
-		const status = await this.#ticker.tick(this.#jobId, update);
-		this.#written = { progress, stage };
-		this.#lastWriteAt = this.#now();
-		if (status !== 'running') this.#controller.abort(this.#interruption(stage, status));
+		return this.#writer.write(() =>
+			this.#stage === null || this.#controller.signal.aborted ? null : { progress: this.#progress, stage: this.#stage },
+		);
 	}
 }
 

@@ -4,7 +4,12 @@
 import { StageInterruptedError } from '../errors.ts';
 import { realTimers, type Timers } from '../internal/timers.ts';
 
-/** Options of {@link runCancellable}. */
+/**
+ * Options of {@link runCancellable}.
+ *
+ * @example
+ * await runCancellable(work, { interrupted: store.cancellationWatch(id), intervalMs: 2000, signal: shutdown });
+ */
 export interface RunCancellableOptions {
 	/**
 	 * Asked every `intervalMs`: true means stop. The store's

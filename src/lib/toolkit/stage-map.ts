@@ -4,7 +4,12 @@
  */
 import { StageStatus, type StageStatusValue } from './stage-status.ts';
 
-/** Column-name templates; `{prefix}` and `{stage}` are substituted. */
+/**
+ * Column-name templates; `{prefix}` and `{stage}` are substituted.
+ *
+ * @example
+ * new StageMap(['summary'], { templates: { status: '{stage}_status', error: '{stage}_error' } });
+ */
 export interface StageTemplates {
 	/** @default '{prefix}status_{stage}' */
 	status: string;
@@ -16,17 +21,32 @@ export interface StageTemplates {
 	token: string;
 }
 
-/** The columns one stage resolves to. */
+/**
+ * The columns one stage resolves to.
+ *
+ * @example
+ * const { status, error, result, token }: StageColumns = STAGES.columns('summary');
+ */
 export type StageColumns = Readonly<StageTemplates>;
 
-/** Options of {@link StageMap}. */
+/**
+ * Options of {@link StageMap}.
+ *
+ * @example
+ * new StageMap(['summary'], { prefix: 'doc_' });
+ */
 export interface StageMapOptions {
 	/** @default '' */
 	prefix?: string;
 	templates?: Partial<StageTemplates>;
 }
 
-/** Options of {@link StageMap.mark}. */
+/**
+ * Options of {@link StageMap.mark}.
+ *
+ * @example
+ * STAGES.mark(doc, 'summary', StageStatus.DONE, { result: summary });
+ */
 export interface MarkOptions {
 	/** Written only when given: marking without a result keeps the previous one. `null` clears it. */
 	result?: unknown;
@@ -36,7 +56,12 @@ export interface MarkOptions {
 	token?: string;
 }
 
-/** What {@link StageMap.cancel} did. */
+/**
+ * What {@link StageMap.cancel} did.
+ *
+ * @example
+ * const { cancelled, ignored }: CancelOutcome = STAGES.cancel(doc);
+ */
 export interface CancelOutcome {
 	cancelled: string[];
 	ignored: string[];

@@ -4,13 +4,9 @@
  * the job's current status, so "cancelled" is learned in the same write.
  */
 
-/**
- * A job's status as job_tick returns it (mirrors `public.job_status`).
- *
- * @example
- * const status: JobStatusValue = await store.tick(id, { progress: 12.5, stage: 'table' });
- */
-export type JobStatusValue = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+import type { JobStatusValue } from '../state.ts';
+
+export type { JobStatusValue };
 
 /**
  * What one tick writes. `progress` is a percentage, 0..100.

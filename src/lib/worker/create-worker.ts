@@ -69,7 +69,16 @@ export interface CreateWorkerOptions {
  * if (report.stoppedBy === 'over_budget') console.log('left queued for a fresh isolate');
  * ```
  */
-export type KickStop = 'empty' | 'over_budget' | 'shutdown' | 'not_found' | 'not_queued' | 'no_handler' | 'not_claimed' | 'unknown_table' | 'done';
+export type KickStop =
+	| 'empty'
+	| 'over_budget'
+	| 'shutdown'
+	| 'not_found'
+	| 'not_queued'
+	| 'no_handler'
+	| 'not_claimed'
+	| 'unknown_table'
+	| 'done';
 
 /**
  * What one wake-up did.
@@ -163,7 +172,11 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		logger,
 		onSettled: options.onJobSettled,
 	});
-	const budget = new WallClockBudget({ wallClockMs: options.wallClockMs, marginMs: options.marginMs, startedAtMs: options.startedAtMs });
+	const budget = new WallClockBudget({
+		wallClockMs: options.wallClockMs,
+		marginMs: options.marginMs,
+		startedAtMs: options.startedAtMs,
+	});
 	const slots = new Slots(options.concurrency ?? 2);
 	const stores = new Map<string, JobStore>([[options.store.table, options.store]]);
 	const inFlight = new Set<Promise<unknown>>();
@@ -208,7 +221,9 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		try {
 			if (stopping) return { ...report, stoppedBy: 'shutdown' };
 			if (!budget.fits(seconds)) {
-				logger.info(`${PREFIX} job ${id} needs ~${seconds.toFixed(1)} s; ${Math.max(0, budget.remainingMs() / 1000).toFixed(1)} s left in this isolate: not claimed`);
+				logger.info(
+					`${PREFIX} job ${id} needs ~${seconds.toFixed(1)} s; ${Math.max(0, budget.remainingMs() / 1000).toFixed(1)} s left in this isolate: not claimed`,
+				);
 				return { ...report, stoppedBy: 'over_budget' };
 			}
 			const job = await store.claim(id);
@@ -225,7 +240,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		const kinds = kind === null ? registry.kinds : registry.get(kind) ? [kind] : [];
 		if (kinds.length === 0) return { ...report, stoppedBy: 'no_handler' };
 		const runs: Promise<void>[] = [];
-		let stoppedBy: KickStop = 'empty';
+		let stoppedBy: KickStop;
 		for (;;) {
 			if (stopping) {
 				stoppedBy = 'shutdown';
@@ -257,8 +272,12 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 			const seconds = await estimate(job, store);
 			if (!budget.fits(seconds)) {
 				// Its size only shows once claimed: give it back unspent and stop here.
-				logger.info(`${PREFIX} job ${job.id} needs ~${seconds.toFixed(1)} s, more than this isolate has left: released`);
-				await store.release(job.id, { attempt: job.attempts }).catch((e: unknown) => logger.warn(`${PREFIX} job ${job!.id}: release failed`, e));
+				logger.info(
+					`${PREFIX} job ${job.id} needs ~${seconds.toFixed(1)} s, more than this isolate has left: released`,
+				);
+				await store
+					.release(job.id, { attempt: job.attempts })
+					.catch((e: unknown) => logger.warn(`${PREFIX} job ${job!.id}: release failed`, e));
 				slots.release();
 				stoppedBy = 'over_budget';
 				break;
@@ -311,10 +330,17 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		const work = process(kick).then(
 			(report) => {
 				if (report.claimed.length > 0 || report.stoppedBy === 'over_budget') {
-					logger.info(`${PREFIX} wake-up (${kick.reason ?? 'direct'}): claimed ${report.claimed.length}, stopped by ${report.stoppedBy}`, report.outcomes);
+					logger.info(
+						`${PREFIX} wake-up (${kick.reason ?? 'direct'}): claimed ${report.claimed.length}, stopped by ${report.stoppedBy}`,
+						report.outcomes,
+					);
 				}
 			},
-			(e: unknown) => logger.error(`${PREFIX} wake-up (${kick.reason ?? 'direct'}${kick.jobId ? `, job ${kick.jobId}` : ''}) failed`, e),
+			(e: unknown) =>
+				logger.error(
+					`${PREFIX} wake-up (${kick.reason ?? 'direct'}${kick.jobId ? `, job ${kick.jobId}` : ''}) failed`,
+					e,
+				),
 		);
 		keepAlive(work);
 		return json(202, { accepted: true, mode: kick.jobId ? 'claim' : 'drain', job_id: kick.jobId });

@@ -110,7 +110,8 @@ export function defineJobHandler<K extends JobKind>(
 	run: (context: JobHandlerContext<JobKindParams<K>>) => Promise<JobHandlerResult> | JobHandlerResult,
 	options: JobHandlerOptions<JobKindParams<K>> = {},
 ): JobHandler<K> {
-	if (typeof kind?.parseParams !== 'function') throw new TypeError('defineJobHandler: the first argument must be a kind made by defineJobKind');
+	if (typeof kind?.parseParams !== 'function')
+		throw new TypeError('defineJobHandler: the first argument must be a kind made by defineJobKind');
 	if (typeof run !== 'function') throw new TypeError(`defineJobHandler(${kind.name}): run must be a function`);
 	const handler: JobHandler<K> = { kind, run };
 	if (options.size) handler.size = options.size;

@@ -42,7 +42,15 @@ import type { PlanSource } from './plan-source.ts';
  */
 export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost';
 
-/** @internal Settings of a {@link JobRunner}. */
+/**
+ * Settings of a {@link JobRunner}.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const settings: JobRunnerSettings = { handlers, plans, backoff: {}, tickIntervalMs: 1000, heartbeatMs: 5000, logger: console };
+ * ```
+ */
 export interface JobRunnerSettings {
 	handlers: HandlerRegistry;
 	plans: PlanSource;
@@ -61,6 +69,10 @@ export interface JobRunnerSettings {
  * with `giveBack()`, which stops the handler and releases the row once.
  *
  * @internal
+ * @example
+ * ```ts
+ * for (const running of runner.running) await running.giveBack('shutdown');
+ * ```
  */
 export class RunningJob {
 	readonly job: Job;
@@ -136,6 +148,11 @@ function abortedPromise(signal: AbortSignal): Promise<Settled<never>> {
  * Runs claimed jobs; keeps the set of those in flight so a worker can give them back.
  *
  * @internal
+ * @example
+ * ```ts
+ * const runner = new JobRunner(settings);
+ * const outcome = await runner.run(job, store); // 'done' | 'failed' | 'retried' | ...
+ * ```
  */
 export class JobRunner {
 	readonly running = new Set<RunningJob>();
@@ -224,7 +241,8 @@ export class JobRunner {
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
-				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e)) haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
+				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e))
+					haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
 				throw e;
 			}
 		};
@@ -261,7 +279,14 @@ export class JobRunner {
 		let result: Settled<unknown>;
 		try {
 			const work = Promise.resolve().then(() =>
-				handler.run({ job: job as never, params: params as never, payload: job.payload, signal: handlerController.signal, tracker, attempt }),
+				handler.run({
+					job: job as never,
+					params: params as never,
+					payload: job.payload,
+					signal: handlerController.signal,
+					tracker,
+					attempt,
+				}),
 			);
 			result = await Promise.race([settle(work), abortedPromise(handlerController.signal)]);
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
@@ -275,7 +300,9 @@ export class JobRunner {
 		if (result.ok && !entry.shutdownSignal.aborted) {
 			entry.markClosing();
 			const resultId = typeof result.value === 'string' && result.value !== '' ? result.value : null;
-			return await this.#close(job, 'done', () => store.succeed(job.id, { resultId, attempt, timings: tracker.timings() }));
+			return await this.#close(job, 'done', () =>
+				store.succeed(job.id, { resultId, attempt, timings: tracker.timings() }),
+			);
 		}
 		if (entry.shutdownSignal.aborted) {
 			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
@@ -298,7 +325,11 @@ export class JobRunner {
 		if (isJobUserError(error)) {
 			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
 			return await this.#close(job, 'failed', () =>
-				store.fail(job.id, error.sentenceFor(job.locale), { errorCode: error.errorCode, attempt, timings: tracker.timings() }),
+				store.fail(job.id, error.sentenceFor(job.locale), {
+					errorCode: error.errorCode,
+					attempt,
+					timings: tracker.timings(),
+				}),
 			);
 		}
 		const spent = attempt >= job.maxAttempts;

@@ -6,7 +6,14 @@
 import { JobError } from '../errors.ts';
 import { pickLocale, type LocalizedText } from './messages.ts';
 
-/** Options of {@link JobUserError}. */
+/**
+ * Options of {@link JobUserError}.
+ *
+ * @example
+ * ```ts
+ * const options: JobUserErrorOptions = { errorCode: 'unsupported_format', cause: e };
+ * ```
+ */
 export interface JobUserErrorOptions {
 	/**
 	 * Stored in `error_code`: a snake_case identifier a screen or an admin can filter on.
@@ -44,7 +51,8 @@ export class JobUserError extends JobError {
 		this.name = 'JobUserError';
 		this.sentences = Object.freeze(sentences);
 		const errorCode = options.errorCode ?? 'user_error';
-		if (!/^[a-z][a-z0-9_]{0,63}$/.test(errorCode)) throw new TypeError(`errorCode must be a snake_case identifier; got ${JSON.stringify(errorCode)}`);
+		if (!/^[a-z][a-z0-9_]{0,63}$/.test(errorCode))
+			throw new TypeError(`errorCode must be a snake_case identifier; got ${JSON.stringify(errorCode)}`);
 		this.errorCode = errorCode;
 	}
 

@@ -17,5 +17,13 @@ export interface WorkerLogger {
 	error(message: string, ...details: unknown[]): void;
 }
 
-/** @internal */
+/**
+ * The prefix of every log line the worker writes.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * logger.info(`${PREFIX} job ${job.id} released`);
+ * ```
+ */
 export const PREFIX = '[supabase-jobs]';

@@ -4,7 +4,14 @@
  * but "try again later" or "start it again".
  */
 
-/** A sentence in several languages, keyed by language tag (`en`, `pt-BR`, ...). */
+/**
+ * A sentence in several languages, keyed by language tag (`en`, `pt-BR`, ...).
+ *
+ * @example
+ * ```ts
+ * const sentence: LocalizedText = { en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' };
+ * ```
+ */
 export type LocalizedText = Readonly<Record<string, string>>;
 
 /**

@@ -125,9 +125,11 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	const logger = options.logger ?? console;
 	const registry = new HandlerRegistry(options.handlers);
 	const kinds = options.kinds ? [...options.kinds] : registry.kinds;
-	for (const kind of kinds) if (!registry.get(kind)) throw new TypeError(`runWorkers: no handler for the kind "${kind}"`);
+	for (const kind of kinds)
+		if (!registry.get(kind)) throw new TypeError(`runWorkers: no handler for the kind "${kind}"`);
 	const concurrency = options.concurrency ?? 4;
-	if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer; got ${String(concurrency)}`);
+	if (!(Number.isInteger(concurrency) && concurrency >= 1))
+		throw new RangeError(`concurrency must be a positive integer; got ${String(concurrency)}`);
 	const pollMs = options.pollMs ?? 2000;
 	if (!(pollMs > 0)) throw new RangeError(`pollMs must be positive; got ${String(pollMs)}`);
 	const { store } = options;
@@ -136,7 +138,8 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		handlers: registry,
 		plans: new PlanSource({
 			ttlMs: options.planTtlMs,
-			onError: (kind, e) => logger.warn(`${PREFIX} could not fit a plan for ${kind} from history; using the default`, e),
+			onError: (kind, e) =>
+				logger.warn(`${PREFIX} could not fit a plan for ${kind} from history; using the default`, e),
 		}),
 		backoff: options.retry ?? {},
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
@@ -184,10 +187,13 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		const delay = payload.available_at ? Date.parse(payload.available_at) - Date.now() : 0;
 		if (!(delay > 0)) return poke();
 		// A retry with backoff: claimable later; wake then rather than at the next poll.
-		const timer = setTimeout(() => {
-			later.delete(timer);
-			poke();
-		}, Math.min(delay + 5, 2 ** 31 - 1));
+		const timer = setTimeout(
+			() => {
+				later.delete(timer);
+				poke();
+			},
+			Math.min(delay + 5, 2 ** 31 - 1),
+		);
 		later.add(timer);
 	};
 	const listening = options.sql.listen(options.channel ?? 'supabase_jobs', onNotify, poke).catch((e: unknown) => {
@@ -218,7 +224,13 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 				}
 				if (stopping) {
 					// Claimed while stop() was called: give them straight back, unspent.
-					await Promise.all(jobs.map((j) => store.release(j.id, { attempt: j.attempts }).catch((e: unknown) => logger.warn(`${PREFIX} job ${j.id}: release failed`, e))));
+					await Promise.all(
+						jobs.map((j) =>
+							store
+								.release(j.id, { attempt: j.attempts })
+								.catch((e: unknown) => logger.warn(`${PREFIX} job ${j.id}: release failed`, e)),
+						),
+					);
 					break;
 				}
 				jobs.forEach(start);
@@ -231,7 +243,9 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	const removeSignals = (() => {
 		if (options.handleSignals === false) return () => {};
 		const onSignal = (signal: string) => {
-			logger.info(`${PREFIX} ${signal}: stopping (running jobs get ${options.graceMs ?? 30_000} ms, then go back to the queue)`);
+			logger.info(
+				`${PREFIX} ${signal}: stopping (running jobs get ${options.graceMs ?? 30_000} ms, then go back to the queue)`,
+			);
 			void stopNow({ graceMs: options.graceMs });
 		};
 		process.once('SIGTERM', onSignal);
@@ -256,7 +270,10 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			const graceMs = stopOptions.graceMs ?? 30_000;
 			if (runs.size > 0) {
 				let timer: ReturnType<typeof setTimeout> | undefined;
-				await Promise.race([Promise.allSettled([...runs]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+				await Promise.race([
+					Promise.allSettled([...runs]),
+					new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+				]);
 				clearTimeout(timer);
 			}
 			if (runs.size > 0) {

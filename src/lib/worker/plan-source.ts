@@ -62,12 +62,15 @@ export class PlanSource {
 		const cached = this.#cache.get(key);
 		const now = Date.now();
 		if (cached && now - cached.at < this.#ttlMs) return cached.plan;
-		const plan = PhasePlan.fromHistory(store, handler.kind.name).then((fitted) => fitted ?? DEFAULT_PLAN, (e: unknown) => {
-			// A plan is a nicety: without history the job still runs, under the default plan.
-			this.#onError(handler.kind.name, e);
-			this.#cache.delete(key);
-			return DEFAULT_PLAN;
-		});
+		const plan = PhasePlan.fromHistory(store, handler.kind.name).then(
+			(fitted) => fitted ?? DEFAULT_PLAN,
+			(e: unknown) => {
+				// A plan is a nicety: without history the job still runs, under the default plan.
+				this.#onError(handler.kind.name, e);
+				this.#cache.delete(key);
+				return DEFAULT_PLAN;
+			},
+		);
 		this.#cache.set(key, { plan, at: now });
 		return plan;
 	}

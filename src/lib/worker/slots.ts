@@ -16,7 +16,8 @@ export class Slots {
 	readonly #waiters: Array<() => void> = [];
 
 	constructor(size: number) {
-		if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`concurrency must be a positive integer; got ${String(size)}`);
+		if (!(Number.isInteger(size) && size >= 1))
+			throw new RangeError(`concurrency must be a positive integer; got ${String(size)}`);
 		this.size = size;
 	}
 
@@ -38,7 +39,8 @@ export class Slots {
 
 	release(): void {
 		const next = this.#waiters.shift();
-		if (next) next(); // the slot passes straight to the next waiter
+		if (next)
+			next(); // the slot passes straight to the next waiter
 		else this.#used = Math.max(0, this.#used - 1);
 	}
 }

@@ -48,7 +48,8 @@ export class WallClockBudget {
 		const wallClockMs = options.wallClockMs ?? 150_000;
 		const marginMs = options.marginMs ?? 15_000;
 		if (!(wallClockMs > 0)) throw new RangeError(`wallClockMs must be positive; got ${String(wallClockMs)}`);
-		if (!(Number.isFinite(marginMs) && marginMs >= 0)) throw new RangeError(`marginMs must be >= 0; got ${String(marginMs)}`);
+		if (!(Number.isFinite(marginMs) && marginMs >= 0))
+			throw new RangeError(`marginMs must be >= 0; got ${String(marginMs)}`);
 		this.#now = options.now ?? (() => performance.now());
 		this.#deadline = (options.startedAtMs ?? 0) + wallClockMs - marginMs;
 	}

@@ -39,7 +39,10 @@ export interface DenoWorker {
 	stop(): Promise<void>;
 }
 
-export async function startDenoWorker(dbUrl: string, options: { entry?: string; env?: Record<string, string> } = {}): Promise<DenoWorker> {
+export async function startDenoWorker(
+	dbUrl: string,
+	options: { entry?: string; env?: Record<string, string> } = {},
+): Promise<DenoWorker> {
 	const port = await freePort();
 	const started = performance.now();
 	const child = spawn(
@@ -83,7 +86,10 @@ export async function startDenoWorker(dbUrl: string, options: { entry?: string; 
 		const seen = lines.find((l) => pattern.test(l));
 		if (seen) return Promise.resolve(seen);
 		return new Promise<string>((resolveLine, reject) => {
-			const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; output:\n${lines.join('\n')}`)), timeoutMs);
+			const timer = setTimeout(
+				() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; output:\n${lines.join('\n')}`)),
+				timeoutMs,
+			);
 			waiters.push({
 				pattern,
 				resolve: (line) => {
@@ -93,7 +99,9 @@ export async function startDenoWorker(dbUrl: string, options: { entry?: string; 
 			});
 			void exited.then(({ code, signal }) => {
 				clearTimeout(timer);
-				reject(new Error(`deno exited (${code ?? signal}) before a line matching ${pattern}; output:\n${lines.join('\n')}`));
+				reject(
+					new Error(`deno exited (${code ?? signal}) before a line matching ${pattern}; output:\n${lines.join('\n')}`),
+				);
 			});
 		});
 	};

@@ -29,10 +29,16 @@ export const sized = defineJobKind({
 	params: z.object({ seconds: z.number().min(0) }),
 	plan: PhasePlan.fromSeconds({ work: 0 }, { perKilochar: { work: 1 } }),
 });
-export const sizedHandler = defineJobHandler(sized, () => crypto.randomUUID(), { size: ({ params }) => params.seconds * 1000 });
+export const sizedHandler = defineJobHandler(sized, () => crypto.randomUUID(), {
+	size: ({ params }) => params.seconds * 1000,
+});
 
 /** Always throws something unexpected. */
-export const flaky = defineJobKind({ name: 'test.flaky', params: z.object({}), plan: PhasePlan.fromSeconds({ work: 0.01 }) });
+export const flaky = defineJobKind({
+	name: 'test.flaky',
+	params: z.object({}),
+	plan: PhasePlan.fromSeconds({ work: 0.01 }),
+});
 export const flakyAttempts: { id: string; attempt: number; at: number }[] = [];
 export const flakyHandler = defineJobHandler(flaky, ({ job, attempt }) => {
 	flakyAttempts.push({ id: job.id, attempt, at: Date.now() });
@@ -40,7 +46,11 @@ export const flakyHandler = defineJobHandler(flaky, ({ job, attempt }) => {
 });
 
 /** Fails the expected way, with a sentence per language. */
-export const picky = defineJobKind({ name: 'test.picky', params: z.object({ filename: z.string() }), plan: PhasePlan.fromSeconds({ work: 0.01 }) });
+export const picky = defineJobKind({
+	name: 'test.picky',
+	params: z.object({ filename: z.string() }),
+	plan: PhasePlan.fromSeconds({ work: 0.01 }),
+});
 export const pickyHandler = defineJobHandler(picky, ({ params }) => {
 	throw new JobUserError(
 		{ en: `I could not read ${params.filename}.`, 'pt-BR': `Não consegui ler ${params.filename}.` },
@@ -49,14 +59,22 @@ export const pickyHandler = defineJobHandler(picky, ({ params }) => {
 });
 
 /** Ignores its signal and never ticks: finishes on its own after `ms`. */
-export const deaf = defineJobKind({ name: 'test.deaf', params: z.object({ ms: z.number() }), plan: PhasePlan.fromSeconds({ work: 0.01 }) });
+export const deaf = defineJobKind({
+	name: 'test.deaf',
+	params: z.object({ ms: z.number() }),
+	plan: PhasePlan.fromSeconds({ work: 0.01 }),
+});
 export const deafHandler = defineJobHandler(deaf, async ({ params }) => {
 	await sleep(params.ms);
 	return crypto.randomUUID();
 });
 
 /** Waits for its signal without ever reporting: only the worker's own heartbeat can tell it about a cancel. */
-export const quiet = defineJobKind({ name: 'test.quiet', params: z.object({}), plan: PhasePlan.fromSeconds({ work: 1 }) });
+export const quiet = defineJobKind({
+	name: 'test.quiet',
+	params: z.object({}),
+	plan: PhasePlan.fromSeconds({ work: 1 }),
+});
 export const quietAborts: { id: string; reason: unknown }[] = [];
 export const quietHandler = defineJobHandler(quiet, ({ job, signal }) => {
 	return new Promise<never>((_, reject) =>
@@ -88,9 +106,21 @@ export const planlessHandler = defineJobHandler(planless, async ({ tracker }) =>
 	await tracker.run('work', () => sleep(5));
 });
 
-
 /** Declares 30 s of work whatever its size: does not fit a nearly spent wall clock even before it is claimed. */
-export const long = defineJobKind({ name: 'test.long', params: z.object({}), plan: PhasePlan.fromSeconds({ work: 30 }) });
+export const long = defineJobKind({
+	name: 'test.long',
+	params: z.object({}),
+	plan: PhasePlan.fromSeconds({ work: 30 }),
+});
 export const longHandler = defineJobHandler(long, () => crypto.randomUUID());
 
-export const allHandlers = [longHandler, sizedHandler, flakyHandler, pickyHandler, deafHandler, quietHandler, strictHandler, planlessHandler];
+export const allHandlers = [
+	longHandler,
+	sizedHandler,
+	flakyHandler,
+	pickyHandler,
+	deafHandler,
+	quietHandler,
+	strictHandler,
+	planlessHandler,
+];

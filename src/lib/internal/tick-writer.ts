@@ -1,0 +1,71 @@
+/**
+ * Writes ticks for one job: one at a time (a slow round trip delays the next
+ * tick rather than overlapping it), and only when something visible changed
+ * or the heartbeat is due.
+ */
+import { quantize } from './progress-math.ts';
+import type { Clock } from './timers.ts';
+import type { JobStatusValue, TickUpdate, Ticker } from '../toolkit/ticker.ts';
+
+/**
+ * Options of {@link TickWriter}.
+ *
+ * @example
+ * new TickWriter(store, id, { heartbeatMs: 5000, now: () => performance.now(), onStatus: (s) => s !== 'running' && stop() });
+ */
+export interface TickWriterOptions {
+	attempt?: number;
+	heartbeatMs: number;
+	now: Clock;
+	/** Called inside the queue with what the tick returned, before the next tick may start. */
+	onStatus(status: JobStatusValue, update: TickUpdate): void;
+}
+
+/**
+ * Serialised, coalesced ticks for one job.
+ *
+ * @example
+ * const writer = new TickWriter(store, id, options);
+ * await writer.write(() => ({ progress: 42.17, stage: 'table' })); // writes 42.1
+ * await writer.write(() => ({ progress: 42.12, stage: 'table' })); // same pixel: no round trip
+ */
+export class TickWriter {
+	readonly #ticker: Ticker;
+	readonly #jobId: string;
+	readonly #options: TickWriterOptions;
+	#queue: Promise<void> = Promise.resolve();
+	#written: { progress: number; stage: string } | null = null;
+	#lastWriteAt = -Infinity;
+
+	constructor(ticker: Ticker, jobId: string, options: TickWriterOptions) {
+		this.#ticker = ticker;
+		this.#jobId = jobId;
+		this.#options = options;
+	}
+
+	/** Settles when every tick queued so far has. */
+	get idle(): Promise<void> {
+		return this.#queue;
+	}
+
+	/** Queues a tick; `read` is called when its turn comes (null: nothing to write). */
+	write(read: () => { progress: number; stage: string } | null): Promise<void> {
+		const next = this.#queue.then(() => this.#writeNow(read()));
+		this.#queue = next.catch(() => {});
+		return next;
+	}
+
+	async #writeNow(state: { progress: number; stage: string } | null): Promise<void> {
+		if (!state) return;
+		const { stage } = state;
+		const progress = quantize(state.progress);
+		const changed = progress !== this.#written?.progress || stage !== this.#written?.stage;
+		const { now, heartbeatMs, attempt, onStatus } = this.#options;
+		if (!changed && now() - this.#lastWriteAt < heartbeatMs) return;
+		const update: TickUpdate = attempt === undefined ? { progress, stage } : { progress, stage, attempt };
+		const status = await this.#ticker.tick(this.#jobId, update);
+		this.#written = { progress, stage };
+		this.#lastWriteAt = now();
+		onStatus(status, update);
+	}
+}
