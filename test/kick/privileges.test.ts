@@ -73,12 +73,17 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			from pg_proc p join pg_namespace n on n.oid = p.pronamespace
 			where p.prosecdef and n.nspname in ('public', 'supabase_jobs') order by 1`;
 		expect(rows.map((r) => r.fn)).toEqual([
+			'supabase_jobs.broadcast_job_change()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
 			'supabase_jobs.kick_inserted_jobs()',
+			'supabase_jobs.owns_job_topic(text)',
 		]);
 		for (const r of rows) {
 			expect(r.proconfig).toEqual(['search_path=""']);
-			expect([r.anon, r.authenticated]).toEqual([false, false]);
+			// owns_job_topic is the Realtime policy's check (20261130160500_realtime_broadcast.sql):
+			// the policy runs as the joining user, so authenticated must be able to call it.
+			const userCallable = r.fn === 'supabase_jobs.owns_job_topic(text)';
+			expect([r.anon, r.authenticated]).toEqual([false, userCallable]);
 		}
 	});
 });

@@ -25,7 +25,12 @@ export interface RealtimeFixture {
 	/** Every statement the stand-in sent, in order (REST and Realtime). */
 	queries: QueryEvent[];
 	/** A new supabase-js client: the service key, a user's minted token, or anon. */
-	client(as: 'service_role' | 'anon' | { sub: string }): SupabaseClient;
+	client(as: 'service_role' | 'anon' | { sub: string }, options?: { transport?: typeof WebSocket }): SupabaseClient;
+	/** client(), once its Realtime token is set (a fresh client sets it asynchronously). */
+	connect(
+		as: 'service_role' | 'anon' | { sub: string },
+		options?: { transport?: typeof WebSocket },
+	): Promise<SupabaseClient>;
 	/** A user in auth.users with a supabase-js client of their own. */
 	user(): Promise<{ id: string; supabase: SupabaseClient; store: JobStore }>;
 	/** The worker: postgres.js straight to the database as its owner (never through the stand-in). */
@@ -40,12 +45,15 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 	const standin = await createStandin({ databaseUrl: db.url, jwtSecret: JWT_SECRET, onQuery: (e) => queries.push(e) });
 	const clients: SupabaseClient[] = [];
 
-	const client = (as: 'service_role' | 'anon' | { sub: string }): SupabaseClient => {
+	const client = (
+		as: 'service_role' | 'anon' | { sub: string },
+		options: { transport?: typeof WebSocket } = {},
+	): SupabaseClient => {
 		const key = as === 'service_role' ? standin.serviceRoleKey : standin.anonKey;
 		const token = typeof as === 'object' ? standin.mintUserToken(as.sub) : null;
 		const c = createClient(standin.url, key, {
 			// Reconnect quickly after the stand-in restarts (the default backs off up to 10 s).
-			realtime: { transport: WebSocket as never, reconnectAfterMs: () => 100 },
+			realtime: { transport: (options.transport ?? WebSocket) as never, reconnectAfterMs: () => 100 },
 			auth: { persistSession: false, autoRefreshToken: false },
 			...(token ? { accessToken: () => token } : {}),
 		});
@@ -77,9 +85,15 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 		standin,
 		queries,
 		client,
+		async connect(as, options) {
+			const c = client(as, options);
+			await c.realtime.setAuth();
+			return c;
+		},
 		async user() {
 			const { sub } = await createUser(db.sql);
 			const supabase = client({ sub });
+			await supabase.realtime.setAuth();
 			return { id: sub, supabase, store: new JobStore(supabaseAdapter(supabase)) };
 		},
 		worker,
@@ -132,4 +146,43 @@ export function frames<T>() {
 		},
 		until: (n: number) => signal.until(() => got.length >= n),
 	};
+}
+
+/**
+ * A `ws` WebSocket class that records every frame the server sends (text, or
+ * binary decoded as UTF-8: Realtime's binary broadcast frames carry the JSON
+ * payload as text), for checks at the socket level.
+ */
+export function recordingTransport(): { transport: typeof WebSocket; frames: string[] } {
+	const frames: string[] = [];
+	class RecordingWebSocket extends WebSocket {
+		constructor(address: string | URL, protocols?: string | string[]) {
+			super(address, protocols);
+			this.on('message', (data: WebSocket.RawData) => {
+				const parts = Array.isArray(data) ? data : [data];
+				frames.push(Buffer.concat(parts.map((p) => Buffer.from(p as ArrayBuffer))).toString('utf8'));
+			});
+		}
+	}
+	return { transport: RecordingWebSocket as unknown as typeof WebSocket, frames };
+}
+
+/**
+ * Resolves once every Realtime delivery committed before it has been made:
+ * the stand-in delivers in commit order, so a public marker broadcast seen by
+ * `client` proves everything committed earlier was already delivered (or withheld).
+ */
+export async function deliveredSoFar(f: RealtimeFixture, client: SupabaseClient): Promise<void> {
+	const topic = `sync-${Math.random().toString(36).slice(2)}`;
+	const channel = client.channel(topic);
+	const got = new Promise<void>((resolve) => channel.on('broadcast', { event: 'sync' }, () => resolve()));
+	await new Promise<void>((resolve, reject) =>
+		channel.subscribe((status, err) => {
+			if (status === 'SUBSCRIBED') resolve();
+			else if (status !== 'CLOSED') reject(err ?? new Error(status));
+		}),
+	);
+	await f.db.sql`select realtime.send('{}'::jsonb, 'sync', ${topic}, false)`;
+	await got;
+	await client.removeChannel(channel);
 }

@@ -119,7 +119,8 @@ export interface JobListPage {
  * 		const jobs = await store.listRecent(opts);
  * 		return { jobs, nextCursor: jobs.length === opts.limit ? store.cursorOf(jobs.at(-1)!) : null };
  * 	},
- * 	subscribe: (onChange) => store.onChange(onChange),
+ * 	// Over supabase-js: pushed by Realtime (topic jobs:<uid>); elsewhere a poll every 2 s.
+ * 	subscribe: (onChange) => store.subscribeList({ onChange }),
  * };
  */
 export interface JobListSource {

@@ -1,0 +1,171 @@
+/**
+ * Migration 20261130160500_realtime_broadcast.sql in SQL: which writes
+ * broadcast (and which do not), that users' writes broadcast without any
+ * right on realtime.messages, the topic authorization function, privileges,
+ * and that attach stayed cumulative.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { anon, as, createUser, serviceRole, useTestDatabase, type Caller } from '../helpers/db.ts';
+
+const db = await useTestDatabase();
+const sql = db.sql;
+
+beforeAll(async () => {
+	await sql`select supabase_jobs.create_job_table('exports')`;
+});
+
+const messages = async (topic: string) =>
+	(
+		await sql<
+			{ n: number }[]
+		>`select count(*)::int as n from realtime.messages where topic = ${topic} and extension = 'broadcast'`
+	)[0]!.n;
+
+async function enqueue(caller: Caller, kind = 'extract', table = 'jobs'): Promise<string> {
+	return await as(sql, caller, async (tx) => {
+		const [row] = await tx<{ id: string }[]>`select id from public.job_enqueue(${kind}, job_table => ${table})`;
+		return row!.id;
+	});
+}
+
+describe('which writes broadcast', () => {
+	test('insert, and changes of status, progress or stage — not heartbeats, not unchanged ticks', async () => {
+		const user = await createUser(sql);
+		const id = await enqueue(user);
+		const topic = `job:${id}`;
+		expect(await messages(topic)).toBe(1); // enqueue
+		const [claimed] = await sql<{ attempts: number }[]>`select attempts from public.job_claim(${id})`;
+		expect(await messages(topic)).toBe(2);
+		await sql`select public.job_tick(${id})`; // heartbeat only
+		expect(await messages(topic)).toBe(2);
+		await sql`select public.job_tick(${id}, 10, 'pdf')`;
+		expect(await messages(topic)).toBe(3);
+		await sql`select public.job_tick(${id}, 10, 'pdf')`; // nothing a screen shows changed
+		expect(await messages(topic)).toBe(3);
+		await sql`select public.job_tick(${id}, 10, 'table')`;
+		expect(await messages(topic)).toBe(4);
+		await sql`select public.job_succeed(${id}, attempt => ${claimed!.attempts})`;
+		expect(await messages(topic)).toBe(5);
+		// Each went to the owner's list topic too, with the same content.
+		expect(await messages(`jobs:${user.sub}`)).toBe(5);
+		const [last] = await sql<{ payload: Record<string, unknown>; private: boolean; event: string }[]>`
+			select payload, private, event from realtime.messages where topic = ${topic} order by inserted_at desc limit 1`;
+		expect(last).toMatchObject({
+			private: true,
+			event: 'job',
+			payload: { id, status: 'done', progress: 100, job_table: 'jobs' },
+		});
+	});
+
+	test('a rolled-back change broadcasts nothing', async () => {
+		const id = await enqueue(serviceRole);
+		await sql`select public.job_claim(${id})`;
+		const before = await messages(`job:${id}`);
+		await sql
+			.begin(async (tx) => {
+				await tx`select public.job_tick(${id}, 50, 'table')`;
+				throw new Error('roll back');
+			})
+			.catch(() => {});
+		expect(await messages(`job:${id}`)).toBe(before);
+	});
+
+	test("users' inserts and cancels broadcast, though a user may not insert into realtime.messages", async () => {
+		const user = await createUser(sql);
+		await expect(
+			as(
+				sql,
+				user,
+				(tx) =>
+					tx`insert into realtime.messages (topic, extension, payload, event, private) values (${`jobs:${user.sub}`}, 'broadcast', '{}', 'job', true)`,
+			),
+		).rejects.toMatchObject({ code: '42501' });
+		const id = await enqueue(user);
+		await as(sql, user, (tx) => tx`select public.job_cancel(${id})`);
+		expect(await messages(`job:${id}`)).toBe(2);
+		expect(await messages(`jobs:${user.sub}`)).toBe(2);
+	});
+
+	test('a job without an owner goes to its job topic only; other tables name themselves', async () => {
+		const id = await enqueue(serviceRole, 'extract', 'exports');
+		const [row] = await sql<{ payload: { job_table: string; owner_id: string | null } }[]>`
+			select payload from realtime.messages where topic = ${`job:${id}`}`;
+		expect(row!.payload).toMatchObject({ job_table: 'exports', owner_id: null });
+		expect(
+			await sql`select 1 from realtime.messages where topic like 'jobs:%' and payload ->> 'id' = ${id}`,
+		).toHaveLength(0);
+	});
+});
+
+describe('supabase_jobs.owns_job_topic', () => {
+	const owns = (caller: Caller, topic: string) =>
+		as(
+			sql,
+			caller,
+			async (tx) => (await tx<{ ok: boolean }[]>`select supabase_jobs.owns_job_topic(${topic}) as ok`)[0]!.ok,
+		);
+
+	test('a user owns job:<id> of their jobs in any job table and jobs:<their uid>, nothing else', async () => {
+		const alice = await createUser(sql);
+		const bob = await createUser(sql);
+		const inJobs = await enqueue(alice);
+		const inExports = await enqueue(alice, 'extract', 'exports');
+		expect(await owns(alice, `job:${inJobs}`)).toBe(true);
+		expect(await owns(alice, `job:${inExports}`)).toBe(true);
+		expect(await owns(alice, `jobs:${alice.sub}`)).toBe(true);
+		expect(await owns(bob, `job:${inJobs}`)).toBe(false);
+		expect(await owns(bob, `jobs:${alice.sub}`)).toBe(false);
+		for (const topic of [`job:${inJobs.toUpperCase()}`, `job:${inJobs} `, 'job:', 'jobs:', `user:${alice.sub}`, ''])
+			expect(await owns(alice, topic)).toBe(false);
+	});
+
+	test('anon may not call it, and the realtime.messages policy is for authenticated only', async () => {
+		await expect(as(sql, anon, (tx) => tx`select supabase_jobs.owns_job_topic('jobs:x')`)).rejects.toMatchObject({
+			code: '42501',
+		});
+		const [policy] = await sql<{ roles: string[]; cmd: string; qual: string }[]>`
+			select roles, cmd, qual from pg_policies where schemaname = 'realtime' and tablename = 'messages' and policyname = 'supabase_jobs_read_job_topics'`;
+		expect(policy).toMatchObject({ roles: ['authenticated'], cmd: 'SELECT' });
+		expect(policy!.qual).toMatch(/extension = 'broadcast'/);
+		expect(policy!.qual).toMatch(/SELECT supabase_jobs\.owns_job_topic\(\( SELECT realtime\.topic\(\)/);
+	});
+});
+
+describe('privileges and attach', () => {
+	test('the trigger function is SECURITY DEFINER with an empty search_path, executable by nobody else', async () => {
+		const rows = await sql<
+			{ fn: string; definer: boolean; config: string[] | null; anon: boolean; auth: boolean; pub: boolean }[]
+		>`
+			select p.proname as fn, p.prosecdef as definer, p.proconfig as config,
+			       has_function_privilege('anon', p.oid, 'execute') as anon,
+			       has_function_privilege('authenticated', p.oid, 'execute') as auth,
+			       exists (select 1 from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a where a.grantee = 0 and a.privilege_type = 'EXECUTE') as pub
+			  from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+			 where n.nspname = 'supabase_jobs' and p.proname in ('broadcast_job_change', 'owns_job_topic')
+			 order by p.proname`;
+		expect(rows).toEqual([
+			{ fn: 'broadcast_job_change', definer: true, config: ['search_path=""'], anon: false, auth: false, pub: false },
+			{ fn: 'owns_job_topic', definer: true, config: ['search_path=""'], anon: false, auth: true, pub: false },
+		]);
+	});
+
+	test('attach is cumulative: every job table has the base, kick, notify and broadcast triggers', async () => {
+		const rows = await sql<{ t: string; triggers: string[] }[]>`
+			select c.oid::regclass::text as t, array_agg(tg.tgname::text order by tg.tgname) as triggers
+			  from supabase_jobs.job_tables j join pg_class c on c.oid = j.table_name
+			  join pg_trigger tg on tg.tgrelid = c.oid and not tg.tgisinternal
+			 group by c.oid order by 1`;
+		const expected = [
+			'broadcast_changed',
+			'broadcast_inserted',
+			'guard_job',
+			'kick_worker',
+			'notify_inserted',
+			'notify_requeued',
+		];
+		expect(rows).toEqual([
+			{ t: 'exports', triggers: expected },
+			{ t: 'jobs', triggers: expected },
+		]);
+	});
+});

@@ -1,0 +1,222 @@
+/**
+ * Who may hear what: the Realtime Authorization policy of migration
+ * 20261130160500_realtime_broadcast.sql as enforced by the stand-in (the
+ * upstream probe on realtime.messages), REST visibility through RLS, and the
+ * contents of every frame at the socket level.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RealtimeChannel } from '@supabase/supabase-js';
+import { describe, expect, test } from 'vitest';
+import { JobNotFoundError } from '../../src/lib/errors.ts';
+import { deliveredSoFar, frames, realtimeStatuses, recordingTransport, useRealtimeFixture } from './helpers.ts';
+
+const f = await useRealtimeFixture();
+
+/** The columns a broadcast may carry, and nothing else. */
+const SCREEN_COLUMNS = [
+	'attempts',
+	'created_at',
+	'error',
+	'error_code',
+	'finished_at',
+	'id',
+	'job_table',
+	'kind',
+	'locale',
+	'max_attempts',
+	'owner_id',
+	'progress',
+	'result_id',
+	'stage',
+	'started_at',
+	'status',
+	'updated_at',
+];
+
+function join(channel: RealtimeChannel): Promise<{ status: string; err?: Error }> {
+	return new Promise((resolve) =>
+		channel.subscribe((status, err) => {
+			if (status !== 'CLOSED') resolve({ status, err });
+		}),
+	);
+}
+
+/** Runs a job of `ownerId` from enqueue to done through the worker, ticking twice. */
+async function runJob(
+	ownerId: string,
+	kind: string,
+	input: { params?: Record<string, unknown>; payload?: string } = {},
+) {
+	const job = await f.worker.enqueue(kind, { ...input, ownerId });
+	const claimed = (await f.worker.claim(job.id))!;
+	await f.worker.tick(job.id, { progress: 30, stage: 'table', attempt: claimed.attempts });
+	await f.worker.tick(job.id, { progress: 70, stage: 'reading', attempt: claimed.attempts });
+	await f.worker.succeed(job.id, { attempt: claimed.attempts });
+	return job;
+}
+
+describe('Realtime authorization of job topics', () => {
+	test("user B cannot join user A's job topic or A's list topic (join refused), but joins their own", async () => {
+		const a = await f.user();
+		const b = await f.user();
+		const job = await a.store.enqueue('private');
+		const own = await b.store.enqueue('mine');
+
+		const theirs = await join(b.supabase.channel(`job:${job.id}`, { config: { private: true } }));
+		expect(theirs.status).toBe('CHANNEL_ERROR');
+		expect(theirs.err?.message).toBe(
+			`Unauthorized: You do not have permissions to read from this Channel topic: job:${job.id}`,
+		);
+		const theirList = await join(b.supabase.channel(`jobs:${a.id}`, { config: { private: true } }));
+		expect(theirList.status).toBe('CHANNEL_ERROR');
+
+		expect((await join(b.supabase.channel(`job:${own.id}`, { config: { private: true } }))).status).toBe('SUBSCRIBED');
+		expect((await join(b.supabase.channel(`jobs:${b.id}`, { config: { private: true } }))).status).toBe('SUBSCRIBED');
+		await b.supabase.removeAllChannels();
+	});
+
+	test("user B cannot see A's job through REST: job_get answers 404 and a table select returns no rows", async () => {
+		const a = await f.user();
+		const b = await f.user();
+		const job = await a.store.enqueue('private');
+
+		await expect(b.store.get(job.id)).rejects.toBeInstanceOf(JobNotFoundError);
+		const rpc = await b.supabase.rpc('job_get', { id: job.id });
+		expect(rpc.status).toBe(404);
+		expect(rpc.error?.code).toBe('PT404');
+		const select = await b.supabase.from('jobs').select('*').eq('id', job.id);
+		expect(select.error).toBeNull();
+		expect(select.data).toEqual([]);
+		// A sees it both ways (the checks above could not pass by being broken).
+		expect((await a.supabase.from('jobs').select('id').eq('id', job.id)).data).toEqual([{ id: job.id }]);
+
+		const rt = realtimeStatuses();
+		await expect(
+			(async () => {
+				for await (const j of b.store.watch(job.id, { onRealtime: rt.onRealtime })) void j;
+			})(),
+		).rejects.toBeInstanceOf(JobNotFoundError);
+		expect(rt.seen).toEqual([]);
+		expect(b.supabase.getChannels()).toEqual([]);
+	});
+
+	test("user B never receives A's broadcasts, whatever B joins", async () => {
+		const a = await f.user();
+		const recording = recordingTransport();
+		const b = await f.user();
+		const bSocket = await f.connect({ sub: b.id }, { transport: recording.transport });
+		const kind = `a-secret-${randomUUID().slice(0, 8)}`;
+		const aJob = await f.worker.enqueue(kind, { ownerId: a.id });
+
+		const heard: unknown[] = [];
+		// B's own topics, and A's job topic as a PUBLIC channel (no authorization needed to join it).
+		const channels = [
+			bSocket.channel(`jobs:${b.id}`, { config: { private: true } }),
+			bSocket.channel(`job:${aJob.id}`),
+		];
+		for (const ch of channels) {
+			ch.on('broadcast', { event: 'job' }, (m) => heard.push(m));
+			expect((await join(ch)).status).toBe('SUBSCRIBED');
+		}
+		const claimed = (await f.worker.claim(aJob.id))!;
+		await f.worker.tick(aJob.id, { progress: 50, stage: 'table', attempt: claimed.attempts });
+		await f.worker.succeed(aJob.id, { attempt: claimed.attempts });
+		await runJob(a.id, kind);
+		// A positive control on the same socket: B hears B's own job.
+		const bJob = await runJob(b.id, 'b-own');
+		await deliveredSoFar(f, bSocket);
+
+		expect(heard.length).toBeGreaterThan(0);
+		expect(heard.every((m) => (m as { payload: { owner_id: string } }).payload.owner_id === b.id)).toBe(true);
+		expect(heard.some((m) => (m as { payload: { id: string } }).payload.id === bJob.id)).toBe(true);
+		expect(recording.frames.filter((frame) => frame.includes(kind))).toEqual([]);
+		await bSocket.removeAllChannels();
+	});
+
+	test('anon receives nothing: private joins are refused and public channels of job topics stay silent', async () => {
+		const a = await f.user();
+		const recording = recordingTransport();
+		const anon = await f.connect('anon', { transport: recording.transport });
+		const kind = `anon-secret-${randomUUID().slice(0, 8)}`;
+		const job = await f.worker.enqueue(kind, { ownerId: a.id });
+
+		for (const topic of [`job:${job.id}`, `jobs:${a.id}`]) {
+			const refused = anon.channel(topic, { config: { private: true } });
+			expect((await join(refused)).status).toBe('CHANNEL_ERROR');
+			// realtime-js hands back the same channel object for a topic: leave it before joining again.
+			await anon.removeChannel(refused);
+		}
+		const heard: unknown[] = [];
+		for (const topic of [`job:${job.id}`, `jobs:${a.id}`]) {
+			const ch = anon.channel(topic);
+			ch.on('broadcast', { event: 'job' }, (m) => heard.push(m));
+			expect((await join(ch)).status).toBe('SUBSCRIBED');
+		}
+		const claimed = (await f.worker.claim(job.id))!;
+		await f.worker.succeed(job.id, { attempt: claimed.attempts });
+		await deliveredSoFar(f, anon);
+
+		expect(heard).toEqual([]);
+		expect(recording.frames.filter((frame) => frame.includes(kind))).toEqual([]);
+		await anon.removeAllChannels();
+	});
+
+	test('payload and params never appear in any Realtime frame, not even to the owner', async () => {
+		const recording = recordingTransport();
+		const a = await f.user();
+		const owner = await f.connect({ sub: a.id }, { transport: recording.transport });
+		const secretParams = `PARAMS-${randomUUID()}`;
+		const secretPayload = `PAYLOAD-${randomUUID()}`;
+		const payloadHex = Buffer.from(secretPayload, 'utf8').toString('hex');
+
+		const list = owner.channel(`jobs:${a.id}`, { config: { private: true } });
+		const messages = frames<Record<string, unknown>>();
+		list.on('broadcast', { event: 'job' }, (m) => messages.push(m.payload as Record<string, unknown>));
+		expect((await join(list)).status).toBe('SUBSCRIBED');
+
+		const job = await f.worker.enqueue('extract', {
+			ownerId: a.id,
+			params: { filename: 'tender.pdf', secret: secretParams },
+			payload: secretPayload,
+		});
+		const claimed = (await f.worker.claim(job.id))!;
+		expect(claimed.payload).not.toBeNull(); // the payload is there to leak
+		await f.worker.tick(job.id, { progress: 50, stage: 'table', attempt: claimed.attempts });
+		await f.worker.succeed(job.id, { attempt: claimed.attempts });
+		await messages.until(4); // queued, running, 50 %, done
+		await deliveredSoFar(f, owner);
+
+		expect(messages.got.map((m) => m.status)).toEqual(['queued', 'running', 'running', 'done']);
+		for (const m of messages.got) expect(Object.keys(m).sort()).toEqual(SCREEN_COLUMNS);
+		const mentioning = recording.frames.filter((frame) => frame.includes(job.id));
+		expect(mentioning.length).toBeGreaterThanOrEqual(4); // the frames were captured
+		for (const secret of [secretParams, secretPayload, payloadHex, 'tender.pdf'])
+			expect(recording.frames.filter((frame) => frame.includes(secret))).toEqual([]);
+		// ...nor in what the database stored for Realtime to send.
+		const stored = await f.db.sql<{ payload: Record<string, unknown> }[]>`
+			select payload from realtime.messages where topic in (${`job:${job.id}`}, ${`jobs:${a.id}`}) and extension = 'broadcast'`;
+		expect(stored.length).toBe(8); // 4 changes x 2 topics
+		for (const row of stored) expect(Object.keys(row.payload).sort()).toEqual(SCREEN_COLUMNS);
+		await owner.removeAllChannels();
+	});
+});
+
+describe('what a user may not do on job topics', () => {
+	test('nobody broadcasts on a job topic from a client: no write policy, so a forged progress is refused', async () => {
+		const a = await f.user();
+		const job = await a.store.enqueue('forgery');
+		const watcher = await f.connect({ sub: a.id });
+		const heard: unknown[] = [];
+		const ch = watcher.channel(`job:${job.id}`, { config: { private: true, broadcast: { ack: true, self: true } } });
+		ch.on('broadcast', { event: 'job' }, (m) => heard.push(m));
+		expect((await join(ch)).status).toBe('SUBSCRIBED');
+		const sent = await ch.send(
+			{ type: 'broadcast', event: 'job', payload: { id: job.id, status: 'done', progress: 100 } },
+			{ timeout: 1000 },
+		);
+		await deliveredSoFar(f, watcher);
+		expect(sent).not.toBe('ok');
+		expect(heard).toEqual([]);
+		await watcher.removeAllChannels();
+	});
+});
