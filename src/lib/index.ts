@@ -129,3 +129,10 @@ export { parseKickRequest, type KickRequest } from './worker/kick-request.ts';
 export { bearerChecker, timingSafeEqualText } from './worker/bearer-secret.ts';
 export type { JobOutcome } from './worker/job-runner.ts';
 export type { WorkerLogger } from './worker/logger.ts';
+
+// Realtime: JobStore.watch and subscribeList use it when the adapter has it.
+export type { SubscribeListOptions } from './store/job-store.ts';
+export type { JobSummary } from './store/job-summary.ts';
+export type { JobRealtimeCapability, JobTopicListener, JobTopicStatus, JobTopicSubscription } from './store/adapter.ts';
+export { supabaseRealtime } from './adapters/supabase-realtime.ts';
+export type { SupabaseRealtimeClient, SupabaseChannelLike } from './adapters/supabase-realtime.ts';
