@@ -109,6 +109,15 @@ describe('summary and language', () => {
 		expect(summarise('Only one.', countTerms('Only one.'), 3)).toBe('Only one.');
 	});
 
+	it('never repeats a sentence, even one the document repeats', () => {
+		const text =
+			Array.from({ length: 5 }, () => 'Tenders need prices and delivery.').join(' ') +
+			' Prices matter. Lunch was late.';
+		const summary = summarise(text, countTerms(text), 3);
+		expect(summary.match(/Tenders need prices and delivery\./g)).toHaveLength(1);
+		expect(summary).toContain('Prices matter.');
+	});
+
 	it('tells English from Portuguese', () => {
 		expect(guessLanguage('The contract is for the delivery of the materials to the site.')).toBe('en');
 		expect(guessLanguage('O contrato é para a entrega dos materiais na obra, que fica em Lisboa.')).toBe('pt');

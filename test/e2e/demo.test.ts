@@ -105,6 +105,7 @@ describe('the demo in a browser', () => {
 		const keywords = await page.locator('[data-testid=keywords] li').allTextContents();
 		expect(keywords).toEqual(expect.arrayContaining(['delivery', 'prices']));
 		expect((await page.locator('[data-testid=summary]').textContent())?.length).toBeGreaterThan(20);
+		expect(await page.locator('main').textContent(), 'every figure renders as a figure').not.toContain('[object');
 		shots.push(await snap(page, '04-result'));
 		await page.close();
 	});

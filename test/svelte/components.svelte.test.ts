@@ -57,6 +57,20 @@ describe('JobProgress fed raw rows', () => {
 	});
 });
 
+describe('JobProgress stage labels', () => {
+	it('reads the stage as people would, in text and aria-valuetext', () => {
+		const labels: Record<string, string> = { analyse: 'Analysing' };
+		app = mount(JobProgress, {
+			target: host(),
+			props: { job: snap({ progress: 33, stage: 'analyse' }), stageLabel: (s: string) => labels[s] ?? s },
+		});
+		flushSync();
+		expect(target.querySelector('[role="progressbar"]')!.getAttribute('aria-valuetext')).toBe('Analysing');
+		expect(target.textContent).toContain('Analysing');
+		expect(target.textContent).not.toContain('analyse');
+	});
+});
+
 describe('JobStatusBadge', () => {
 	const cases: [JobSnapshotStatus, string, boolean][] = [
 		['queued', 'Queued', false],

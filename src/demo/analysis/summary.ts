@@ -22,8 +22,17 @@ export function summarise(text: string, counts: TermCounts, maxSentences = 3): s
 		const weight = terms.reduce((sum, t) => sum + (counts.get(t) ?? 0), 0);
 		return { index, s, score: terms.length ? weight / Math.sqrt(terms.length) : 0 };
 	});
-	return scored
+	// A sentence repeated across the document would otherwise win every slot.
+	const seen = new Set<string>();
+	const unique = scored
 		.sort((a, b) => b.score - a.score || a.index - b.index)
+		.filter((x) => {
+			const key = x.s.trim().toLowerCase();
+			if (seen.has(key)) return false;
+			seen.add(key);
+			return true;
+		});
+	return unique
 		.slice(0, maxSentences)
 		.sort((a, b) => a.index - b.index)
 		.map((x) => x.s)

@@ -135,7 +135,7 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 				const [row] = await s<{ id: string }[]>`
 						insert into public.document_analyses (owner_id, job_id, filename, stats, summary, keywords)
 						values (${job.ownerId}, ${job.id}, ${params.filename},
-						        ${s.json({ ...report.stats, chunks: report.chunks } as unknown as postgres.JSONValue)},
+						        ${s.json({ ...report.stats, perChunk: report.chunks } as unknown as postgres.JSONValue)},
 						        ${report.summary}, ${report.keywords})
 						returning id`;
 				return row!.id;
