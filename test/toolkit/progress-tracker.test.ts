@@ -315,3 +315,27 @@ describe('ProgressTracker: the bar that does not lie', () => {
 		expect(() => setup({ intervalMs: 0 })).toThrow(RangeError);
 	});
 });
+
+describe('ProgressTracker: no tick after the phase settles', () => {
+	it('an interval tick in flight when the work resolves does not re-arm the timer, so nothing lands after run() returns', async () => {
+		const { clock, ticker, tracker } = setup();
+		const work = deferred<string>();
+		const run = tracker.run('table', () => work.promise);
+		await ticker.waitForCalls(1);
+		// A slow round trip: the interval tick is still in flight when the work resolves.
+		const slow = deferred();
+		ticker.hold = slow.promise;
+		await clock.fireNext();
+		await ticker.waitForCalls(2);
+		work.resolve('the table');
+		const finalTick = deferred();
+		ticker.hold = finalTick.promise;
+		slow.resolve();
+		await ticker.waitForCalls(3); // run()'s own closing tick, the bar at the phase's end
+		expect(ticker.calls.at(-1)!.progress).toBe(100);
+		expect(clock.pendingTimers, 'no interval timer is armed while the closing tick is in flight').toBe(0);
+		finalTick.resolve();
+		expect(await run).toBe('the table');
+		expect(ticker.calls).toHaveLength(3);
+	});
+});

@@ -67,6 +67,8 @@ interface ActivePhase {
 	startedAt: number;
 	reported: number | null;
 	controller: AbortController;
+	/** The work settled: no interval tick may start (or re-arm) after this. */
+	settled: boolean;
 }
 
 /**
@@ -199,6 +201,7 @@ export class ProgressTracker {
 			startedAt: this.#now(),
 			reported: null,
 			controller,
+			settled: false,
 		};
 		const runStart = active.startedAt;
 		this.#active = active;
@@ -217,8 +220,15 @@ export class ProgressTracker {
 				typeof work === 'function' ? Promise.resolve().then(() => work(controller.signal)) : Promise.resolve(work);
 			running.catch(() => {}); // abandoned when interrupted
 			this.#schedule();
-			const value = await Promise.race([running, aborted]);
-			this.#timers.clearTimeout(this.#timer);
+			let value: T;
+			try {
+				value = await Promise.race([running, aborted]);
+			} finally {
+				// An interval tick already in flight must not re-arm the timer: a tick
+				// after run() returns could land on top of succeed().
+				active.settled = true;
+				this.#timers.clearTimeout(this.#timer);
+			}
 			await Promise.race([this.#writer.idle, aborted]); // a tick in flight may still say "cancelled"
 			this.#timings[phase] = {
 				seconds: (this.#now() - active.startedAt) / 1000,
@@ -306,7 +316,7 @@ export class ProgressTracker {
 	#schedule(): void {
 		this.#timer = this.#timers.setTimeout(() => {
 			const active = this.#active;
-			if (!active || active.controller.signal.aborted) return;
+			if (!active || active.settled || active.controller.signal.aborted) return;
 			const estimate =
 				active.reported !== null
 					? active.span.start + (active.span.end - active.span.start) * active.reported
@@ -314,7 +324,7 @@ export class ProgressTracker {
 			this.#raise(estimate);
 			this.#tick().then(
 				() => {
-					if (this.#active === active && !active.controller.signal.aborted) this.#schedule();
+					if (this.#active === active && !active.settled && !active.controller.signal.aborted) this.#schedule();
 				},
 				(e) => active.controller.abort(e),
 			);
