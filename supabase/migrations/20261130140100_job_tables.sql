@@ -222,15 +222,60 @@ comment on function supabase_jobs.guard_job() is
 revoke all on function supabase_jobs.guard_job() from public;
 
 -- ---------------------------------------------------------------------------
--- Per-table triggers, policies and grants. Idempotent: later migrations replace
--- this function and re-run it over the registry.
+-- Per-table triggers, policies and grants, as a list of installers. Each later
+-- migration that adds per-table behaviour registers its own installer with
+-- supabase_jobs.add_attachment (which also runs it over the existing tables),
+-- so no migration restates what another installed. Every installer is
+-- idempotent (drop ... if exists, then create), so attach() is a repair too.
+create table supabase_jobs.attachments (
+  name text primary key,
+  install regprocedure not null,
+  run_order integer not null unique
+);
+comment on table supabase_jobs.attachments is
+  'Installers run by supabase_jobs.attach(tbl) for every job table, in run_order order: each a function (tbl regclass) returns void.';
+alter table supabase_jobs.attachments enable row level security;
+create policy attachments_readable on supabase_jobs.attachments for select to service_role using (true);
+grant select on supabase_jobs.attachments to service_role;
+
 create function supabase_jobs.attach(tbl regclass)
 returns void
 language plpgsql
 set search_path = ''
 as $$
 declare
-  name text := (select c.relname from pg_catalog.pg_class c where c.oid = tbl);
+  installer regprocedure;
+begin
+  for installer in select a.install from supabase_jobs.attachments a order by a.run_order loop
+    execute format('select %s($1)', installer::oid::regproc) using tbl;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.attach(regclass) is
+  'Installs (or repairs) every per-table trigger, policy and grant on a job table: runs each installer in supabase_jobs.attachments.';
+revoke all on function supabase_jobs.attach(regclass) from public;
+
+create function supabase_jobs.add_attachment(name text, install regprocedure, run_order integer)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  insert into supabase_jobs.attachments (name, install, run_order) values (name, install, run_order)
+  on conflict on constraint attachments_pkey do update set install = excluded.install, run_order = excluded.run_order;
+  perform supabase_jobs.attach(t.table_name) from supabase_jobs.job_tables t;
+end
+$$;
+comment on function supabase_jobs.add_attachment(text, regprocedure, integer) is
+  'Registers a per-table installer and re-attaches every registered job table, so new behaviour reaches the tables that already exist.';
+revoke all on function supabase_jobs.add_attachment(text, regprocedure, integer) from public;
+
+-- The base: the state-machine guard, RLS with owner policies, and the grants.
+create function supabase_jobs.attach_base(tbl regclass)
+returns void
+language plpgsql
+set search_path = ''
+as $$
 begin
   execute format('drop trigger if exists guard_job on %s', tbl);
   execute format('create trigger guard_job before insert or update on %s for each row execute function supabase_jobs.guard_job()', tbl);
@@ -248,10 +293,10 @@ begin
   execute format('grant insert (kind, params, payload, max_attempts, locale) on %s to authenticated', tbl);
   execute format('grant update (status, error) on %s to authenticated', tbl);
   execute format('grant select, insert, update, delete on %s to service_role', tbl);
-  perform name;
 end
 $$;
-revoke all on function supabase_jobs.attach(regclass) from public;
+revoke all on function supabase_jobs.attach_base(regclass) from public;
+select supabase_jobs.add_attachment('base', 'supabase_jobs.attach_base(regclass)', 0);
 
 -- ---------------------------------------------------------------------------
 -- The one definition of a job table.

@@ -35,9 +35,8 @@
 --   * the migration applies with or without pg_cron and is idempotent:
 --     cron.schedule with an existing name replaces that schedule;
 --   * tunables live in supabase_jobs.settings (one row), not in the schedules.
--- Breaking: no. Replaces supabase_jobs.attach (adds the kick_worker trigger; the
--- previous triggers, policies and grants are unchanged) and re-runs it over
--- every registered job table.
+-- Breaking: no. Registers the attach_kick installer (the kick_worker trigger),
+-- which add_attachment also runs over every registered job table.
 
 -- ---------------------------------------------------------------------------
 -- Settings: one row, changed by service_role or the owner.
@@ -303,35 +302,17 @@ comment on function supabase_jobs.install_schedules() is
 revoke all on function supabase_jobs.install_schedules() from public, anon, authenticated;
 
 -- ---------------------------------------------------------------------------
--- Per-table triggers, policies and grants: the previous attach plus kick_worker.
-create or replace function supabase_jobs.attach(tbl regclass)
+-- Per job table: kick_worker (one request per insert statement and kind).
+create function supabase_jobs.attach_kick(tbl regclass)
 returns void
 language plpgsql
 set search_path = ''
 as $$
 begin
-  execute format('drop trigger if exists guard_job on %s', tbl);
-  execute format('create trigger guard_job before insert or update on %s for each row execute function supabase_jobs.guard_job()', tbl);
-
   execute format('drop trigger if exists kick_worker on %s', tbl);
   execute format('create trigger kick_worker after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.kick_inserted_jobs()', tbl);
-
-  execute format('alter table %s enable row level security', tbl);
-  execute format('drop policy if exists owner_reads on %s', tbl);
-  execute format('create policy owner_reads on %s for select to authenticated using (owner_id = (select auth.uid()))', tbl);
-  execute format('drop policy if exists owner_enqueues on %s', tbl);
-  execute format('create policy owner_enqueues on %s for insert to authenticated with check (owner_id = (select auth.uid()))', tbl);
-  execute format('drop policy if exists owner_cancels on %s', tbl);
-  execute format('create policy owner_cancels on %s for update to authenticated using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()))', tbl);
-
-  execute format('revoke all on %s from public, anon, authenticated', tbl);
-  execute format('grant select on %s to authenticated', tbl);
-  execute format('grant insert (kind, params, payload, max_attempts, locale) on %s to authenticated', tbl);
-  execute format('grant update (status, error) on %s to authenticated', tbl);
-  execute format('grant select, insert, update, delete on %s to service_role', tbl);
 end
 $$;
-revoke all on function supabase_jobs.attach(regclass) from public;
-
-select supabase_jobs.attach(t.table_name) from supabase_jobs.job_tables t;
+revoke all on function supabase_jobs.attach_kick(regclass) from public;
+select supabase_jobs.add_attachment('kick', 'supabase_jobs.attach_kick(regclass)', 10);
 select supabase_jobs.install_schedules();

@@ -21,10 +21,8 @@
 --   * a rolled-back insert or requeue notifies nobody (NOTIFY is transactional);
 --   * the trigger functions are SECURITY INVOKER with search_path = '' and do
 --     nothing but pg_notify: a user enqueueing through RLS may run them.
--- Breaking: no. Replaces supabase_jobs.attach with the kick-path version
--- (20261130150500_kick_path.sql: guard_job, kick_worker, policies, grants — all
--- kept unchanged) plus the two notify triggers, and re-runs it over every
--- registered job table.
+-- Breaking: no. Registers the attach_notify installer (the two notify
+-- triggers), which add_attachment also runs over every registered job table.
 
 create function supabase_jobs.notify_inserted_jobs()
 returns trigger
@@ -75,39 +73,18 @@ revoke all on function supabase_jobs.notify_requeued_job() from public, anon;
 grant execute on function supabase_jobs.notify_requeued_job() to authenticated, service_role;
 
 -- ---------------------------------------------------------------------------
--- Per-table triggers, policies and grants: the kick-path attach plus the notify triggers.
-create or replace function supabase_jobs.attach(tbl regclass)
+-- Per job table: the NOTIFY triggers (insert, requeue).
+create function supabase_jobs.attach_notify(tbl regclass)
 returns void
 language plpgsql
 set search_path = ''
 as $$
 begin
-  execute format('drop trigger if exists guard_job on %s', tbl);
-  execute format('create trigger guard_job before insert or update on %s for each row execute function supabase_jobs.guard_job()', tbl);
-
-  execute format('drop trigger if exists kick_worker on %s', tbl);
-  execute format('create trigger kick_worker after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.kick_inserted_jobs()', tbl);
-
   execute format('drop trigger if exists notify_inserted on %s', tbl);
   execute format('create trigger notify_inserted after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.notify_inserted_jobs()', tbl);
   execute format('drop trigger if exists notify_requeued on %s', tbl);
   execute format('create trigger notify_requeued after update of status on %s for each row when (old.status = ''running'' and new.status = ''queued'') execute function supabase_jobs.notify_requeued_job()', tbl);
-
-  execute format('alter table %s enable row level security', tbl);
-  execute format('drop policy if exists owner_reads on %s', tbl);
-  execute format('create policy owner_reads on %s for select to authenticated using (owner_id = (select auth.uid()))', tbl);
-  execute format('drop policy if exists owner_enqueues on %s', tbl);
-  execute format('create policy owner_enqueues on %s for insert to authenticated with check (owner_id = (select auth.uid()))', tbl);
-  execute format('drop policy if exists owner_cancels on %s', tbl);
-  execute format('create policy owner_cancels on %s for update to authenticated using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()))', tbl);
-
-  execute format('revoke all on %s from public, anon, authenticated', tbl);
-  execute format('grant select on %s to authenticated', tbl);
-  execute format('grant insert (kind, params, payload, max_attempts, locale) on %s to authenticated', tbl);
-  execute format('grant update (status, error) on %s to authenticated', tbl);
-  execute format('grant select, insert, update, delete on %s to service_role', tbl);
 end
 $$;
-revoke all on function supabase_jobs.attach(regclass) from public;
-
-select supabase_jobs.attach(t.table_name) from supabase_jobs.job_tables t;
+revoke all on function supabase_jobs.attach_notify(regclass) from public;
+select supabase_jobs.add_attachment('notify', 'supabase_jobs.attach_notify(regclass)', 20);

@@ -44,10 +44,8 @@
 --   * clients must subscribe with `private: true` (public channels never see
 --     these messages) and re-read the row once SUBSCRIBED: changes committed
 --     before the join are not replayed.
--- Breaking: no. Replaces supabase_jobs.attach with the cumulative version —
--- base (guard_job, RLS policies, grants), kick path (kick_worker), notify
--- (notify_inserted, notify_requeued), all unchanged — plus the two broadcast
--- triggers, and re-runs it over every registered job table.
+-- Breaking: no. Registers the attach_broadcast installer (the two broadcast
+-- triggers), which add_attachment also runs over every registered job table.
 
 -- ---------------------------------------------------------------------------
 -- The trigger function: one message, to the job's topic and its owner's.
@@ -140,46 +138,20 @@ create policy supabase_jobs_read_job_topics on realtime.messages
   );
 
 -- ---------------------------------------------------------------------------
--- Per-table triggers, policies and grants: the notify attach plus the broadcast triggers.
-create or replace function supabase_jobs.attach(tbl regclass)
+-- Per job table: the broadcast triggers (insert; status/progress/stage changes).
+create function supabase_jobs.attach_broadcast(tbl regclass)
 returns void
 language plpgsql
 set search_path = ''
 as $$
 begin
-  execute format('drop trigger if exists guard_job on %s', tbl);
-  execute format('create trigger guard_job before insert or update on %s for each row execute function supabase_jobs.guard_job()', tbl);
-
-  execute format('drop trigger if exists kick_worker on %s', tbl);
-  execute format('create trigger kick_worker after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.kick_inserted_jobs()', tbl);
-
-  execute format('drop trigger if exists notify_inserted on %s', tbl);
-  execute format('create trigger notify_inserted after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.notify_inserted_jobs()', tbl);
-  execute format('drop trigger if exists notify_requeued on %s', tbl);
-  execute format('create trigger notify_requeued after update of status on %s for each row when (old.status = ''running'' and new.status = ''queued'') execute function supabase_jobs.notify_requeued_job()', tbl);
-
   -- No UPDATE OF column list: guard_job (BEFORE) derives progress and stage
   -- from the status, and UPDATE OF only sees the statement's SET list.
   execute format('drop trigger if exists broadcast_inserted on %s', tbl);
   execute format('create trigger broadcast_inserted after insert on %s for each row execute function supabase_jobs.broadcast_job_change()', tbl);
   execute format('drop trigger if exists broadcast_changed on %s', tbl);
   execute format('create trigger broadcast_changed after update on %s for each row when (old.status is distinct from new.status or old.progress is distinct from new.progress or old.stage is distinct from new.stage) execute function supabase_jobs.broadcast_job_change()', tbl);
-
-  execute format('alter table %s enable row level security', tbl);
-  execute format('drop policy if exists owner_reads on %s', tbl);
-  execute format('create policy owner_reads on %s for select to authenticated using (owner_id = (select auth.uid()))', tbl);
-  execute format('drop policy if exists owner_enqueues on %s', tbl);
-  execute format('create policy owner_enqueues on %s for insert to authenticated with check (owner_id = (select auth.uid()))', tbl);
-  execute format('drop policy if exists owner_cancels on %s', tbl);
-  execute format('create policy owner_cancels on %s for update to authenticated using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()))', tbl);
-
-  execute format('revoke all on %s from public, anon, authenticated', tbl);
-  execute format('grant select on %s to authenticated', tbl);
-  execute format('grant insert (kind, params, payload, max_attempts, locale) on %s to authenticated', tbl);
-  execute format('grant update (status, error) on %s to authenticated', tbl);
-  execute format('grant select, insert, update, delete on %s to service_role', tbl);
 end
 $$;
-revoke all on function supabase_jobs.attach(regclass) from public;
-
-select supabase_jobs.attach(t.table_name) from supabase_jobs.job_tables t;
+revoke all on function supabase_jobs.attach_broadcast(regclass) from public;
+select supabase_jobs.add_attachment('broadcast', 'supabase_jobs.attach_broadcast(regclass)', 30);

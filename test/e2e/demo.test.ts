@@ -70,7 +70,7 @@ describe('the demo in a browser', () => {
 		await page.waitForFunction(() => {
 			const bar = document.querySelector('[data-testid=job] [role=progressbar]');
 			const v = Number(bar?.getAttribute('aria-valuenow'));
-			return bar?.getAttribute('aria-valuetext') === 'analyse' && v > 5 && v < 90;
+			return bar?.getAttribute('aria-valuetext') === 'Analysing' && v > 5 && v < 90;
 		});
 		shots.push(await snap(page, '02-job-running'));
 
@@ -84,7 +84,7 @@ describe('the demo in a browser', () => {
 		expect(values).toEqual([...values].sort((a, b) => a - b));
 		expect(new Set(values.filter((v) => v > 0 && v < 100)).size).toBeGreaterThanOrEqual(3);
 		expect(values.at(-1)).toBe(100);
-		expect(seen.map((f) => f.text)).toContain('analyse');
+		expect(seen.map((f) => f.text)).toContain('Analysing');
 		expect(seen.map((f) => f.status)).toContain('running');
 
 		// The worker ran the three phases on this file and recorded their timings.
@@ -116,7 +116,7 @@ describe('the demo in a browser', () => {
 		await recordFrames(page);
 		await page.waitForFunction(() => {
 			const bar = document.querySelector('[data-testid=job] [role=progressbar]');
-			return bar?.getAttribute('aria-valuetext') === 'analyse' && Number(bar.getAttribute('aria-valuenow')) > 2;
+			return bar?.getAttribute('aria-valuetext') === 'Analysing' && Number(bar.getAttribute('aria-valuenow')) > 2;
 		});
 		shots.push(await snap(page, '05-before-cancel'));
 
