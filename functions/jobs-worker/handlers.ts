@@ -6,32 +6,10 @@
  */
 import { z } from 'npm:zod@^4';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
+import { delay } from '../../src/lib/toolkit/delay.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
 import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
-
-/**
- * Waits `ms`, or rejects with the signal's reason as soon as it aborts.
- *
- * @example
- * ```ts
- * await sleep(250, signal);
- * ```
- */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve, reject) => {
-		if (signal.aborted) return reject(signal.reason);
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(signal.reason);
-		};
-		const timer = setTimeout(() => {
-			signal.removeEventListener('abort', onAbort);
-			resolve();
-		}, ms);
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
-}
 
 /**
  * A demo kind whose work is nothing but time: `steps` sleeps of `stepMs`,
@@ -69,7 +47,7 @@ export const sleepStepsHandler = defineJobHandler(
 		// writes together with the heartbeat and the "was it cancelled?" check.
 		await tracker.run('steps', async (signal) => {
 			for (let i = 0; i < params.steps; i++) {
-				await sleep(params.stepMs, signal);
+				await delay(params.stepMs, signal);
 				await tracker.report('steps', { done: (i + 1) / params.steps });
 			}
 		});

@@ -89,6 +89,7 @@ export { StageStore, type StageStoreOptions, type StageFinish } from './store/st
 // The worker toolkit.
 export { runCancellable, type RunCancellableOptions } from './toolkit/run-cancellable.ts';
 export { StopFlag } from './toolkit/stop-flag.ts';
+export { delay } from './toolkit/delay.ts';
 export {
 	PhasePlan,
 	type PhaseSpan,

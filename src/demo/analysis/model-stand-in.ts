@@ -5,6 +5,7 @@
  * It honours the AbortSignal exactly as a fetch to a model would, so a cancel
  * stops it mid-wait. Length: DEMO_MODEL_MS (default {@link DEFAULT_MODEL_MS}).
  */
+import { delay } from '../../lib/toolkit/delay.ts';
 
 /** Milliseconds per chunk when DEMO_MODEL_MS is not set. */
 export const DEFAULT_MODEL_MS = 300;
@@ -31,16 +32,5 @@ export function modelDelayMs(value: string | undefined): number {
  * await modelCallStandIn(300, signal);
  */
 export function modelCallStandIn(ms: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve, reject) => {
-		if (signal.aborted) return reject(signal.reason);
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(signal.reason);
-		};
-		const timer = setTimeout(() => {
-			signal.removeEventListener('abort', onAbort);
-			resolve();
-		}, ms);
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
+	return delay(ms, signal);
 }

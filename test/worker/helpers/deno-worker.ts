@@ -3,26 +3,17 @@
  * package), exactly as `deno run -A` would run it locally, and follows its
  * output line by line so tests can wait on what it logs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startChild } from '../../../src/local/demo/processes.ts';
+import { freePort } from '../../../src/local/postgres/embedded.ts';
+
+export { freePort };
 
 export const WORKER_SECRET = 'test-jobs-worker-secret-0123456789';
 export const FUNCTION_ENTRY = 'functions/jobs-worker/index.ts';
 /** The same worker plus test-only kinds (one that exits its process, one that ignores its signal). */
 export const TEST_ENTRY = 'test/worker/fixtures/test-worker.ts';
-
-export async function freePort(): Promise<number> {
-	const server = createServer();
-	server.listen(0, '127.0.0.1');
-	await once(server, 'listening');
-	const { port } = server.address() as { port: number };
-	server.close();
-	await once(server, 'close');
-	return port;
-}
 
 export interface DenoWorker {
 	url: string;
@@ -45,7 +36,8 @@ export async function startDenoWorker(
 ): Promise<DenoWorker> {
 	const port = await freePort();
 	const started = performance.now();
-	const child = spawn(
+	const child = startChild(
+		'deno',
 		resolve('node_modules/.bin/deno'),
 		['run', '-A', '--config', 'functions/jobs-worker/deno.json', options.entry ?? FUNCTION_ENTRY],
 		{
@@ -61,72 +53,25 @@ export async function startDenoWorker(
 				JOBS_WORKER_TICK_MS: '40',
 				...options.env,
 			},
-			stdio: ['ignore', 'pipe', 'pipe'],
+			echo: process.env.DEBUG_DENO_WORKER ? (line) => console.log(`[deno] ${line}`) : undefined,
 		},
 	);
-	const lines: string[] = [];
-	const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
-	const onLine = (line: string) => {
-		lines.push(line);
-		if (process.env.DEBUG_DENO_WORKER) console.log(`[deno ${child.pid}] ${line}`);
-		for (const w of [...waiters]) {
-			if (w.pattern.test(line)) {
-				waiters.splice(waiters.indexOf(w), 1);
-				w.resolve(line);
-			}
-		}
-	};
-	createInterface({ input: child.stdout! }).on('line', onLine);
-	createInterface({ input: child.stderr! }).on('line', onLine);
-	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
-		child.once('exit', (code, signal) => resolveExit({ code, signal })),
-	);
-
-	const waitForLine = (pattern: RegExp, timeoutMs = 30_000) => {
-		const seen = lines.find((l) => pattern.test(l));
-		if (seen) return Promise.resolve(seen);
-		return new Promise<string>((resolveLine, reject) => {
-			const timer = setTimeout(
-				() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; output:\n${lines.join('\n')}`)),
-				timeoutMs,
-			);
-			waiters.push({
-				pattern,
-				resolve: (line) => {
-					clearTimeout(timer);
-					resolveLine(line);
-				},
-			});
-			void exited.then(({ code, signal }) => {
-				clearTimeout(timer);
-				reject(
-					new Error(`deno exited (${code ?? signal}) before a line matching ${pattern}; output:\n${lines.join('\n')}`),
-				);
-			});
-		});
-	};
-
-	await waitForLine(/jobs-worker listening on/);
+	await child.waitForLine(/jobs-worker listening on/, 30_000);
 	const startMs = performance.now() - started;
 	const url = `http://127.0.0.1:${port}/`;
 	return {
 		url,
-		process: child,
-		lines,
+		process: child.process,
+		lines: child.lines,
 		startMs,
-		waitForLine,
-		exited,
+		waitForLine: (pattern, timeoutMs = 30_000) => child.waitForLine(pattern, timeoutMs),
+		exited: child.exited,
 		post: (body, secret = WORKER_SECRET) =>
 			fetch(url, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
 				body: JSON.stringify(body),
 			}),
-		async stop() {
-			if (child.exitCode === null && child.signalCode === null) {
-				child.kill('SIGTERM');
-				await exited;
-			}
-		},
+		stop: () => child.stop(),
 	};
 }

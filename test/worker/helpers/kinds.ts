@@ -8,20 +8,9 @@ import { PhasePlan } from '../../../src/lib/toolkit/phase-plan.ts';
 import { defineJobHandler } from '../../../src/lib/worker/job-handler.ts';
 import { JobUserError } from '../../../src/lib/worker/job-user-error.ts';
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-	return new Promise((resolve, reject) => {
-		if (signal?.aborted) return reject(signal.reason);
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve();
-		}, ms);
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(signal!.reason);
-		};
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-}
+import { delay as sleep } from '../../../src/lib/toolkit/delay.ts';
+
+export { sleep };
 
 /** Takes `seconds` by its plan (one second per 1000 units of size = seconds * 1000). */
 export const sized = defineJobKind({
