@@ -106,66 +106,58 @@ describe('cancel racing succeed', () => {
 	});
 });
 
+/**
+ * Holds a transaction that has just written the job (so it holds the row lock),
+ * starts a reclaim that must wait for that lock, and commits only once the
+ * reclaim is really blocked on it: the reclaim's scan saw the row as stale, its
+ * write comes after the other transaction committed.
+ */
+async function raceReclaimAgainst(id: string, write: (tx: any) => Promise<unknown>): Promise<string[]> {
+	const [writer, reclaimer] = workers(2) as [Sql, Sql];
+	let release!: () => void;
+	const held = new Promise<void>((r) => (release = r));
+	let reportLocked!: () => void;
+	const locked = new Promise<void>((r) => (reportLocked = r));
+	const writing = as(writer, serviceRole, async (tx) => {
+		await write(tx);
+		reportLocked();
+		await held;
+	});
+	await locked;
+	const reclaiming = as(reclaimer, serviceRole, (tx) => tx`select id from job_reclaim_stale(interval '5 minutes')`);
+	for (;;) {
+		const [{ waiting }] =
+			await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
+		if (waiting > 0) break;
+		await new Promise((r) => setImmediate(r));
+	}
+	release();
+	await writing;
+	return (await reclaiming).map((r) => r.id as string);
+}
+
+async function staleRunningJob(kind: string): Promise<string> {
+	const [id] = await seed(kind, 1);
+	await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${id!})`);
+	await db.sql`update jobs set heartbeat_at = now() - interval '1 hour' where id = ${id!}`;
+	return id!;
+}
+
 describe('reclaim racing a late succeed', () => {
 	it('the succeed wins: a job that finished after the scan is never overwritten', async () => {
-		const [id] = await seed('race-reclaim', 1);
-		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${id!})`);
-		await db.sql`update jobs set heartbeat_at = now() - interval '1 hour' where id = ${id!}`;
-		const [finisher, reclaimer] = workers(2) as [Sql, Sql];
-		// The worker finishes late: its succeed holds the row when the reclaim scans.
-		let releaseFinish!: () => void;
-		const finishHeld = new Promise<void>((r) => (releaseFinish = r));
-		let reportLocked!: () => void;
-		const locked = new Promise<void>((r) => (reportLocked = r));
-		const finishing = as(finisher, serviceRole, async (tx) => {
-			await tx`select * from job_succeed(${id!})`;
-			reportLocked();
-			await finishHeld;
-		});
-		await locked;
-		const reclaiming = as(reclaimer, serviceRole, (tx) => tx`select id from job_reclaim_stale(interval '5 minutes')`);
-		// Wait until the reclaim is really blocked on the row lock, then let the succeed commit.
-		for (;;) {
-			const [{ waiting }] =
-				await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
-			if (waiting > 0) break;
-			await new Promise((r) => setImmediate(r));
-		}
-		releaseFinish();
-		await finishing;
-		const reclaimed = await reclaiming;
-		expect(reclaimed.map((r) => r.id)).not.toContain(id);
-		const [row] = await db.sql`select status, attempts from jobs where id = ${id!}`;
+		const id = await staleRunningJob('race-reclaim');
+		const reclaimed = await raceReclaimAgainst(id, (tx) => tx`select * from job_succeed(${id})`);
+		expect(reclaimed).not.toContain(id);
+		const [row] = await db.sql`select status, attempts from jobs where id = ${id}`;
 		expect(row!.status).toBe('done');
 		expect(row!.attempts).toBe(1);
 	});
 
 	it('a tick that lands between scan and write keeps the job running', async () => {
-		const [id] = await seed('race-tick', 1);
-		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${id!})`);
-		await db.sql`update jobs set heartbeat_at = now() - interval '1 hour' where id = ${id!}`;
-		const [ticker, reclaimer] = workers(2) as [Sql, Sql];
-		let release!: () => void;
-		const held = new Promise<void>((r) => (release = r));
-		let reportLocked!: () => void;
-		const locked = new Promise<void>((r) => (reportLocked = r));
-		const ticking = as(ticker, serviceRole, async (tx) => {
-			await tx`select job_tick(${id!}, 20, 'table')`;
-			reportLocked();
-			await held;
-		});
-		await locked;
-		const reclaiming = as(reclaimer, serviceRole, (tx) => tx`select id from job_reclaim_stale(interval '5 minutes')`);
-		for (;;) {
-			const [{ waiting }] =
-				await db.sql`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%job_reclaim_stale%'`;
-			if (waiting > 0) break;
-			await new Promise((r) => setImmediate(r));
-		}
-		release();
-		await ticking;
-		expect((await reclaiming).map((r) => r.id)).not.toContain(id);
-		const [row] = await db.sql`select status from jobs where id = ${id!}`;
+		const id = await staleRunningJob('race-tick');
+		const reclaimed = await raceReclaimAgainst(id, (tx) => tx`select job_tick(${id}, 20, 'table')`);
+		expect(reclaimed).not.toContain(id);
+		const [row] = await db.sql`select status from jobs where id = ${id}`;
 		expect(row!.status).toBe('running');
 	});
 });
