@@ -61,13 +61,14 @@ export function pgBoss(url: string, version: string): BenchSystem {
 				Array.from({ length: concurrency }, async () => {
 					// Until all n are claimed: an empty fetch while others hold the last rows is not the end.
 					while (claimed < n) {
+						claimed++; // reserve the slot before fetching, so 8 loops never take more than n
 						const [job] = await boss.fetch<{ i: number }>(QUEUE, { batchSize: 1 });
 						if (!job) {
+							claimed--;
 							if (now() - started > 60_000) throw new Error(`pg-boss: ${claimed} of ${n} jobs fetched after 60 s`);
 							await sleep(1);
 							continue;
 						}
-						claimed++;
 						await boss.complete(QUEUE, job.id);
 						done++;
 					}

@@ -91,7 +91,10 @@ async function main(): Promise<void> {
 		const [us, ...peers] = systems as [BenchSystem, ...BenchSystem[]];
 
 		// Rounds interleave the systems, so drift in the machine's load hits all of them alike.
-		const medianRate = async (label: string, jobs: number, fn: (s: BenchSystem) => Promise<number> | null) => {
+		// `fn` returns the measurement to run, or null when the system lacks it. The
+		// measurement starts only after reset(): resetting under a running fill
+		// would delete jobs the measurement then waits for.
+		const medianRate = async (label: string, jobs: number, fn: (s: BenchSystem) => (() => Promise<number>) | null) => {
 			const results = new Map<string, number[]>();
 			for (let round = 0; round < ROUNDS; round++) {
 				for (const s of systems) {
@@ -99,20 +102,20 @@ async function main(): Promise<void> {
 					if (!run) continue;
 					await s.reset();
 					log(`${label}: ${s.name}, round ${round + 1}/${ROUNDS}`);
-					const ms = await run;
+					const ms = await run();
 					results.set(s.name, [...(results.get(s.name) ?? []), rate(jobs, ms)]);
 				}
 			}
 			return new Map([...results].map(([name, values]) => [name, median(values)]));
 		};
 
-		const one = await medianRate('enqueue one', ENQUEUE_ONE, (s) => s.enqueueOne(ENQUEUE_ONE));
-		const batch = await medianRate('enqueue batch', JOBS, (s) => s.enqueueBatch?.(JOBS, BATCH) ?? null);
-		const processed = await medianRate('process', PROCESS, (s) => s.process(PROCESS, CONCURRENCY));
-		const processedAlt = await medianRate(
-			'process (claimNext loops)',
-			PROCESS,
-			(s) => s.processAlt?.(PROCESS, CONCURRENCY) ?? null,
+		const one = await medianRate('enqueue one', ENQUEUE_ONE, (s) => () => s.enqueueOne(ENQUEUE_ONE));
+		const batch = await medianRate('enqueue batch', JOBS, (s) =>
+			s.enqueueBatch ? () => s.enqueueBatch!(JOBS, BATCH) : null,
+		);
+		const processed = await medianRate('process', PROCESS, (s) => () => s.process(PROCESS, CONCURRENCY));
+		const processedAlt = await medianRate('process (claimNext loops)', PROCESS, (s) =>
+			s.processAlt ? () => s.processAlt!(PROCESS, CONCURRENCY) : null,
 		);
 
 		const latency = new Map<string, { p50: number; p95: number; samples: number }>();
