@@ -14,6 +14,7 @@ const config = {
 					'../test/**/*.ts',
 					'../functions/**/*.ts',
 					'../scripts/**/*.ts',
+					'../bench/**/*.ts',
 					'../*.config.ts',
 				);
 				return tsconfig;

@@ -1,0 +1,103 @@
+/**
+ * graphile-worker 0.16: addJob (WorkerUtils) to enqueue, add_jobs for
+ * batches, run() with concurrency 8 to process, its LISTEN for latency.
+ */
+import { Logger, makeWorkerUtils, run, runMigrations, type Runner, type WorkerUtils } from 'graphile-worker';
+import postgres from 'postgres';
+import { deferred, now, sleep } from './stats.ts';
+import type { BenchSystem, LatencyProbe } from './system.ts';
+
+const silent = new Logger(() => () => {});
+
+/** Builds the graphile-worker system on its own database at `url`. */
+export function graphileWorker(url: string, version: string): BenchSystem {
+	const admin = postgres(url, { max: 1, onnotice: () => {} });
+	let utils: WorkerUtils | undefined;
+	const start = (onJob: (payload: { i?: number }) => void): Promise<Runner> =>
+		run({
+			connectionString: url,
+			concurrency: 8,
+			// 8 job slots + 1 LISTEN connection, as ours.
+			maxPoolSize: 9,
+			noHandleSignals: true,
+			pollInterval: 2000,
+			logger: silent,
+			taskList: { noop: async (payload) => onJob(payload as { i?: number }) },
+		});
+
+	async function addMany(items: { i: number }[]): Promise<void> {
+		// graphile_worker.add_jobs: the batch entry point of 0.16 (WorkerUtils has no addJobs yet).
+		const specs = items.map((data) => ({ identifier: 'noop', payload: data }));
+		await admin`select count(*)::int as n from graphile_worker.add_jobs(
+			array(select s from json_populate_recordset(null::graphile_worker.job_spec, ${admin.json(specs)}::json) s))`;
+	}
+
+	return {
+		name: 'graphile-worker',
+		version,
+		notes: [
+			'enqueue one: `workerUtils.addJob()`; batch: `graphile_worker.add_jobs(job_spec[])` in one statement (0.16 has no JS batch helper).',
+			'process: `run({ concurrency: 8, maxPoolSize: 9 })` (8 slots + LISTEN), timed from `run()` until its job table is empty (graphile-worker deletes completed jobs; checked every 10 ms on one extra connection).',
+			'latency: idle `run()` (concurrency 8) woken by its LISTEN on `jobs:insert`, poll backstop 2 s.',
+		],
+		async setup() {
+			await runMigrations({ connectionString: url, logger: silent });
+			utils = await makeWorkerUtils({ connectionString: url, maxPoolSize: 1, logger: silent });
+		},
+		async reset() {
+			await admin`truncate graphile_worker._private_jobs cascade`;
+		},
+		async enqueueOne(n) {
+			const started = now();
+			for (let i = 0; i < n; i++) await utils!.addJob('noop', { i });
+			return now() - started;
+		},
+		async enqueueBatch(n, batch) {
+			const started = now();
+			for (let from = 0; from < n; from += batch) {
+				await addMany(Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ i: from + k })));
+			}
+			return now() - started;
+		},
+		async process(n) {
+			for (let from = 0; from < n; from += 1000)
+				await addMany(Array.from({ length: Math.min(1000, n - from) }, (_, k) => ({ i: from + k })));
+			const started = now();
+			const runner = await start(() => {});
+			// graphile-worker deletes a job row when it completes: done when the table is empty (checked every 10 ms).
+			for (;;) {
+				const [{ n: left }] = await admin<
+					{ n: number }[]
+				>`select count(*)::int as n from graphile_worker._private_jobs`;
+				if (left === 0) break;
+				await sleep(10);
+			}
+			const elapsed = now() - started;
+			await runner.stop();
+			return elapsed;
+		},
+		async latency(): Promise<LatencyProbe> {
+			const waiting = new Map<number, (at: number) => void>();
+			const runner = await start((payload) => waiting.get(payload.i ?? -1)?.(now()));
+			let token = 0;
+			return {
+				jitterMs: 20,
+				async sample() {
+					const i = token++;
+					const started = deferred<number>();
+					waiting.set(i, started.resolve);
+					const t0 = now();
+					await utils!.addJob('noop', { i });
+					const at = await started.promise;
+					waiting.delete(i);
+					return at - t0;
+				},
+				stop: () => runner.stop(),
+			};
+		},
+		async close() {
+			await utils?.release();
+			await admin.end();
+		},
+	};
+}

@@ -1,0 +1,159 @@
+/**
+ * supabase-jobs, driven through its public API: JobStore over postgresAdapter
+ * (postgres.js), runWorkers from the Node entry point.
+ */
+import postgres from 'postgres';
+import { z } from 'zod';
+import { JobStore, defineJobHandler, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
+import { runWorkers } from '../src/lib/node.ts';
+import { prepareDatabase } from '../src/local/postgres/migrate.ts';
+import { deferred, now, sleep, percentile } from './stats.ts';
+import type { BenchSystem, LatencyProbe } from './system.ts';
+
+const noop = defineJobKind({ name: 'noop', params: z.object({ i: z.number().int().optional() }) });
+const quiet = { debug() {}, info() {}, warn() {}, error: (...args: unknown[]) => console.error(...args) };
+
+/** Builds the supabase-jobs system on its own database at `url`. */
+export function ours(url: string, version: string): BenchSystem {
+	// One pool of 8 for everything timed; runWorkers' LISTEN takes one more connection of its own.
+	const sql = postgres(url, { max: 8, onnotice: () => {} });
+	const store = new JobStore(postgresAdapter(sql));
+
+	async function fill(n: number): Promise<void> {
+		const params = Array.from({ length: n }, (_, i) => ({ i }));
+		await enqueueMany(params);
+	}
+	async function enqueueMany(params: { i: number }[]): Promise<void> {
+		// No batch call in JobStore: one statement calling job_enqueue once per element (one round trip).
+		await sql`select count(*)::int as n from jsonb_array_elements(${sql.json(params)}::jsonb) as e(p)
+			cross join lateral public.job_enqueue(kind => 'noop', params => e.p) as j`;
+	}
+
+	async function drainWithRunner(n: number, concurrency: number): Promise<number> {
+		const finished = deferred();
+		let settled = 0;
+		const started = now();
+		const runner = runWorkers({
+			sql,
+			store,
+			handlers: [defineJobHandler(noop, () => null)],
+			concurrency,
+			handleSignals: false,
+			logger: quiet,
+			onJobSettled: () => {
+				if (++settled === n) finished.resolve();
+			},
+		});
+		await finished.promise;
+		const elapsed = now() - started;
+		await runner.stop({ graceMs: 1000 });
+		return elapsed;
+	}
+
+	return {
+		name: 'supabase-jobs',
+		version,
+		notes: [
+			'enqueue one: `store.enqueue()` (job_enqueue through postgresAdapter, row parsed with zod).',
+			'enqueue batch: no batch call in JobStore; one SQL statement calling job_enqueue once per row (`cross join lateral`).',
+			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection); "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
+			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
+		],
+		async setup() {
+			await prepareDatabase(url);
+		},
+		async reset() {
+			await sql`truncate public.jobs cascade`;
+		},
+		async enqueueOne(n) {
+			const started = now();
+			for (let i = 0; i < n; i++) await store.enqueue('noop', { params: { i } });
+			return now() - started;
+		},
+		async enqueueBatch(n, batch) {
+			const started = now();
+			for (let from = 0; from < n; from += batch) {
+				const size = Math.min(batch, n - from);
+				await enqueueMany(Array.from({ length: size }, (_, k) => ({ i: from + k })));
+			}
+			return now() - started;
+		},
+		async process(n, concurrency) {
+			await fill(n);
+			return await drainWithRunner(n, concurrency);
+		},
+		async processAlt(n, concurrency) {
+			await fill(n);
+			const started = now();
+			let done = 0;
+			let claimed = 0;
+			await Promise.all(
+				Array.from({ length: concurrency }, async () => {
+					// Until all n are claimed: an empty fetch while others hold the last rows is not the end.
+					while (claimed < n) {
+						const [job] = await store.claimNext({ kinds: ['noop'], limit: 1 });
+						if (!job) {
+							await sleep(1);
+							continue;
+						}
+						claimed++;
+						await store.succeed(job.id, { attempt: job.attempts });
+						done++;
+					}
+				}),
+			);
+			if (done !== n) throw new Error(`claimNext loops finished ${done} of ${n} jobs`);
+			return now() - started;
+		},
+		async latency(): Promise<LatencyProbe> {
+			const waiting = new Map<number, (at: number) => void>();
+			const runner = runWorkers({
+				sql,
+				store,
+				handlers: [defineJobHandler(noop, ({ params }) => void waiting.get(params.i ?? -1)?.(now()))],
+				concurrency: 8,
+				handleSignals: false,
+				logger: quiet,
+			});
+			let token = 0;
+			return {
+				jitterMs: 20,
+				async sample() {
+					const i = token++;
+					const started = deferred<number>();
+					waiting.set(i, started.resolve);
+					const t0 = now();
+					await store.enqueue('noop', { params: { i } });
+					const at = await started.promise;
+					waiting.delete(i);
+					return at - t0;
+				},
+				stop: () => runner.stop({ graceMs: 1000 }),
+			};
+		},
+		async close() {
+			await sql.end();
+		},
+	};
+}
+
+/** p50 of `count` sequential job_tick round trips on one running job (store.tick, as the tracker calls it). */
+export async function tickCost(url: string, count: number): Promise<{ p50: number; p95: number }> {
+	const sql = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		const store = new JobStore(postgresAdapter(sql));
+		await store.enqueue('tick-probe');
+		const [job] = await store.claimNext({ kinds: ['tick-probe'], limit: 1 });
+		if (!job) throw new Error('tick probe: nothing claimed');
+		const times: number[] = [];
+		for (let i = 0; i < count; i++) {
+			const t0 = now();
+			await store.tick(job.id, { progress: (i % 100) + 0.5, stage: `step ${i % 7}`, attempt: job.attempts });
+			times.push(now() - t0);
+		}
+		await store.succeed(job.id, { attempt: job.attempts });
+		return { p50: percentile(times, 50), p95: percentile(times, 95) };
+	} finally {
+		await sql.end();
+	}
+}

@@ -1,0 +1,114 @@
+/**
+ * pg-boss 10: send/insert to enqueue, fetch + complete loops to process,
+ * work() at its minimum polling interval for latency (pg-boss 10 does not LISTEN).
+ */
+import PgBoss from 'pg-boss';
+import postgres from 'postgres';
+import { deferred, now, sleep } from './stats.ts';
+import type { BenchSystem, LatencyProbe } from './system.ts';
+
+const QUEUE = 'noop';
+
+/** Builds the pg-boss system on its own database at `url`. */
+export function pgBoss(url: string, version: string): BenchSystem {
+	// Maintenance and cron supervision off: they would compete for the 2 cores mid-measurement.
+	const boss = new PgBoss({ connectionString: url, max: 8, supervise: false, schedule: false });
+	boss.on('error', (e) => console.error('pg-boss:', e));
+	const admin = postgres(url, { max: 1, onnotice: () => {} });
+
+	async function fill(n: number): Promise<void> {
+		// One insert for all n: filling in several inserts left rounds with jobs that fetch never returned.
+		await boss.insert(Array.from({ length: n }, (_, i) => ({ name: QUEUE, data: { i } })));
+	}
+
+	return {
+		name: 'pg-boss',
+		version,
+		notes: [
+			'enqueue one: `boss.send()`; batch: `boss.insert([...])` (one statement per batch).',
+			'process: 8 loops of `boss.fetch(queue, {batchSize: 1})` + `boss.complete()` on its pg pool (max 8). `work()` is not used here: its loop waits out the polling interval (>= 0.5 s) after each fetch.',
+			'latency: `boss.work()` with `pollingIntervalSeconds: 0.5` (the minimum pg-boss 10 accepts; it has no LISTEN), 60 samples, a random 0-500 ms pause before each enqueue so samples spread over the poll period.',
+			'supervise and schedule off (no maintenance during measurements).',
+		],
+		async setup() {
+			await boss.start();
+			await boss.createQueue(QUEUE);
+		},
+		async reset() {
+			await admin`truncate pgboss.job`;
+			await admin`truncate pgboss.archive`;
+		},
+		async enqueueOne(n) {
+			const started = now();
+			for (let i = 0; i < n; i++) await boss.send(QUEUE, { i });
+			return now() - started;
+		},
+		async enqueueBatch(n, batch) {
+			const started = now();
+			for (let from = 0; from < n; from += batch) {
+				await boss.insert(
+					Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ name: QUEUE, data: { i: from + k } })),
+				);
+			}
+			return now() - started;
+		},
+		async process(n, concurrency) {
+			await fill(n);
+			const started = now();
+			let done = 0;
+			let claimed = 0;
+			await Promise.all(
+				Array.from({ length: concurrency }, async () => {
+					// Until all n are claimed: an empty fetch while others hold the last rows is not the end.
+					while (claimed < n) {
+						claimed++; // reserve the slot before fetching, so 8 loops never take more than n
+						const [job] = await boss.fetch<{ i: number }>(QUEUE, { batchSize: 1 });
+						if (!job) {
+							claimed--;
+							if (now() - started > 60_000) throw new Error(`pg-boss: ${claimed} of ${n} jobs fetched after 60 s`);
+							await sleep(1);
+							continue;
+						}
+						await boss.complete(QUEUE, job.id);
+						done++;
+					}
+				}),
+			);
+			if (done !== n) throw new Error(`pg-boss loops finished ${done} of ${n} jobs`);
+			return now() - started;
+		},
+		async latency(): Promise<LatencyProbe> {
+			const waiting = new Map<number, (at: number) => void>();
+			const workers: string[] = [];
+			// 8 workers, as the others run 8 slots; each polls every 0.5 s.
+			for (let w = 0; w < 8; w++) {
+				workers.push(
+					await boss.work<{ i: number }>(QUEUE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async ([job]) => {
+						if (job) waiting.get(job.data.i)?.(now());
+					}),
+				);
+			}
+			let token = 0;
+			return {
+				jitterMs: 500,
+				async sample() {
+					const i = token++;
+					const started = deferred<number>();
+					waiting.set(i, started.resolve);
+					const t0 = now();
+					await boss.send(QUEUE, { i });
+					const at = await started.promise;
+					waiting.delete(i);
+					return at - t0;
+				},
+				async stop() {
+					await boss.offWork(QUEUE);
+				},
+			};
+		},
+		async close() {
+			await boss.stop({ graceful: true, wait: true, timeout: 2000 });
+			await admin.end();
+		},
+	};
+}
