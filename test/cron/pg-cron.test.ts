@@ -72,14 +72,25 @@ if (missing) {
 			await as(sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
 			await sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
 
-			// pg_cron 1.4 runs at minute boundaries: one bounded wait for the next one.
-			const deadline = Date.now() + 75_000;
-			let status = 'running';
-			while (status === 'running' && Date.now() < deadline) {
-				await new Promise((resolve) => setTimeout(resolve, 500));
-				status = (await sql`select status::text from public.jobs where id = ${id}`)[0]!.status as string;
+			// pg_cron 1.4 runs at minute boundaries: one bounded wait for the next one,
+			// on the event itself — the requeue NOTIFY the reclaim's write sends.
+			let requeued!: () => void;
+			const heard = new Promise<void>((resolve) => (requeued = resolve));
+			const listening = await sql.listen('supabase_jobs', (payload) => {
+				const note = JSON.parse(payload) as { job_id?: string; reason?: string };
+				if (note.job_id === id && note.reason === 'requeue') requeued();
+			});
+			try {
+				let timer: ReturnType<typeof setTimeout> | undefined;
+				const outOfTime = new Promise<never>((_, reject) => {
+					timer = setTimeout(() => reject(new Error('no pg_cron reclaim within 75 s')), 75_000);
+				});
+				await Promise.race([heard, outOfTime]).finally(() => clearTimeout(timer));
+			} finally {
+				await listening.unlisten();
 			}
-			expect(status).toBe('queued');
+			const [row] = await sql`select status::text from public.jobs where id = ${id}`;
+			expect(row!.status).toBe('queued');
 			const runs = await sql`
 				select j.jobname, d.status, d.return_message
 				from cron.job_run_details d join cron.job j using (jobid)
