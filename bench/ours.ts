@@ -3,11 +3,12 @@
  * (postgres.js), runWorkers from the Node entry point.
  */
 import postgres from 'postgres';
+import { drainLoops } from './drain-loops.ts';
 import { z } from 'zod';
 import { JobStore, defineJobHandler, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
 import { runWorkers } from '../src/lib/node.ts';
 import { prepareDatabase } from '../src/local/postgres/migrate.ts';
-import { deferred, now, sleep, percentile } from './stats.ts';
+import { deferred, now, percentile } from './stats.ts';
 import type { BenchSystem, LatencyProbe } from './system.ts';
 
 const noop = defineJobKind({ name: 'noop', params: z.object({ i: z.number().int().optional() }) });
@@ -84,26 +85,13 @@ export function ours(url: string, version: string): BenchSystem {
 		},
 		async processAlt(n, concurrency) {
 			await fill(n);
-			const started = now();
-			let done = 0;
-			let claimed = 0;
-			await Promise.all(
-				Array.from({ length: concurrency }, async () => {
-					// Until all n are claimed: an empty fetch while others hold the last rows is not the end.
-					while (claimed < n) {
-						const [job] = await store.claimNext({ kinds: ['noop'], limit: 1 });
-						if (!job) {
-							await sleep(1);
-							continue;
-						}
-						claimed++;
-						await store.succeed(job.id, { attempt: job.attempts });
-						done++;
-					}
-				}),
+			return await drainLoops(
+				'claimNext loops',
+				n,
+				concurrency,
+				async () => (await store.claimNext({ kinds: ['noop'], limit: 1 }))[0],
+				(job) => store.succeed(job.id, { attempt: job.attempts }),
 			);
-			if (done !== n) throw new Error(`claimNext loops finished ${done} of ${n} jobs`);
-			return now() - started;
 		},
 		async latency(): Promise<LatencyProbe> {
 			const waiting = new Map<number, (at: number) => void>();

@@ -3,8 +3,9 @@
  * work() at its minimum polling interval for latency (pg-boss 10 does not LISTEN).
  */
 import PgBoss from 'pg-boss';
+import { drainLoops } from './drain-loops.ts';
 import postgres from 'postgres';
-import { deferred, now, sleep } from './stats.ts';
+import { deferred, now } from './stats.ts';
 import type { BenchSystem, LatencyProbe } from './system.ts';
 
 const QUEUE = 'noop';
@@ -54,28 +55,13 @@ export function pgBoss(url: string, version: string): BenchSystem {
 		},
 		async process(n, concurrency) {
 			await fill(n);
-			const started = now();
-			let done = 0;
-			let claimed = 0;
-			await Promise.all(
-				Array.from({ length: concurrency }, async () => {
-					// Until all n are claimed: an empty fetch while others hold the last rows is not the end.
-					while (claimed < n) {
-						claimed++; // reserve the slot before fetching, so 8 loops never take more than n
-						const [job] = await boss.fetch<{ i: number }>(QUEUE, { batchSize: 1 });
-						if (!job) {
-							claimed--;
-							if (now() - started > 60_000) throw new Error(`pg-boss: ${claimed} of ${n} jobs fetched after 60 s`);
-							await sleep(1);
-							continue;
-						}
-						await boss.complete(QUEUE, job.id);
-						done++;
-					}
-				}),
+			return await drainLoops(
+				'pg-boss',
+				n,
+				concurrency,
+				async () => (await boss.fetch<{ i: number }>(QUEUE, { batchSize: 1 }))[0],
+				(job) => boss.complete(QUEUE, job.id),
 			);
-			if (done !== n) throw new Error(`pg-boss loops finished ${done} of ${n} jobs`);
-			return now() - started;
 		},
 		async latency(): Promise<LatencyProbe> {
 			const waiting = new Map<number, (at: number) => void>();
