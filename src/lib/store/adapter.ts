@@ -29,6 +29,7 @@ export const JOB_FUNCTIONS = {
 			job_table: 'text',
 		},
 	},
+	job_enqueue_many: { returns: 'jobs', args: { kind: 'text', items: 'jsonb', job_table: 'text' } },
 	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text' } },
 	job_claim_next: { returns: 'jobs', args: { kinds: 'text[]', limit: 'integer', job_table: 'text' } },
 	job_tick: {
@@ -39,6 +40,7 @@ export const JOB_FUNCTIONS = {
 		returns: 'job',
 		args: { id: 'uuid', result_id: 'uuid', attempt: 'integer', timings: 'jsonb', job_table: 'text' },
 	},
+	job_succeed_many: { returns: 'jobs', args: { items: 'jsonb', job_table: 'text' } },
 	job_fail: {
 		returns: 'job',
 		args: { id: 'uuid', error: 'text', attempt: 'integer', error_code: 'text', timings: 'jsonb', job_table: 'text' },
@@ -131,7 +133,14 @@ export type JobFunctionName = keyof typeof JOB_FUNCTIONS;
  * ```
  */
 export type JobArgValue =
-	string | number | boolean | null | Uint8Array | readonly string[] | { readonly [key: string]: unknown };
+	| string
+	| number
+	| boolean
+	| null
+	| Uint8Array
+	| readonly string[]
+	| readonly { readonly [key: string]: unknown }[]
+	| { readonly [key: string]: unknown };
 
 /**
  * Named arguments of one call, keyed as the SQL function names them.

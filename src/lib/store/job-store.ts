@@ -276,6 +276,13 @@ function checkFinite(field: string, value: number | undefined): number | undefin
 
 const kindName = (kind: string | JobKind) => (isJobKind(kind) ? kind.name : kind);
 
+/** Bytes as base64, the way job_enqueue_many takes a payload inside its JSON items. */
+function toBase64(bytes: Uint8Array): string {
+	let text = '';
+	for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+	return btoa(text);
+}
+
 function sameValue(a: unknown, b: unknown): boolean {
 	if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
 	if (
@@ -423,6 +430,54 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
+	 * Writes many queued jobs of one kind in ONE statement and one round trip,
+	 * all or nothing, and returns them in order (payload omitted). Each item is
+	 * what {@link enqueue} takes; a declared kind checks every item's params
+	 * first. A bad item throws {@link InvalidJobInputError} naming it
+	 * (`items[3].params`), and nothing is written. The insert sends one NOTIFY,
+	 * one wake-up and one list message per owner, whatever the number of jobs.
+	 *
+	 * @example
+	 * ```ts
+	 * const jobs = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
+	 * ```
+	 */
+	enqueueMany<K extends JobKind>(
+		kind: K,
+		items: readonly EnqueueInput<JobKindInput<K>>[],
+	): Promise<Job<JobKindParams<K>>[]>;
+	enqueueMany(kind: string, items: readonly EnqueueInput<P>[]): Promise<R[]>;
+	async enqueueMany(kind: string | JobKind, items: readonly EnqueueInput<unknown>[]): Promise<Job[]> {
+		if (!Array.isArray(items) || items.length === 0)
+			throw invalid('items', 'items must be a non-empty array of { params, payload, maxAttempts, locale, ownerId }');
+		const rows = items.map((input, i) => {
+			let params = input.params as JobParams | undefined;
+			try {
+				if (isJobKind(kind)) params = kind.parseParams(input.params ?? {});
+				else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+					throw invalid('params', 'params must be a JSON object (put large input in payload)');
+				checkInt('max_attempts', input.maxAttempts);
+			} catch (e) {
+				if (e instanceof InvalidJobInputError) {
+					const field = `items[${i}].${e.field ?? 'params'}`;
+					throw new InvalidJobInputError(`items[${i}]: ${e.message}`, { field, details: `field=${field}`, cause: e });
+				}
+				throw e;
+			}
+			const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
+			return {
+				params: params ?? {},
+				...(payload ? { payload: toBase64(payload) } : {}),
+				...(input.maxAttempts !== undefined ? { max_attempts: input.maxAttempts } : {}),
+				...(input.locale !== undefined ? { locale: input.locale } : {}),
+				...(input.ownerId !== undefined ? { owner_id: input.ownerId } : {}),
+			};
+		});
+		const out = await this.rows('job_enqueue_many', { kind: kindName(kind), items: rows });
+		return out.map((r) => parseJobRow(r));
+	}
+
+	/**
 	 * queued -> running for one job, returning the row with its payload. Null
 	 * when the job is not yours: another worker claimed it, it does not exist,
 	 * or it is not available yet. Two workers racing for one id cannot both win.
@@ -474,6 +529,31 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			attempt: checkInt('attempt', options.attempt),
 			timings: options.timings ?? undefined,
 		});
+	}
+
+	/**
+	 * running -> done for many jobs in ONE statement, each with its own
+	 * result and timings (and its own broadcast). Returns the rows that landed;
+	 * a job missing from the answer was not closable (cancelled, reclaimed,
+	 * finished): {@link succeed} it alone to learn why.
+	 *
+	 * @example
+	 * ```ts
+	 * const closed = await store.succeedMany(done.map((j) => ({ id: j.id, attempt: j.attempts })));
+	 * ```
+	 */
+	async succeedMany(items: readonly (SucceedOptions & { id: string })[]): Promise<R[]> {
+		const wanted = items.filter((item) => JobStore.known(item.id));
+		if (wanted.length === 0) return [];
+		const rows = await this.rows('job_succeed_many', {
+			items: wanted.map((item) => ({
+				id: item.id,
+				attempt: checkInt('attempt', item.attempt) ?? null,
+				result_id: item.resultId ?? null,
+				timings: item.timings ?? null,
+			})),
+		});
+		return rows.map((r) => parseJobRow(r) as R);
 	}
 
 	/**

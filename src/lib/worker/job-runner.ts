@@ -15,7 +15,7 @@ import {
 } from '../errors.ts';
 import { linkSignals } from '../internal/link-signals.ts';
 import type { Job } from '../store/job.ts';
-import type { JobStore, TickInput } from '../store/job-store.ts';
+import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import { ProgressTracker } from '../toolkit/progress-tracker.ts';
 import type { Ticker } from '../toolkit/ticker.ts';
@@ -62,6 +62,8 @@ export interface JobRunnerSettings {
 	logger: WorkerLogger;
 	/** Called after every run with its outcome. */
 	onSettled?: (job: Job, outcome: JobOutcome) => void;
+	/** Writes a successful close; the Node runner batches them (see SucceedBatcher). @default store.succeed */
+	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
 }
 
 /**
@@ -300,8 +302,9 @@ export class JobRunner {
 		if (result.ok && !entry.shutdownSignal.aborted) {
 			entry.markClosing();
 			const resultId = typeof result.value === 'string' && result.value !== '' ? result.value : null;
+			const options: SucceedOptions = { resultId, attempt, timings: tracker.timings() };
 			return await this.#close(job, 'done', () =>
-				store.succeed(job.id, { resultId, attempt, timings: tracker.timings() }),
+				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
 			);
 		}
 		if (entry.shutdownSignal.aborted) {

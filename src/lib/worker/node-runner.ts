@@ -7,12 +7,14 @@
 import process from 'node:process';
 import type postgres from 'postgres';
 import type { Job } from '../store/job.ts';
-import type { JobStore } from '../store/job-store.ts';
+import { tableLabel } from '../store/job-summary.ts';
+import type { JobStore, SucceedOptions } from '../store/job-store.ts';
 import type { RetryBackoff } from './backoff.ts';
 import { HandlerRegistry, type JobHandler } from './job-handler.ts';
 import { JobRunner, type JobOutcome } from './job-runner.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { PlanSource } from './plan-source.ts';
+import { SucceedBatcher } from './succeed-batcher.ts';
 
 // A postgres.js client of any type configuration: only listen() is used.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -57,6 +59,13 @@ export interface RunWorkersOptions {
 	logger?: WorkerLogger;
 	/** Called after every run with its outcome (metrics, tests). */
 	onJobSettled?: (job: Job, outcome: JobOutcome) => void;
+	/**
+	 * Close successful jobs in batches: completions that arrive while one is
+	 * being written go out together in one statement (each job keeps its own
+	 * result, timings and broadcast). A lone job is written at once.
+	 * @default true
+	 */
+	batchCompletions?: boolean;
 }
 
 /**
@@ -93,8 +102,9 @@ export interface WorkerRunner {
 }
 
 interface NotifyPayload {
-	job_table?: string;
-	kind?: string;
+	job_table?: string | null;
+	kind?: string | null;
+	kinds?: string[] | null;
 	available_at?: string;
 }
 
@@ -134,7 +144,9 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	if (!(pollMs > 0)) throw new RangeError(`pollMs must be positive; got ${String(pollMs)}`);
 	const { store } = options;
 	const stats: WorkerRunner['stats'] = { claimed: 0, outcomes: {} };
+	const batcher = options.batchCompletions === false ? null : new SucceedBatcher(store);
 	const runner = new JobRunner({
+		...(batcher ? { succeed: (_store: JobStore, id: string, o: SucceedOptions) => batcher.succeed(id, o) } : {}),
 		handlers: registry,
 		plans: new PlanSource({
 			ttlMs: options.planTtlMs,
@@ -182,8 +194,10 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		} catch {
 			// A payload we cannot read is still a hint that something changed.
 		}
-		if (payload.job_table !== undefined && payload.job_table !== store.table) return;
-		if (payload.kind !== undefined && !kinds.includes(payload.kind)) return;
+		// One notification per statement: job_table/kind are null when it mixed several.
+		if (typeof payload.job_table === 'string' && payload.job_table !== tableLabel(store.table)) return;
+		const announced = payload.kinds ?? (typeof payload.kind === 'string' ? [payload.kind] : null);
+		if (announced && !announced.some((k) => kinds.includes(k))) return;
 		const delay = payload.available_at ? Date.parse(payload.available_at) - Date.now() : 0;
 		if (!(delay > 0)) return poke();
 		// A retry with backoff: claimable later; wake then rather than at the next poll.
