@@ -543,7 +543,6 @@ update supabase_jobs.job_tables set label = supabase_jobs.table_label(table_name
 alter table supabase_jobs.job_tables alter column label set not null;
 alter table supabase_jobs.job_tables add constraint job_tables_label_key unique (label);
 comment on column supabase_jobs.job_tables.label is 'How the job_* functions name the table (job_table): jobs, or <schema>.<name>; the partition bound of supabase_jobs.job.';
-grant execute on function supabase_jobs.table_label(regclass) to authenticated;
 
 -- The label a caller's job_table names ('public.x' is 'x'), or 42P01.
 create function supabase_jobs.job_table_label(job_table text)
@@ -632,8 +631,9 @@ declare
   obj text;
 begin
   for t in
-    select j.table_name as tbl, j.label, c.relname::text as name
+    select j.table_name as tbl, j.label, c.relname::text as name, n.nspname::text as schema
       from supabase_jobs.job_tables j join pg_catalog.pg_class c on c.oid = j.table_name
+      join pg_catalog.pg_namespace n on n.oid = c.relnamespace
   loop
     foreach obj in array array['guard_job', 'kick_worker', 'notify_inserted', 'notify_requeued', 'broadcast_inserted', 'broadcast_changed'] loop
       execute pg_catalog.format('drop trigger if exists %I on %s', obj, t.tbl);
@@ -645,7 +645,7 @@ begin
       execute pg_catalog.format('alter table %s drop constraint %I', t.tbl, k.conname);
     end loop;
     foreach obj in array array['_status_idx', '_kind_created_idx', '_owner_created_idx', '_created_idx', '_claim_idx', '_reclaim_idx'] loop
-      execute pg_catalog.format('drop index if exists %s', pg_catalog.quote_ident(pg_catalog.split_part(t.tbl::text, '.', 1)) || '.' || pg_catalog.quote_ident(t.name || obj));
+      execute pg_catalog.format('drop index if exists %s', pg_catalog.quote_ident(t.schema) || '.' || pg_catalog.quote_ident(t.name || obj));
     end loop;
     execute pg_catalog.format('alter table %s add column job_table text not null default %L', t.tbl, t.label);
     -- A partition must carry the parent's CHECKs, under the parent's names.

@@ -57,6 +57,7 @@ describe('the dispatcher delivers what pg_net would', () => {
 			job_id: job!.id,
 			job_table: 'jobs',
 			kind: 'thumbnail',
+			kinds: ['thumbnail'],
 			count: 1,
 			reason: 'enqueue',
 		});

@@ -48,6 +48,7 @@ describe('enqueue kicks the worker', () => {
 			job_id: job.id,
 			job_table: 'jobs',
 			kind: 'thumbnail',
+			kinds: ['thumbnail'],
 			count: 1,
 			reason: 'enqueue',
 		});
@@ -72,7 +73,7 @@ describe('enqueue kicks the worker', () => {
 		);
 		const requests = await queuedRequests(db.sql);
 		expect(requests.map((r) => r.body)).toEqual([
-			{ job_id: job.id, job_table: 'exports', kind: 'csv', count: 1, reason: 'enqueue' },
+			{ job_id: job.id, job_table: 'exports', kind: 'csv', kinds: ['csv'], count: 1, reason: 'enqueue' },
 		]);
 	});
 
@@ -96,13 +97,13 @@ describe('enqueue kicks the worker', () => {
 		);
 		const requests = await queuedRequests(db.sql);
 		expect(requests.map((r) => r.body)).toEqual([
-			{ job_id: null, job_table: 'jobs', kind: 'resize', count: 100, reason: 'enqueue' },
+			{ job_id: null, job_table: 'jobs', kind: 'resize', kinds: ['resize'], count: 100, reason: 'enqueue' },
 		]);
 		const [{ n }] = await db.sql`select count(*)::int as n from public.jobs where kind = 'resize'`;
 		expect(n).toBe(100);
 	});
 
-	it('a batch insert of 100 jobs of two kinds queues one request per kind', async () => {
+	it('a batch insert of 100 jobs of two kinds queues ONE request naming both kinds', async () => {
 		await as(
 			db.sql,
 			serviceRole,
@@ -112,8 +113,7 @@ describe('enqueue kicks the worker', () => {
 		);
 		const requests = await queuedRequests(db.sql);
 		expect(requests.map((r) => r.body)).toEqual([
-			{ job_id: null, job_table: 'jobs', kind: 'ocr', count: 25, reason: 'enqueue' },
-			{ job_id: null, job_table: 'jobs', kind: 'resize', count: 75, reason: 'enqueue' },
+			{ job_id: null, job_table: 'jobs', kind: null, kinds: ['ocr', 'resize'], count: 100, reason: 'enqueue' },
 		]);
 	});
 

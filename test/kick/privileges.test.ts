@@ -73,9 +73,10 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			from pg_proc p join pg_namespace n on n.oid = p.pronamespace
 			where p.prosecdef and n.nspname in ('public', 'supabase_jobs') order by 1`;
 		expect(rows.map((r) => r.fn)).toEqual([
-			'supabase_jobs.broadcast_job_change()',
+			'supabase_jobs.after_jobs_inserted()',
+			'supabase_jobs.after_jobs_updated()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
-			'supabase_jobs.kick_inserted_jobs()',
+			'supabase_jobs.kick_body(jsonb)',
 			'supabase_jobs.owns_job_topic(text)',
 		]);
 		for (const r of rows) {

@@ -145,9 +145,9 @@ describe('supabase_jobs.cleanup', () => {
 	it('keeps finished jobs unless finished_retention is set, then deletes only old finished ones', async () => {
 		const oldDone = await runningJob(db.sql, user, 'thumbnail', '1 second');
 		await as(db.sql, serviceRole, (tx) => tx`select job_succeed(${oldDone}::uuid)`);
-		await db.sql`alter table public.jobs disable trigger guard_job`;
+		await db.sql`alter table supabase_jobs.job disable trigger guard_job_update`;
 		await db.sql`update public.jobs set finished_at = now() - interval '40 days' where id = ${oldDone}`;
-		await db.sql`alter table public.jobs enable trigger guard_job`;
+		await db.sql`alter table supabase_jobs.job enable trigger guard_job_update`;
 		const recentDone = await runningJob(db.sql, user, 'thumbnail', '1 second');
 		await as(db.sql, serviceRole, (tx) => tx`select job_succeed(${recentDone}::uuid)`);
 		const queued = await enqueueFor(db.sql, user, 'thumbnail');

@@ -29,23 +29,25 @@ async function enqueue(caller: Caller, kind = 'extract', table = 'jobs'): Promis
 }
 
 describe('which writes broadcast', () => {
-	test('insert, and changes of status, progress or stage — not heartbeats, not unchanged ticks', async () => {
+	test('changes of status, progress or stage — not heartbeats, not unchanged ticks; an insert only to the list', async () => {
 		const user = await createUser(sql);
 		const id = await enqueue(user);
 		const topic = `job:${id}`;
-		expect(await messages(topic)).toBe(1); // enqueue
+		// Nobody can have joined job:<id> before the id existed: the insert goes to the owner's list only.
+		expect(await messages(topic)).toBe(0);
+		expect(await messages(`jobs:${user.sub}`)).toBe(1);
 		const [claimed] = await sql<{ attempts: number }[]>`select attempts from public.job_claim(${id})`;
-		expect(await messages(topic)).toBe(2);
+		expect(await messages(topic)).toBe(1);
 		await sql`select public.job_tick(${id})`; // heartbeat only
-		expect(await messages(topic)).toBe(2);
+		expect(await messages(topic)).toBe(1);
 		await sql`select public.job_tick(${id}, 10, 'pdf')`;
-		expect(await messages(topic)).toBe(3);
+		expect(await messages(topic)).toBe(2);
 		await sql`select public.job_tick(${id}, 10, 'pdf')`; // nothing a screen shows changed
-		expect(await messages(topic)).toBe(3);
+		expect(await messages(topic)).toBe(2);
 		await sql`select public.job_tick(${id}, 10, 'table')`;
-		expect(await messages(topic)).toBe(4);
+		expect(await messages(topic)).toBe(3);
 		await sql`select public.job_succeed(${id}, attempt => ${claimed!.attempts})`;
-		expect(await messages(topic)).toBe(5);
+		expect(await messages(topic)).toBe(4);
 		// Each went to the owner's list topic too, with the same content.
 		expect(await messages(`jobs:${user.sub}`)).toBe(5);
 		const [last] = await sql<{ payload: Record<string, unknown>; private: boolean; event: string }[]>`
@@ -82,12 +84,13 @@ describe('which writes broadcast', () => {
 		).rejects.toMatchObject({ code: '42501' });
 		const id = await enqueue(user);
 		await as(sql, user, (tx) => tx`select public.job_cancel(${id})`);
-		expect(await messages(`job:${id}`)).toBe(2);
+		expect(await messages(`job:${id}`)).toBe(1);
 		expect(await messages(`jobs:${user.sub}`)).toBe(2);
 	});
 
 	test('a job without an owner goes to its job topic only; other tables name themselves', async () => {
 		const id = await enqueue(serviceRole, 'extract', 'exports');
+		await sql`select public.job_claim(${id}, job_table => 'exports')`;
 		const [row] = await sql<{ payload: { job_table: string; owner_id: string | null } }[]>`
 			select payload from realtime.messages where topic = ${`job:${id}`}`;
 		expect(row!.payload).toMatchObject({ job_table: 'exports', owner_id: null });
@@ -141,26 +144,26 @@ describe('privileges and attach', () => {
 			       has_function_privilege('authenticated', p.oid, 'execute') as auth,
 			       exists (select 1 from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a where a.grantee = 0 and a.privilege_type = 'EXECUTE') as pub
 			  from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-			 where n.nspname = 'supabase_jobs' and p.proname in ('broadcast_job_change', 'owns_job_topic')
+			 where n.nspname = 'supabase_jobs' and p.proname in ('after_jobs_inserted', 'after_jobs_updated', 'owns_job_topic')
 			 order by p.proname`;
 		expect(rows).toEqual([
-			{ fn: 'broadcast_job_change', definer: true, config: ['search_path=""'], anon: false, auth: false, pub: false },
+			{ fn: 'after_jobs_inserted', definer: true, config: ['search_path=""'], anon: false, auth: false, pub: false },
+			{ fn: 'after_jobs_updated', definer: true, config: ['search_path=""'], anon: false, auth: false, pub: false },
 			{ fn: 'owns_job_topic', definer: true, config: ['search_path=""'], anon: false, auth: true, pub: false },
 		]);
 	});
 
-	test('attach is cumulative: every job table has the base, kick, notify and broadcast triggers', async () => {
+	test('every job table has the guard, the statement triggers (kick, notify, broadcast) and the requeue notify', async () => {
 		const rows = await sql<{ t: string; triggers: string[] }[]>`
 			select c.oid::regclass::text as t, array_agg(tg.tgname::text order by tg.tgname) as triggers
 			  from supabase_jobs.job_tables j join pg_class c on c.oid = j.table_name
 			  join pg_trigger tg on tg.tgrelid = c.oid and not tg.tgisinternal
 			 group by c.oid order by 1`;
 		const expected = [
-			'broadcast_changed',
-			'broadcast_inserted',
-			'guard_job',
-			'kick_worker',
-			'notify_inserted',
+			'after_jobs_inserted',
+			'after_jobs_updated',
+			'guard_job_insert',
+			'guard_job_update',
 			'notify_requeued',
 		];
 		expect(rows).toEqual([

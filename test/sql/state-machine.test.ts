@@ -90,11 +90,11 @@ describe('the state machine, written once in SQL', () => {
 			await db.sql`select conname from pg_constraint where conrelid = 'public.jobs'::regclass and contype = 'c' order by conname`;
 		expect(checks.map((c) => c.conname)).toEqual(
 			expect.arrayContaining([
-				'jobs_terminal_has_no_payload',
-				'jobs_finished_at_iff_terminal',
-				'jobs_running_has_started_at',
-				'jobs_failed_has_error',
-				'jobs_attempts_within_max',
+				'job_terminal_has_no_payload',
+				'job_finished_at_iff_terminal',
+				'job_running_has_started_at',
+				'job_failed_has_error',
+				'job_attempts_within_max',
 			]),
 		);
 	});

@@ -150,9 +150,9 @@ describe('runWorkers', () => {
 		await settled; // the runner is idle now, waiting on NOTIFY or its poll
 		settled = new Promise<void>((r) => (next = r));
 		const silent = await db.sql.begin(async (tx) => {
-			await tx`alter table jobs disable trigger notify_inserted`;
+			await tx`alter table jobs disable trigger after_jobs_inserted`;
 			const [row] = await tx`insert into jobs (kind, params) values ('test.count', '{"n": 2}') returning id`;
-			await tx`alter table jobs enable trigger notify_inserted`;
+			await tx`alter table jobs enable trigger after_jobs_inserted`;
 			return row!.id as string;
 		});
 		await settled;

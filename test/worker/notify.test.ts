@@ -46,14 +46,25 @@ async function receivedUpTo(n: number): Promise<Record<string, unknown>[]> {
 }
 
 describe('NOTIFY supabase_jobs', () => {
-	it('one per insert statement and kind; job_id only for a single job', async () => {
+	it('one per insert statement, whatever its kinds; job_id and kind only when there is one of each', async () => {
 		await db.sql`insert into jobs (kind, params) select k, '{}' from unnest(array['a', 'a', 'a', 'b']) k`;
-		const got = await receivedUpTo(2);
-		expect(got).toEqual([
-			{ job_table: 'jobs', kind: 'a', job_id: null, count: 3, available_at: expect.any(String), reason: 'enqueue' },
+		expect(await receivedUpTo(1)).toEqual([
+			{
+				job_table: 'jobs',
+				kind: null,
+				kinds: ['a', 'b'],
+				job_id: null,
+				count: 4,
+				available_at: expect.any(String),
+				reason: 'enqueue',
+			},
+		]);
+		await db.sql`insert into jobs (kind, params) values ('b', '{}')`;
+		expect(await receivedUpTo(1)).toEqual([
 			{
 				job_table: 'jobs',
 				kind: 'b',
+				kinds: ['b'],
 				job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
 				count: 1,
 				available_at: expect.any(String),
@@ -109,13 +120,13 @@ describe('NOTIFY supabase_jobs', () => {
 		expect((await receivedUpTo(1)).map((g) => g.kind)).toEqual(['t']);
 	});
 
-	it('keeps every trigger the previous attach installed, on every job table', async () => {
+	it('every job table has the notify triggers, and one created later too', async () => {
 		await db.sql`select supabase_jobs.create_job_table('app_exports')`;
 		const triggers = await db.sql`
 			select c.relname as table, array_agg(t.tgname::text order by t.tgname) as triggers
 			from pg_trigger t join pg_class c on c.oid = t.tgrelid
 			where not t.tgisinternal and c.relname in ('jobs', 'app_exports') group by c.relname order by c.relname`;
-		const expected = ['guard_job', 'kick_worker', 'notify_inserted', 'notify_requeued'];
+		const expected = ['after_jobs_inserted', 'guard_job_update', 'notify_requeued'];
 		expect(triggers).toEqual([
 			{ table: 'app_exports', triggers: expect.arrayContaining(expected) },
 			{ table: 'jobs', triggers: expect.arrayContaining(expected) },
