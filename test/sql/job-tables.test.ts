@@ -90,3 +90,59 @@ describe('1. The table: subclass BaseJobModel and pick a name', () => {
 		});
 	});
 });
+
+describe('1. The table: one shape, written once on supabase_jobs.job', () => {
+	it('a column added to the job base reaches every job table and every function returns it', async () => {
+		const user = await createUser(db.sql);
+		await db.sql`alter table supabase_jobs.job add column document_id uuid`;
+		// A fresh session: statements prepared before the ALTER describe the old row.
+		const sql = db.connect({ max: 1 });
+		try {
+			const [job] = await as(sql, user, (tx) => tx`select * from job_enqueue('export-csv', job_table => 'exports')`);
+			expect(job).toHaveProperty('document_id', null);
+			await as(sql, serviceRole, (tx) => tx`select id from job_claim(${job!.id}, job_table => 'exports')`);
+			await db.sql`update supabase_jobs.job set document_id = ${user.sub} where id = ${job!.id}`;
+			const [row] = await as(sql, user, (tx) => tx`select * from job_get(${job!.id}, job_table => 'exports')`);
+			expect(row!.document_id).toBe(user.sub);
+			// The other tables keep working and carry the column too.
+			const [other] = await as(sql, user, (tx) => tx`select * from job_enqueue('x', job_table => 'billing.invoices_jobs')`);
+			expect(other).toHaveProperty('document_id', null);
+		} finally {
+			await sql.end();
+			await db.sql`alter table supabase_jobs.job drop column document_id`;
+		}
+	});
+
+	it('a job table cannot grow columns of its own: PostgreSQL refuses, nothing is silently left out', async () => {
+		await expect(db.sql`alter table public.exports add column mine text`).rejects.toThrow(/partition/);
+	});
+
+	it('the state machine expression agrees with the transitions table, pair by pair', async () => {
+		const rows = await db.sql`
+			select f::text as f, t::text as t, supabase_jobs.can_transition(f, t) as fn,
+			       exists (select 1 from supabase_jobs.transitions x where x.from_status = f and x.to_status = t) as tbl
+			from unnest(enum_range(null::job_status)) f, unnest(enum_range(null::job_status)) t`;
+		expect(rows).toHaveLength(25);
+		for (const r of rows) expect([`${r.f}->${r.t}`, r.fn]).toEqual([`${r.f}->${r.t}`, r.tbl]);
+	});
+
+	it('the limits are written once: the checks and limits() read job_limits()', async () => {
+		const [l] = await db.sql`select * from supabase_jobs.limits()`;
+		const [j] = await db.sql`select (supabase_jobs.job_limits()).*`;
+		expect(l).toEqual({
+			kind_max: j!.kind_max,
+			params_max_bytes: j!.params_max_bytes,
+			payload_max_bytes: j!.payload_max_bytes,
+			error_max: j!.error_max,
+			stage_max: j!.stage_max,
+			max_attempts_max: j!.max_attempts_max,
+			list_max: j!.list_max,
+		});
+		const defs = await db.sql`
+			select conname, pg_get_constraintdef(oid) as def from pg_constraint
+			where conrelid = 'supabase_jobs.job'::regclass and contype = 'c'
+			  and conname in ('job_kind_format', 'job_params_object', 'job_payload_size', 'job_attempts_within_max', 'job_error_length', 'job_stage_length')`;
+		expect(defs).toHaveLength(6);
+		for (const d of defs) expect([d.conname, d.def]).toEqual([d.conname, expect.stringMatching(/job_limits\(\)|kind_is_valid/)]);
+	});
+});

@@ -135,6 +135,71 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		});
 	});
 
+	describe(`JobStore over ${label}: batches`, () => {
+		test('enqueueMany writes every job in one round trip, in order, with its own params, payload and owner', async () => {
+			const kind = uniqueKind('batch');
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			const owner = await h.createUser();
+			const jobs = await store.enqueueMany(kind, [
+				{ params: { n: 1 }, payload: bytes('one') },
+				{ params: { n: 2 }, maxAttempts: 5, locale: 'pt-BR', ownerId: owner },
+				{},
+			]);
+			expect(counted.calls).toEqual(['job_enqueue_many']);
+			expect(jobs.map((j) => [j.kind, j.status, j.params, j.maxAttempts, j.locale, j.ownerId, j.payload])).toEqual([
+				[kind, 'queued', { n: 1 }, 3, null, null, null],
+				[kind, 'queued', { n: 2 }, 5, 'pt-BR', owner, null],
+				[kind, 'queued', {}, 3, null, null, null],
+			]);
+			const claimed = await worker.claimNext({ kinds: [kind], limit: 10 });
+			// One statement, one created_at: the jobs of a batch are claimed in no particular order among themselves.
+			expect(claimed.map((j) => new TextDecoder().decode(j.payload ?? new Uint8Array())).sort()).toEqual(['', '', 'one']);
+		});
+
+		test('enqueueMany is all or nothing: a bad item is named by its index and nothing is written', async () => {
+			const kind = uniqueKind('batch-bad');
+			const e = await rejection(worker.enqueueMany(kind, [{ params: { ok: true } }, { maxAttempts: 1000 }]));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('items[1].max_attempts');
+			const typed = defineJobKind({ name: kind, params: z.object({ n: z.number() }) });
+			const e2 = await rejection(worker.enqueueMany(typed, [{ params: { n: 1 } }, { params: { n: 'x' as never } }]));
+			expect((e2 as InvalidJobInputError).field).toBe('items[1].n');
+			expect((await worker.listRecent({ kind })).jobs).toEqual([]);
+		});
+
+		test('a user enqueues many jobs of their own, never of someone else', async () => {
+			const { sub, store } = await asUser();
+			const other = await h.createUser();
+			const kind = uniqueKind('mine');
+			const jobs = await store.enqueueMany(kind, [{}, {}]);
+			expect(jobs.map((j) => j.ownerId)).toEqual([sub, sub]);
+			expect(await rejection(store.enqueueMany(kind, [{}, { ownerId: other }]))).toBeInstanceOf(PermissionDeniedError);
+			expect((await store.listRecent({ kind })).jobs).toHaveLength(2);
+		});
+
+		test('succeedMany closes many jobs in one round trip, each with its own result; a job not closable is left out', async () => {
+			const a = await running();
+			const b = await running();
+			const c = await running();
+			await worker.cancel(c.id);
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			const resultId = randomUUID();
+			const closed = await store.succeedMany([
+				{ id: a.id, attempt: a.attempts, resultId, timings: { only: { seconds: 2, size: null } } },
+				{ id: b.id, attempt: b.attempts + 1 },
+				{ id: c.id, attempt: c.attempts },
+			]);
+			expect(counted.calls).toEqual(['job_succeed_many']);
+			expect(closed.map((j) => [j.id, j.status, j.resultId, j.timings, j.payload])).toEqual([
+				[a.id, 'done', resultId, { only: { seconds: 2, size: null } }, null],
+			]);
+			expect((await worker.get(b.id)).status).toBe('running');
+			expect((await worker.get(c.id)).status).toBe('cancelled');
+		});
+	});
+
 	describe(`JobStore over ${label}: 3. The worker`, () => {
 		test('claim is what separates "queued" from "running"', async () => {
 			const job = await worker.enqueue(uniqueKind('extract'));
