@@ -25,9 +25,11 @@ export function ours(url: string, version: string): BenchSystem {
 		await enqueueMany(params);
 	}
 	async function enqueueMany(params: { i: number }[]): Promise<void> {
-		// No batch call in JobStore: one statement calling job_enqueue once per element (one round trip).
-		await sql`select count(*)::int as n from jsonb_array_elements(${sql.json(params)}::jsonb) as e(p)
-			cross join lateral public.job_enqueue(kind => 'noop', params => e.p) as j`;
+		// One round trip, one INSERT statement (job_enqueue_many).
+		await store.enqueueMany(
+			noop,
+			params.map((p) => ({ params: p })),
+		);
 	}
 
 	async function drainWithRunner(n: number, concurrency: number): Promise<number> {
@@ -56,7 +58,7 @@ export function ours(url: string, version: string): BenchSystem {
 		version,
 		notes: [
 			'enqueue one: `store.enqueue()` (job_enqueue through postgresAdapter, row parsed with zod).',
-			'enqueue batch: no batch call in JobStore; one SQL statement calling job_enqueue once per row (`cross join lateral`).',
+			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement).',
 			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection); "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],

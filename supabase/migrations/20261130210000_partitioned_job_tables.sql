@@ -12,8 +12,8 @@
 --     converted in place (their rows, ids and primary keys stay);
 --   * the row shape, its CHECKs, its indexes, its row triggers and its column
 --     comments are written once, on the parent; partitions inherit them.
---     Limits are written once, in supabase_jobs.job_limits(), which the CHECKs,
---     the input checks and supabase_jobs.limits() all read;
+--     Limits are written once, one inlinable function each (gathered by
+--     supabase_jobs.job_limits()), which the CHECKs,--     the input checks and supabase_jobs.limits() all read;
 --   * side effects are per statement: one AFTER INSERT statement trigger sends
 --     ONE NOTIFY and ONE kick per statement (whatever the number of rows and
 --     kinds) and one list message per owner; one AFTER UPDATE statement trigger
@@ -48,7 +48,7 @@
 -- behaviour now lives on the parent, or in supabase_jobs.attach()).
 
 -- ---------------------------------------------------------------------------
--- Limits, written once.
+-- Limits, written once (one function each, gathered by job_limits()).
 create type supabase_jobs.job_limits as (
   kind_max int,
   params_max_bytes int,
@@ -63,13 +63,39 @@ create type supabase_jobs.job_limits as (
 comment on type supabase_jobs.job_limits is 'The documented input limits (see supabase_jobs.job_limits()).';
 grant usage on type supabase_jobs.job_limits to authenticated, service_role;
 
+-- One function per limit. They are PL/pgSQL (with the fixed search_path every
+-- function has, which keeps SQL functions from being inlined): cheap to call
+-- from the job_* functions. The CHECKs below do not call them per row: the
+-- statement that creates the table reads them once and writes their values in.
+do $$
+declare
+  lim record;
+begin
+  for lim in select * from (values
+      ('kind_max', 64), ('params_max_bytes', 65536), ('payload_max_bytes', 10485760), ('error_max', 2000),
+      ('stage_max', 200), ('max_attempts_max', 100), ('max_attempts_default', 3), ('list_max', 1000), ('batch_max', 5000)
+    ) as v(name, value)
+  loop
+    execute pg_catalog.format(
+      'create function supabase_jobs.%I() returns int language plpgsql immutable parallel safe set search_path = %L as $f$ begin return %s; end $f$',
+      lim.name, '', lim.value);
+    execute pg_catalog.format('revoke all on function supabase_jobs.%I() from public', lim.name);
+    execute pg_catalog.format('grant execute on function supabase_jobs.%I() to authenticated, service_role', lim.name);
+  end loop;
+end
+$$;
+
 create function supabase_jobs.job_limits()
 returns supabase_jobs.job_limits
 language sql immutable parallel safe
 set search_path = ''
-as $$ select row(64, 65536, 10485760, 2000, 200, 100, 3, 1000, 5000)::supabase_jobs.job_limits $$;
+as $$
+  select row(supabase_jobs.kind_max(), supabase_jobs.params_max_bytes(), supabase_jobs.payload_max_bytes(),
+             supabase_jobs.error_max(), supabase_jobs.stage_max(), supabase_jobs.max_attempts_max(),
+             supabase_jobs.max_attempts_default(), supabase_jobs.list_max(), supabase_jobs.batch_max())::supabase_jobs.job_limits
+$$;
 comment on function supabase_jobs.job_limits() is
-  'The one place the limits are written: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts 1..100 (default 3), list limit <= 1000, batch <= 5000 items. CHECKs, input checks and limits() read it.';
+  'Every documented limit in one row: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts 1..100 (default 3), list limit <= 1000, batch <= 5000 items. Each is its own function (supabase_jobs.kind_max() ...): the input checks call them, and the CHECKs were written from them.';
 revoke all on function supabase_jobs.job_limits() from public;
 grant execute on function supabase_jobs.job_limits() to authenticated, service_role;
 
@@ -83,20 +109,44 @@ as $$
   from supabase_jobs.job_limits() l
 $$;
 
--- Formats shared by the CHECKs and the input checks.
+-- is_terminal (0001) in PL/pgSQL: the guard calls it per status change, and a
+-- SQL function with a fixed search_path is never inlined.
+create or replace function supabase_jobs.is_terminal(status public.job_status)
+returns boolean
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return status in ('done', 'failed', 'cancelled'); end $$;
+
+-- Formats shared by the CHECKs (written in by the statement that creates the table) and the input checks.
+create function supabase_jobs.kind_pattern()
+returns text
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return '^[A-Za-z0-9][A-Za-z0-9_.:/-]*$'; end $$;
+revoke all on function supabase_jobs.kind_pattern() from public;
+grant execute on function supabase_jobs.kind_pattern() to authenticated, service_role;
+
+create function supabase_jobs.locale_pattern()
+returns text
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$'; end $$;
+revoke all on function supabase_jobs.locale_pattern() from public;
+grant execute on function supabase_jobs.locale_pattern() to authenticated, service_role;
+
 create function supabase_jobs.kind_is_valid(kind text)
 returns boolean
-language sql immutable parallel safe
+language plpgsql immutable parallel safe
 set search_path = ''
-as $$ select kind ~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]*$' and char_length(kind) <= (supabase_jobs.job_limits()).kind_max $$;
+as $$ begin return kind ~ supabase_jobs.kind_pattern() and char_length(kind) <= supabase_jobs.kind_max(); end $$;
 revoke all on function supabase_jobs.kind_is_valid(text) from public;
 grant execute on function supabase_jobs.kind_is_valid(text) to authenticated, service_role;
 
 create function supabase_jobs.locale_is_valid(locale text)
 returns boolean
-language sql immutable parallel safe
+language plpgsql immutable parallel safe
 set search_path = ''
-as $$ select locale ~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$' $$;
+as $$ begin return locale ~ supabase_jobs.locale_pattern(); end $$;
 revoke all on function supabase_jobs.locale_is_valid(text) from public;
 grant execute on function supabase_jobs.locale_is_valid(text) to authenticated, service_role;
 
@@ -105,14 +155,16 @@ grant execute on function supabase_jobs.locale_is_valid(text) to authenticated, 
 -- keeps the two equal).
 create function supabase_jobs.can_transition(from_status public.job_status, to_status public.job_status)
 returns boolean
-language sql immutable parallel safe
+language plpgsql immutable parallel safe
 set search_path = ''
 as $$
-  select case from_status
+begin
+  return case from_status
     when 'queued' then to_status in ('running', 'cancelled')
     when 'running' then to_status in ('done', 'failed', 'cancelled', 'queued')
     else false
-  end
+  end;
+end
 $$;
 revoke all on function supabase_jobs.can_transition(public.job_status, public.job_status) from public;
 grant execute on function supabase_jobs.can_transition(public.job_status, public.job_status) to authenticated, service_role;
@@ -120,17 +172,25 @@ grant execute on function supabase_jobs.can_transition(public.job_status, public
 -- A sentence shortened to the limit (with an ellipsis), so a close never fails on length.
 create function supabase_jobs.sentence(value text)
 returns text
-language sql immutable parallel safe
+language plpgsql immutable parallel safe
 set search_path = ''
 as $$
-  select case when char_length(value) <= (supabase_jobs.job_limits()).error_max then value
-    else left(value, (supabase_jobs.job_limits()).error_max - 1) || '…' end
+begin
+  return case when char_length(value) <= supabase_jobs.error_max() then value
+    else left(value, supabase_jobs.error_max() - 1) || '…' end;
+end
 $$;
 revoke all on function supabase_jobs.sentence(text) from public;
 grant execute on function supabase_jobs.sentence(text) to authenticated, service_role;
 
 -- ---------------------------------------------------------------------------
 -- The parent. Column order matches the job tables 0.1.0 created, plus job_table.
+-- The CHECKs get the limits, formats and terminal statuses as constants, read
+-- here from the functions that define them: a CHECK that called a function
+-- would run it for every row written.
+do $$
+begin
+  execute pg_catalog.format($ddl$
 create table supabase_jobs.job (
   id uuid not null default gen_random_uuid(),
   is_active boolean not null default true,
@@ -144,7 +204,7 @@ create table supabase_jobs.job (
   error text,
   error_code text,
   attempts integer not null default 0,
-  max_attempts integer not null default (supabase_jobs.job_limits()).max_attempts_default,
+  max_attempts integer not null default %1$s,
   started_at timestamptz,
   finished_at timestamptz,
   progress real not null default 0,
@@ -155,20 +215,27 @@ create table supabase_jobs.job (
   available_at timestamptz not null default now(),
   timings jsonb,
   job_table text not null,
-  constraint job_kind_format check (supabase_jobs.kind_is_valid(kind)),
-  constraint job_params_object check (jsonb_typeof(params) = 'object' and octet_length(params::text) <= (supabase_jobs.job_limits()).params_max_bytes),
-  constraint job_payload_size check (payload is null or octet_length(payload) <= (supabase_jobs.job_limits()).payload_max_bytes),
-  constraint job_finished_at_iff_terminal check (supabase_jobs.is_terminal(status) = (finished_at is not null)),
-  constraint job_terminal_has_no_payload check (not supabase_jobs.is_terminal(status) or payload is null),
+  constraint job_kind_format check (kind ~ %2$L and char_length(kind) <= %3$s),
+  constraint job_params_object check (jsonb_typeof(params) = 'object' and octet_length(params::text) <= %4$s),
+  constraint job_payload_size check (payload is null or octet_length(payload) <= %5$s),
+  constraint job_finished_at_iff_terminal check ((status in (%6$s)) = (finished_at is not null)),
+  constraint job_terminal_has_no_payload check (status not in (%6$s) or payload is null),
   constraint job_running_has_started_at check (status <> 'running' or started_at is not null),
   constraint job_failed_has_error check (status <> 'failed' or error is not null),
   constraint job_progress_percent check (progress >= 0 and progress <= 100),
-  constraint job_attempts_within_max check (attempts >= 0 and max_attempts between 1 and (supabase_jobs.job_limits()).max_attempts_max and attempts <= max_attempts),
-  constraint job_error_length check (error is null or char_length(error) <= (supabase_jobs.job_limits()).error_max),
-  constraint job_stage_length check (stage is null or char_length(stage) <= (supabase_jobs.job_limits()).stage_max),
-  constraint job_locale_format check (locale is null or supabase_jobs.locale_is_valid(locale)),
+  constraint job_attempts_within_max check (attempts >= 0 and max_attempts between 1 and %7$s and attempts <= max_attempts),
+  constraint job_error_length check (error is null or char_length(error) <= %8$s),
+  constraint job_stage_length check (stage is null or char_length(stage) <= %9$s),
+  constraint job_locale_format check (locale is null or locale ~ %10$L),
   constraint job_timings_object check (timings is null or jsonb_typeof(timings) = 'object')
-) partition by list (job_table);
+) partition by list (job_table)$ddl$,
+    supabase_jobs.max_attempts_default(), supabase_jobs.kind_pattern(), supabase_jobs.kind_max(),
+    supabase_jobs.params_max_bytes(), supabase_jobs.payload_max_bytes(),
+    (select pg_catalog.string_agg(pg_catalog.quote_literal(s::text), ', ' order by s)
+       from pg_catalog.unnest(pg_catalog.enum_range(null::public.job_status)) s where supabase_jobs.is_terminal(s)),
+    supabase_jobs.max_attempts_max(), supabase_jobs.error_max(), supabase_jobs.stage_max(), supabase_jobs.locale_pattern());
+end
+$$;
 
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
@@ -223,9 +290,9 @@ grant usage on type supabase_jobs.job to authenticated, service_role;
 -- privilege, so a custom role that merely inherits authenticated is a user.
 create function supabase_jobs.is_worker()
 returns boolean
-language sql stable
+language plpgsql stable
 set search_path = ''
-as $$ select not pg_catalog.row_security_active('supabase_jobs.job'::regclass) $$;
+as $$ begin return not pg_catalog.row_security_active('supabase_jobs.job'::regclass); end $$;
 revoke all on function supabase_jobs.is_worker() from public;
 grant execute on function supabase_jobs.is_worker() to authenticated, service_role;
 
@@ -337,15 +404,17 @@ create trigger guard_job_update before update on supabase_jobs.job for each row
 -- The screen columns of a job (never params or payload): what every broadcast carries.
 create function supabase_jobs.job_message(j supabase_jobs.job)
 returns jsonb
-language sql stable parallel safe
+language plpgsql stable parallel safe
 set search_path = ''
 as $$
-  select pg_catalog.jsonb_build_object(
+begin
+  return pg_catalog.jsonb_build_object(
     'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
     'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
     'attempts', j.attempts, 'max_attempts', j.max_attempts,
     'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-    'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
+    'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table);
+end
 $$;
 revoke all on function supabase_jobs.job_message(supabase_jobs.job) from public, anon, authenticated;
 
@@ -787,25 +856,24 @@ language plpgsql stable
 set search_path = ''
 as $$
 declare
-  lim supabase_jobs.job_limits := supabase_jobs.job_limits();
 begin
   if kind is null or kind = '' then
     perform supabase_jobs.invalid(prefix || 'kind', 'kind is required');
-  elsif char_length(kind) > lim.kind_max then
-    perform supabase_jobs.invalid(prefix || 'kind', pg_catalog.format('kind is at most %s characters; got %s', lim.kind_max, char_length(kind)));
+  elsif char_length(kind) > supabase_jobs.kind_max() then
+    perform supabase_jobs.invalid(prefix || 'kind', pg_catalog.format('kind is at most %s characters; got %s', supabase_jobs.kind_max(), char_length(kind)));
   elsif not supabase_jobs.kind_is_valid(kind) then
     perform supabase_jobs.invalid(prefix || 'kind', pg_catalog.format('kind may use letters, digits and _ . : / - (starting with a letter or digit); got %L', left(kind, 80)));
   end if;
   if params is not null and pg_catalog.jsonb_typeof(params) <> 'object' then
     perform supabase_jobs.invalid(prefix || 'params', pg_catalog.format('params must be a JSON object; got a JSON %s', pg_catalog.jsonb_typeof(params)));
-  elsif params is not null and octet_length(params::text) > lim.params_max_bytes then
-    perform supabase_jobs.invalid(prefix || 'params', pg_catalog.format('params is at most %s bytes of JSON; got %s (put large input in payload)', lim.params_max_bytes, octet_length(params::text)));
+  elsif params is not null and octet_length(params::text) > supabase_jobs.params_max_bytes() then
+    perform supabase_jobs.invalid(prefix || 'params', pg_catalog.format('params is at most %s bytes of JSON; got %s (put large input in payload)', supabase_jobs.params_max_bytes(), octet_length(params::text)));
   end if;
-  if payload is not null and octet_length(payload) > lim.payload_max_bytes then
-    perform supabase_jobs.invalid(prefix || 'payload', pg_catalog.format('payload is at most %s bytes; got %s', lim.payload_max_bytes, octet_length(payload)));
+  if payload is not null and octet_length(payload) > supabase_jobs.payload_max_bytes() then
+    perform supabase_jobs.invalid(prefix || 'payload', pg_catalog.format('payload is at most %s bytes; got %s', supabase_jobs.payload_max_bytes(), octet_length(payload)));
   end if;
-  if max_attempts is not null and (max_attempts < 1 or max_attempts > lim.max_attempts_max) then
-    perform supabase_jobs.invalid(prefix || 'max_attempts', pg_catalog.format('max_attempts is between 1 and %s; got %s', lim.max_attempts_max, max_attempts));
+  if max_attempts is not null and (max_attempts < 1 or max_attempts > supabase_jobs.max_attempts_max()) then
+    perform supabase_jobs.invalid(prefix || 'max_attempts', pg_catalog.format('max_attempts is between 1 and %s; got %s', supabase_jobs.max_attempts_max(), max_attempts));
   end if;
   if locale is not null and not supabase_jobs.locale_is_valid(locale) then
     perform supabase_jobs.invalid(prefix || 'locale', pg_catalog.format('locale must be a language tag like en or pt-BR; got %L', left(locale, 40)));
@@ -872,7 +940,7 @@ begin
   perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id)
   values (label, kind, coalesce(params, '{}'::jsonb), payload,
-          coalesce(max_attempts, (supabase_jobs.job_limits()).max_attempts_default), locale, supabase_jobs.owner_for(owner_id))
+          coalesce(max_attempts, supabase_jobs.max_attempts_default()), locale, supabase_jobs.owner_for(owner_id))
   returning t.* into result;
   result.payload := null;
   return result;
@@ -889,7 +957,6 @@ set search_path = ''
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
-  lim supabase_jobs.job_limits := supabase_jobs.job_limits();
   item record;
   worker boolean := supabase_jobs.is_worker();
   uid uuid := (select auth.uid());
@@ -899,8 +966,8 @@ declare
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
     perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id}');
-  elsif pg_catalog.jsonb_array_length(items) > lim.batch_max then
-    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', lim.batch_max, pg_catalog.jsonb_array_length(items)));
+  elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
   end if;
   perform supabase_jobs.check_job_input(kind, null, null, null, null);
   begin
@@ -914,7 +981,7 @@ begin
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id)
       select label, kind, coalesce(e.value -> 'params', '{}'::jsonb),
              pg_catalog.decode(e.value ->> 'payload', 'base64'),
-             coalesce((e.value ->> 'max_attempts')::integer, lim.max_attempts_default),
+             coalesce((e.value ->> 'max_attempts')::integer, supabase_jobs.max_attempts_default()),
              e.value ->> 'locale',
              case when worker then (e.value ->> 'owner_id')::uuid else uid end
         from pg_catalog.jsonb_array_elements(items) with ordinality e
@@ -977,8 +1044,8 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if "limit" is null or "limit" < 1 or "limit" > (supabase_jobs.job_limits()).list_max then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', (supabase_jobs.job_limits()).list_max, "limit"));
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
   end if;
   return query
   with next as (
@@ -1014,8 +1081,8 @@ begin
   if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
     perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
   end if;
-  if stage is not null and char_length(stage) > (supabase_jobs.job_limits()).stage_max then
-    perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', (supabase_jobs.job_limits()).stage_max));
+  if stage is not null and char_length(stage) > supabase_jobs.stage_max() then
+    perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', supabase_jobs.stage_max()));
   end if;
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
@@ -1083,8 +1150,8 @@ declare
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' then
     perform supabase_jobs.invalid('items', 'items is a JSON array of {id, attempt, result_id, timings}');
-  elsif pg_catalog.jsonb_array_length(items) > (supabase_jobs.job_limits()).batch_max then
-    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call', (supabase_jobs.job_limits()).batch_max));
+  elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call', supabase_jobs.batch_max()));
   end if;
   return query
   with wanted as (
@@ -1307,8 +1374,8 @@ begin
   if status is not null and statuses is not null then
     perform supabase_jobs.invalid('statuses', 'give status or statuses, not both');
   end if;
-  if "limit" is null or "limit" < 1 or "limit" > (supabase_jobs.job_limits()).list_max then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', (supabase_jobs.job_limits()).list_max, "limit"));
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
   end if;
   wanted := case when status is not null then array[status] else statuses end;
   if cursor is not null then
@@ -1347,8 +1414,8 @@ begin
   if kind is null or kind = '' then
     perform supabase_jobs.invalid('kind', 'kind is required: a phase history is per kind of work');
   end if;
-  if "limit" is null or "limit" < 1 or "limit" > (supabase_jobs.job_limits()).list_max then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', (supabase_jobs.job_limits()).list_max, "limit"));
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
   end if;
   return query
   select t.timings, t.finished_at from supabase_jobs.job as t

@@ -154,7 +154,11 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			]);
 			const claimed = await worker.claimNext({ kinds: [kind], limit: 10 });
 			// One statement, one created_at: the jobs of a batch are claimed in no particular order among themselves.
-			expect(claimed.map((j) => new TextDecoder().decode(j.payload ?? new Uint8Array())).sort()).toEqual(['', '', 'one']);
+			expect(claimed.map((j) => new TextDecoder().decode(j.payload ?? new Uint8Array())).sort()).toEqual([
+				'',
+				'',
+				'one',
+			]);
 		});
 
 		test('enqueueMany is all or nothing: a bad item is named by its index and nothing is written', async () => {

@@ -57,11 +57,12 @@ alter table auth.users enable row level security;
 do $$
 begin
   if to_regprocedure('auth.uid()') is null then
-    -- Supabase's definition: the legacy per-claim GUC first, then PostgREST >= 12's claims object.
+    -- Supabase's definition (no SET clause, as upstream: the planner inlines it, so a
+    -- policy or default that calls it costs no function call): the legacy per-claim
+    -- GUC first, then PostgREST >= 12's claims object. Names are pg_catalog built-ins.
     execute $f$
       create function auth.uid() returns uuid
       language sql stable
-      set search_path = ''
       as $b$
         select coalesce(
           nullif(current_setting('request.jwt.claim.sub', true), ''),
@@ -74,7 +75,6 @@ begin
     execute $f$
       create function auth.role() returns text
       language sql stable
-      set search_path = ''
       as $b$
         select coalesce(
           nullif(current_setting('request.jwt.claim.role', true), ''),
@@ -87,7 +87,6 @@ begin
     execute $f$
       create function auth.email() returns text
       language sql stable
-      set search_path = ''
       as $b$
         select coalesce(
           nullif(current_setting('request.jwt.claim.email', true), ''),
