@@ -185,11 +185,32 @@ describe('watch over Realtime', () => {
 				seen.push(j.status);
 		})();
 		await rt.until('live');
-		expect(user.supabase.getChannels().map((c) => c.topic)).toEqual([`realtime:job:${job.id}`]);
+		// The owner follows their own list topic: one channel however many of their jobs they watch.
+		expect(user.supabase.getChannels().map((c) => c.topic)).toEqual([`realtime:jobs:${job.ownerId}`]);
 		controller.abort();
 		await watching;
 		expect(seen).toEqual(['queued']);
 		expect(user.supabase.getChannels()).toEqual([]);
+	});
+
+	test('watches of several jobs of one owner share one channel (Realtime allows 100 per connection)', async () => {
+		const user = await f.user();
+		const jobs = await user.store.enqueueMany('many-watched', [{}, {}, {}]);
+		const rt = realtimeStatuses();
+		const controller = new AbortController();
+		const watching = jobs.map((job) =>
+			(async () => {
+				const seen: string[] = [];
+				for await (const j of user.store.watch(job.id, { signal: controller.signal, onRealtime: rt.onRealtime }))
+					seen.push(j.status);
+				return seen;
+			})(),
+		);
+		await rt.until('live', jobs.length);
+		expect(user.supabase.getChannels().map((c) => c.topic)).toEqual([`realtime:jobs:${jobs[0]!.ownerId}`]);
+		for (const job of jobs) await f.worker.cancel(job.id);
+		expect(await Promise.all(watching)).toEqual(jobs.map(() => ['queued', 'cancelled']));
+		controller.abort();
 	});
 
 	test('two watchers of one job share one channel, and each gets every value', async () => {

@@ -19,6 +19,8 @@ import type {
 
 /** The event name the broadcast trigger sends. */
 const EVENT = 'job';
+/** The event of a list message carrying several jobs: `{ job_table, jobs: [...] }`. */
+const BATCH_EVENT = 'jobs';
 
 /**
  * The part of a realtime-js `RealtimeChannel` this module uses.
@@ -117,6 +119,16 @@ class SharedTopic {
 			const row = message.payload;
 			if (typeof row !== 'object' || row === null) return;
 			for (const l of [...this.listeners]) l.message(row as RawRow);
+		});
+		// A statement that changed several of one owner's jobs sends them in one message.
+		channel.on('broadcast', { event: BATCH_EVENT }, (message) => {
+			if (this.#disposed) return;
+			const rows = (message.payload as { jobs?: unknown } | null)?.jobs;
+			if (!Array.isArray(rows)) return;
+			for (const row of rows) {
+				if (typeof row !== 'object' || row === null) continue;
+				for (const l of [...this.listeners]) l.message(row as RawRow);
+			}
 		});
 		channel.subscribe((status, err) => {
 			if (this.#disposed) return;

@@ -83,6 +83,13 @@ export interface FollowInput<R extends Job> {
 	/** One read of the full row (job_get). */
 	read(): Promise<R>;
 	realtime: JobRealtimeCapability;
+	/**
+	 * The topic to follow: the owner's `jobs:<owner>` when the caller is the
+	 * owner (one channel however many jobs they watch: Realtime allows 100
+	 * channels per connection), else the job's own `job:<id>`.
+	 * @default `job:${id}`
+	 */
+	topic?: string;
 	/** True when `next` differs from `last` in an emitOn field. */
 	changed(last: R, next: R): boolean;
 	intervalMs: number;
@@ -140,8 +147,11 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 		return message && message.job.id === id && message.jobTable === label ? message.job : null;
 	};
 
-	const subscription = input.realtime.subscribe(`job:${id}`, {
-		message: (row) => inbox.push({ kind: 'message', row }),
+	const subscription = input.realtime.subscribe(input.topic ?? `job:${id}`, {
+		// On the owner's topic, other jobs' changes go by: only this job's are queued.
+		message: (row) => {
+			if (row.id === id) inbox.push({ kind: 'message', row });
+		},
 		status: (status, reason) => inbox.push({ kind: 'status', status, reason }),
 	});
 	try {

@@ -785,9 +785,12 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
 		if (realtime) {
+			// The owner follows their own list topic (shared by all their watches); anyone else the job's topic.
+			const uid = last.ownerId === null ? null : await realtime.userId().catch(() => null);
 			yield* followTopic<R>({
 				id,
 				table: this.table,
+				topic: uid !== null && uid === last.ownerId ? `jobs:${uid}` : `job:${id}`,
 				first: last,
 				read: () => this.get(id),
 				realtime,
