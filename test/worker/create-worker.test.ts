@@ -10,9 +10,10 @@ import type { Job } from '../../src/lib/store/job.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { createWorker, type CreateWorkerOptions, type JobWorker } from '../../src/lib/worker/create-worker.ts';
 import type { JobOutcome } from '../../src/lib/worker/job-runner.ts';
-import { INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
+import { InvalidJobInputError } from '../../src/lib/errors.ts';
+import { INTERNAL_FAILURE, INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { allHandlers, flaky, flakyAttempts, quietAborts, sleep } from './helpers/kinds.ts';
+import { allHandlers, badResultRuns, flaky, flakyAttempts, quietAborts, sleep } from './helpers/kinds.ts';
 import { RecordingLogger } from './helpers/recording-logger.ts';
 import { follow } from './helpers/watch.ts';
 
@@ -208,6 +209,55 @@ describe('how a handler ends decides how the row closes', () => {
 		expect(logger.about(job.id).map((l) => l.message)).toEqual([
 			`[supabase-jobs] job ${job.id} was cancelled; the handler stopped`,
 		]);
+	});
+});
+
+describe('a refused close never leaves the job running', () => {
+	it('a JobUserError sentence over 2,000 characters is shortened and the job fails at once with its own code', async () => {
+		const { worker } = makeWorker();
+		const job = await store.enqueue('test.verbose', { params: { length: 10_000 }, maxAttempts: 3 });
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		const row = await store.get(job.id);
+		expect(row).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'unreadable_file' });
+		expect([...(row.error ?? '')]).toHaveLength(2000);
+		expect(row.error).toMatch(/^I could not read the file: x+…$/);
+	});
+
+	it('a handler result that is not a UUID fails the job with invalid_result and a generic sentence, without redoing the work', async () => {
+		const { worker, logger } = makeWorker();
+		const job = await store.enqueue('test.bad-result', {
+			params: { result: 'summary-of-42' },
+			maxAttempts: 3,
+			locale: 'pt-BR',
+		});
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'failed',
+			attempts: 1,
+			errorCode: 'invalid_result',
+			error: INTERNAL_FAILURE['pt-BR'],
+			resultId: null,
+		});
+		expect(badResultRuns.filter((id) => id === job.id)).toHaveLength(1);
+		// The detail is for the log, never for the row.
+		expect(logger.about(job.id).find((l) => l.level === 'error')?.message).toMatch(/"summary-of-42", not a row id/);
+	});
+
+	it('a close the database still refuses falls back to failed with close_refused, never left running', async () => {
+		const refused = new InvalidJobInputError('timings is refused', { field: 'timings' });
+		const refusing: JobStore = Object.assign(Object.create(store) as JobStore, {
+			succeed: () => Promise.reject(refused),
+		});
+		const { worker, logger } = makeWorker({ store: refusing });
+		const job = await store.enqueue('test.strict', { params: { pages: 1 }, payload: 'x', maxAttempts: 3 });
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'failed',
+			attempts: 1,
+			errorCode: 'close_refused',
+			error: INTERNAL_FAILURE.en,
+		});
+		expect(logger.about(job.id).find((l) => l.level === 'error')?.details[0]).toBe(refused);
 	});
 });
 
