@@ -6,6 +6,7 @@
  */
 import {
 	InvalidJobInputError,
+	JobAlreadyFinishedError,
 	JobNotFoundError,
 	StaleAfterRequiredError,
 	TimeoutError,
@@ -656,6 +657,31 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
+	 * The job's status alone, without writing anything: what a progress tick
+	 * asks when the bar did not move, so a cancel is learned on every interval
+	 * without an UPDATE per interval. With `attempt`, a running job that a
+	 * reclaim handed to another attempt throws {@link JobAlreadyFinishedError},
+	 * as {@link tick} would.
+	 *
+	 * @example
+	 * ```ts
+	 * if ((await store.readStatus(job.id, { attempt: job.attempts })) !== 'running') return;
+	 * ```
+	 */
+	async readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
+		const attempt = checkInt('attempt', options.attempt);
+		// job_get for now; a cheaper status-only SQL function can replace it here alone.
+		const job = await this.get(id);
+		if (attempt !== undefined && job.status === 'running' && job.attempts !== attempt) {
+			throw new JobAlreadyFinishedError(
+				`job ${id} was reclaimed: attempt ${job.attempts} now owns it, not attempt ${attempt}`,
+				{ hint: 'Two workers believe this job is theirs.' },
+			);
+		}
+		return job.status;
+	}
+
+	/**
 	 * Readmits running jobs whose worker went silent for `staleAfterMs`:
 	 * back to queued, or failed with a sentence for the user once their
 	 * max_attempts are spent (a job that kills its worker is not readmitted
@@ -694,7 +720,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	cancellationWatch(id: string): () => Promise<boolean> {
 		return async () => {
 			try {
-				return (await this.get(id)).status !== 'running';
+				return (await this.readStatus(id)) !== 'running';
 			} catch (e) {
 				if (isJobNotFoundError(e)) return true;
 				throw e;

@@ -255,7 +255,18 @@ export class JobRunner {
 				throw e;
 			}
 		};
-		const ticker: Ticker = { tick: (_id, update) => tick(update) };
+		// A status read is not a heartbeat: lastTickAt only moves when a tick writes.
+		const readStatus = async () => {
+			try {
+				const status = await store.readStatus(job.id, { attempt });
+				if (status !== 'running') haltOn(status);
+				return status;
+			} catch (e) {
+				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e)) haltOn('no longer ours', e);
+				throw e;
+			}
+		};
+		const ticker: Ticker = { tick: (_id, update) => tick(update), readStatus: () => readStatus() };
 		const tracker = new ProgressTracker(ticker, job.id, {
 			plan,
 			attempt,
