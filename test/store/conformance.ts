@@ -23,6 +23,7 @@ import {
 	isStageInterruptedError,
 } from '../../src/lib/errors.ts';
 import { isTerminalStatus, TERMINAL_JOB_STATUSES } from '../../src/lib/state.ts';
+import type { JobAdapter } from '../../src/lib/store/adapter.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { Job } from '../../src/lib/store/job.ts';
@@ -294,6 +295,48 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			);
 			expect(e).toBeInstanceOf(TimeoutError);
 			expect(seen).toEqual(['queued']);
+		});
+
+		test('timeout gives up with TimeoutError even while a read is in flight', async () => {
+			const job = await worker.enqueue(uniqueKind('stuck-read'));
+			const inner = h.adapter(SERVICE);
+			let gets = 0;
+			// The first read answers; every later one never does (a hung connection).
+			const hung = Object.assign(Object.create(inner) as JobAdapter, {
+				call: ((fn, args) =>
+					fn === 'job_get' && ++gets > 1 ? new Promise(() => {}) : inner.call(fn, args)) as JobAdapter['call'],
+			});
+			const seen: string[] = [];
+			const started = performance.now();
+			const e = await rejection(
+				(async () => {
+					for await (const j of new JobStore(hung).watch(job.id, { intervalMs: 10, timeoutMs: 100 }))
+						seen.push(j.status);
+				})(),
+			);
+			expect(e).toBeInstanceOf(TimeoutError);
+			expect(seen).toEqual(['queued']);
+			expect(gets).toBeGreaterThan(1); // it was waiting on a read when the deadline came
+			expect(performance.now() - started).toBeLessThan(1000);
+		});
+
+		test('watch refuses NaN, Infinity and timings setTimeout cannot keep, naming the option', async () => {
+			const job = await worker.enqueue(uniqueKind('bad-timings'));
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			const cases: [string, object][] = [
+				['timeoutMs', { timeoutMs: Number.NaN }],
+				['timeoutMs', { timeoutMs: Infinity }],
+				['timeoutMs', { timeoutMs: 0 }],
+				['intervalMs', { intervalMs: 3e9 }],
+				['intervalMs', { intervalMs: Number.NaN }],
+			];
+			for (const [name, options] of cases) {
+				const e = await rejection(store.watch(job.id, options).next());
+				expect(e).toBeInstanceOf(RangeError);
+				expect((e as Error).message).toMatch(new RegExp(`^${name} must be`));
+			}
+			expect(counted.count()).toBe(0);
 		});
 
 		test('an AbortSignal ends the watch quietly', async () => {

@@ -13,6 +13,7 @@ import {
 	isJobNotFoundError,
 } from '../errors.ts';
 import { LIST_MAX, shortenSentence } from '../internal/limits.ts';
+import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
@@ -213,7 +214,11 @@ export interface WatchOptions {
 	intervalMs?: number;
 	/** The fields whose change yields a new value; the terminal state is always yielded. @default ['status'] */
 	emitOn?: readonly (keyof Job)[];
-	/** Give up with {@link TimeoutError} when no terminal state came within this many milliseconds. */
+	/**
+	 * Give up with {@link TimeoutError} when no terminal state came within this
+	 * many milliseconds, even while a read is in flight. Like `intervalMs`,
+	 * finite, above 0 and at most 2^31-1 (setTimeout's limit), or RangeError.
+	 */
 	timeoutMs?: number;
 	/** Ends the watch quietly (the loop just finishes). */
 	signal?: AbortSignal;
@@ -752,8 +757,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
 		const intervalMs = options.intervalMs ?? 2000;
-		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
-			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		checkTimerMs('intervalMs', intervalMs);
+		checkTimerMs('timeoutMs', options.timeoutMs);
 		const emitOn = options.emitOn ?? ['status'];
 		const { signal, timeoutMs } = options;
 		const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
@@ -764,7 +769,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const changed = (a: R, b: R) => emitOn.some((field) => !sameValue(a[field], b[field]));
 		if (signal?.aborted) return;
 
-		let last = await this.get(id);
+		let last = await beforeDeadline(
+			this.get(id),
+			deadline,
+			() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
+		);
 		if (signal?.aborted) return;
 		yield last;
 		if (isTerminalStatus(last.status)) return;
@@ -791,7 +800,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			if (remaining <= 0) throw timeout(last);
 			if ((await pause(Math.min(intervalMs, remaining), signal)) === 'aborted') return;
 			if (Date.now() >= deadline) throw timeout(last);
-			const next = await this.get(id);
+			const next = await beforeDeadline(this.get(id), deadline, () => timeout(last));
 			if (signal?.aborted) return;
 			if (isTerminalStatus(next.status) || changed(last, next)) {
 				last = next;
@@ -822,8 +831,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	subscribeList(options: SubscribeListOptions): () => void {
 		const intervalMs = options.intervalMs ?? 2000;
-		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
-			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		checkTimerMs('intervalMs', intervalMs);
 		const label = tableLabel(this.table);
 		const realtime = this.adapter.realtime;
 		let stopped = false;
