@@ -18,7 +18,11 @@ export function looksBinary(text: string): boolean {
 	if (text.includes('\u0000')) return true;
 	if (text.length === 0) return false;
 	// C0 controls other than tab, LF, FF and CR, DEL, and the replacement character.
-	const odd = text.match(/[\u0001-\u0008\u000B\u000E-\u001F\u007F\uFFFD]/g)?.length ?? 0;
+	let odd = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0c && c !== 0x0d) || c === 0x7f || c === 0xfffd) odd++;
+	}
 	return odd / text.length > 0.3;
 }
 
