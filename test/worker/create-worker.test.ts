@@ -13,6 +13,7 @@ import type { JobOutcome } from '../../src/lib/worker/job-runner.ts';
 import { InvalidJobInputError } from '../../src/lib/errors.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { counting } from '../store/harness.ts';
 import { allHandlers, badResultRuns, flaky, flakyAttempts, quietAborts, sleep } from './helpers/kinds.ts';
 import { RecordingLogger } from './helpers/recording-logger.ts';
 import { follow } from './helpers/watch.ts';
@@ -209,6 +210,33 @@ describe('how a handler ends decides how the row closes', () => {
 		expect(logger.about(job.id).map((l) => l.message)).toEqual([
 			`[supabase-jobs] job ${job.id} was cancelled; the handler stopped`,
 		]);
+	});
+});
+
+describe('one tick is progress and the cancellation check, on the same interval', () => {
+	it('a handler that never reports learns a cancel within one interval, without a write per interval', async () => {
+		const counted = counting(postgresAdapter(db.sql));
+		const { worker, outcomes } = makeWorker({
+			store: new JobStore(counted.adapter),
+			tickIntervalMs: 20,
+			heartbeatMs: 5000,
+		});
+		const job = await store.enqueue('test.quiet');
+		const run = worker.process({ jobId: job.id });
+		// Five intervals of status reads, and no tick written in between.
+		await counted.signal.until(() => counted.count('job_get') >= 5);
+		expect(counted.count('job_tick')).toBe(0);
+		const claimed = await store.get(job.id);
+		expect(claimed.status).toBe('running');
+
+		await store.cancel(job.id);
+		const cancelledAt = performance.now();
+		expect(await run).toMatchObject({ outcomes: { cancelled: 1 } });
+		// Before, it waited for the 5 s heartbeat; one interval plus a round trip, with room for a busy machine.
+		expect(performance.now() - cancelledAt).toBeLessThan(1000);
+		expect(outcomes.get(job.id)).toEqual(['cancelled']);
+		expect(counted.count('job_tick')).toBe(0);
+		expect((await store.get(job.id)).heartbeatAt?.getTime()).toBe(claimed.heartbeatAt?.getTime());
 	});
 });
 

@@ -240,13 +240,15 @@ export class JobRunner {
 		const outside = new AbortController();
 		const outsideLink = linkSignals(outside, [halt.signal, entry.shutdownSignal]);
 		let lastTickAt = performance.now();
+		/** The last round trip that learned the status, written or read. */
+		let lastContactAt = lastTickAt;
 		const haltOn = (status: string, cause?: unknown) => {
 			if (!halt.signal.aborted) halt.abort(new StageInterruptedError(`job ${job.id} is ${status}`, { status, cause }));
 		};
 		const tick = async (update: TickInput) => {
 			try {
 				const status = await store.tick(job.id, update);
-				lastTickAt = performance.now();
+				lastTickAt = lastContactAt = performance.now();
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
@@ -259,6 +261,7 @@ export class JobRunner {
 		const readStatus = async () => {
 			try {
 				const status = await store.readStatus(job.id, { attempt });
+				lastContactAt = performance.now();
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
@@ -280,19 +283,25 @@ export class JobRunner {
 
 		// The heartbeat: a handler that neither runs phases nor reports would
 		// otherwise look dead to reclaim_stale and never learn about a cancel.
+		// Between heartbeats, an interval with no tracker round trip reads the
+		// status, so such a handler learns of a cancel within one interval too.
 		let heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+		const { heartbeatMs, tickIntervalMs } = this.#s;
 		const beat = () => {
-			heartbeatTimer = setTimeout(async () => {
-				if (handlerController.signal.aborted) return;
-				if (performance.now() - lastTickAt >= this.#s.heartbeatMs * 0.9) {
+			heartbeatTimer = setTimeout(
+				async () => {
+					if (handlerController.signal.aborted) return;
+					const now = performance.now();
 					try {
-						await tick({ attempt });
+						if (now - lastTickAt >= heartbeatMs * 0.9) await tick({ attempt });
+						else if (now - lastContactAt >= tickIntervalMs * 0.9) await readStatus();
 					} catch (e) {
 						if (!halt.signal.aborted) logger.warn(`${PREFIX} job ${job.id}: heartbeat failed`, e);
 					}
-				}
-				if (!handlerController.signal.aborted) beat();
-			}, this.#s.heartbeatMs);
+					if (!handlerController.signal.aborted) beat();
+				},
+				Math.min(heartbeatMs, tickIntervalMs),
+			);
 		};
 		beat();
 
