@@ -170,7 +170,7 @@ describe('one tick is progress and the cancellation check, on the same interval'
 		const noticedAfterMs = performance.now() - cancelledAt;
 		// Before, the parked bar skipped ticks until the 5 s heartbeat. A loaded machine
 		// stretches timers, so allow a few round trips, still far from 5 s.
-		expect(noticedAfterMs).toBeLessThan(intervalMs + 5 * roundTripMs + 200);
+		expect(noticedAfterMs).toBeLessThan(intervalMs + 5 * roundTripMs + 1000);
 		await expect(reading).rejects.toMatchObject({ code: 'stage_interrupted', status: 'cancelled' });
 		expect((await versions(job.id)).at(-1)?.status).toBe('cancelled');
 	});

@@ -233,7 +233,7 @@ describe('one tick is progress and the cancellation check, on the same interval'
 		const cancelledAt = performance.now();
 		expect(await run).toMatchObject({ outcomes: { cancelled: 1 } });
 		// Before, it waited for the 5 s heartbeat; one interval plus a round trip, with room for a busy machine.
-		expect(performance.now() - cancelledAt).toBeLessThan(1000);
+		expect(performance.now() - cancelledAt).toBeLessThan(2000);
 		expect(outcomes.get(job.id)).toEqual(['cancelled']);
 		expect(counted.count('job_tick')).toBe(0);
 		expect((await store.get(job.id)).heartbeatAt?.getTime()).toBe(claimed.heartbeatAt?.getTime());
