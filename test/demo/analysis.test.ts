@@ -5,14 +5,20 @@
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { analyseText, buildReport, documentFormat, extractDocument } from '../../src/demo/analysis/document.ts';
+import {
+	analyseText,
+	buildReport,
+	documentFormat,
+	extractDocument,
+	NotTextError,
+} from '../../src/demo/analysis/document.ts';
 import { contentTerms, countTerms, topKeywords } from '../../src/demo/analysis/keywords.ts';
 import { guessLanguage } from '../../src/demo/analysis/language.ts';
 import { DEFAULT_MODEL_MS, modelCallStandIn, modelDelayMs } from '../../src/demo/analysis/model-stand-in.ts';
 import { pdfPages, UnreadablePdfError } from '../../src/demo/analysis/pdf.ts';
 import { sumStats, textStats } from '../../src/demo/analysis/stats.ts';
 import { summarise } from '../../src/demo/analysis/summary.ts';
-import { chunks, decodeText, sentences, stripMarkdown, words } from '../../src/demo/analysis/text.ts';
+import { chunks, decodeText, looksBinary, sentences, stripMarkdown, words } from '../../src/demo/analysis/text.ts';
 
 async function pdfWith(pages: string[]): Promise<Uint8Array> {
 	const doc = await PDFDocument.create();
@@ -166,6 +172,27 @@ describe('formats and PDF', () => {
 
 	it('refuses what is not a PDF with UnreadablePdfError', async () => {
 		await expect(pdfPages(new TextEncoder().encode('not a pdf'))).rejects.toBeInstanceOf(UnreadablePdfError);
+	});
+
+	it('refuses binary bytes named .txt or .md with NotTextError, but still reads Latin-1 text', async () => {
+		const random = new Uint8Array(4096).map((_, i) => (i * 7919 + 13) % 256);
+		await expect(extractDocument(random, 'text')).rejects.toBeInstanceOf(NotTextError);
+		await expect(extractDocument(new Uint8Array([104, 105, 0, 33]), 'markdown')).rejects.toBeInstanceOf(NotTextError);
+		const latin1 = new Uint8Array([
+			...new TextEncoder().encode('Licita'),
+			0xe7,
+			0xe3,
+			0x6f,
+			0x20,
+			0x61,
+			0x62,
+			0x65,
+			0x72,
+			0x74,
+			0x61,
+		]);
+		expect((await extractDocument(latin1, 'text')).text).toBe('Licita\uFFFD\uFFFDo aberta');
+		expect(looksBinary('plain words\tand a tab\r\n')).toBe(false);
 	});
 
 	it('extracts markdown as prose and text as is', async () => {

@@ -69,6 +69,22 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		expect(reply.payload.response.reason).toMatch(/^InvalidJWTToken: Token has expired \d+ seconds ago$/);
 	});
 
+	it('refuses a join whose signed token names a role other than anon, authenticated or service_role', async () => {
+		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
+		const superuser = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009', { role: 'postgres' });
+		const { reply } = await s.join('realtime:room-5', { config: { private: false }, access_token: superuser });
+		expect(reply.payload).toEqual({
+			status: 'error',
+			response: {
+				reason:
+					'InvalidJWTToken: JWT role "postgres" is not allowed; it must be one of anon, authenticated, service_role',
+			},
+		});
+		const user = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009');
+		const ok = await s.join('realtime:room-6', { config: { private: false }, access_token: user });
+		expect(ok.reply.payload.status).toBe('ok');
+	});
+
 	it('refuses a join with a forged access_token', async () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
 		const [h, p] = f.standin.anonKey.split('.');

@@ -256,6 +256,25 @@ describe('role switching and JWTs', () => {
 		expect(data.role).toBe('service_role');
 	});
 
+	it('refuses a signed token whose role is not anon, authenticated or service_role: 401 PGRST301, nothing run', async () => {
+		for (const role of ['postgres', 'supabase_admin', 'authenticator']) {
+			const token = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009', { role });
+			const res = await fetch(`${f.standin.url}/rest/v1/rpc/whoami`, {
+				method: 'POST',
+				headers: { apikey: f.standin.anonKey, Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+				body: '{}',
+			});
+			expect(res.status).toBe(401);
+			expect(res.headers.get('www-authenticate')).toMatch(/invalid_token/);
+			expect(await res.json()).toEqual({
+				code: 'PGRST301',
+				message: `JWT role "${role}" is not allowed`,
+				details: 'The role claim must be one of anon, authenticated, service_role',
+				hint: null,
+			});
+		}
+	});
+
 	it('refuses a token signed with another secret: 401 PGRST301', async () => {
 		const forged = await new SignJWT({ role: 'service_role', exp: Math.floor(Date.now() / 1000) + 60 })
 			.setProtectedHeader({ alg: 'HS256' })

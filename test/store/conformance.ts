@@ -23,6 +23,7 @@ import {
 	isStageInterruptedError,
 } from '../../src/lib/errors.ts';
 import { isTerminalStatus, TERMINAL_JOB_STATUSES } from '../../src/lib/state.ts';
+import type { JobAdapter } from '../../src/lib/store/adapter.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { Job } from '../../src/lib/store/job.ts';
@@ -358,11 +359,55 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const seen: string[] = [];
 			const e = await rejection(
 				(async () => {
-					for await (const j of worker.watch(job.id, { intervalMs: 10, timeoutMs: 60 })) seen.push(j.status);
+					// The first read counts toward the timeout too: leave it room on a busy machine.
+					for await (const j of worker.watch(job.id, { intervalMs: 10, timeoutMs: 300 })) seen.push(j.status);
 				})(),
 			);
 			expect(e).toBeInstanceOf(TimeoutError);
 			expect(seen).toEqual(['queued']);
+		});
+
+		test('timeout gives up with TimeoutError even while a read is in flight', async () => {
+			const job = await worker.enqueue(uniqueKind('stuck-read'));
+			const inner = h.adapter(SERVICE);
+			let gets = 0;
+			// The first read answers; every later one never does (a hung connection).
+			const hung = Object.assign(Object.create(inner) as JobAdapter, {
+				call: ((fn, args) =>
+					fn === 'job_get' && ++gets > 1 ? new Promise(() => {}) : inner.call(fn, args)) as JobAdapter['call'],
+			});
+			const seen: string[] = [];
+			const started = performance.now();
+			const e = await rejection(
+				(async () => {
+					for await (const j of new JobStore(hung).watch(job.id, { intervalMs: 10, timeoutMs: 300 }))
+						seen.push(j.status);
+				})(),
+			);
+			expect(e).toBeInstanceOf(TimeoutError);
+			expect(seen).toEqual(['queued']);
+			expect(gets).toBeGreaterThan(1); // it was waiting on a read when the deadline came
+			// Before, a hung read held the timeout back forever.
+			expect(performance.now() - started).toBeLessThan(2000);
+		});
+
+		test('watch refuses NaN, Infinity and timings setTimeout cannot keep, naming the option', async () => {
+			const job = await worker.enqueue(uniqueKind('bad-timings'));
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			const cases: [string, object][] = [
+				['timeoutMs', { timeoutMs: Number.NaN }],
+				['timeoutMs', { timeoutMs: Infinity }],
+				['timeoutMs', { timeoutMs: 0 }],
+				['intervalMs', { intervalMs: 3e9 }],
+				['intervalMs', { intervalMs: Number.NaN }],
+			];
+			for (const [name, options] of cases) {
+				const e = await rejection(store.watch(job.id, options).next());
+				expect(e).toBeInstanceOf(RangeError);
+				expect((e as Error).message).toMatch(new RegExp(`^${name} must be`));
+			}
+			expect(counted.count()).toBe(0);
 		});
 
 		test('an AbortSignal ends the watch quietly', async () => {
@@ -782,6 +827,80 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const job = await other.enqueue('extract');
 			expect((await other.get(job.id)).id).toBe(job.id);
 			await expect(worker.get(job.id)).rejects.toBeInstanceOf(JobNotFoundError);
+		});
+	});
+	describe(`JobStore over ${label}: hardening`, () => {
+		const long = (n: number) => 'x'.repeat(n - 1) + '!';
+
+		test('a close can never be refused for the length of a sentence: fail and retry shorten an error over 2,000 characters', async () => {
+			const failed = await running();
+			const row = await worker.fail(failed.id, `I could not read the file: ${long(5000)}`, {
+				attempt: failed.attempts,
+			});
+			expect(row.status).toBe('failed');
+			expect([...(row.error ?? '')]).toHaveLength(2000);
+			expect(row.error).toMatch(/^I could not read the file: x+…$/);
+
+			const retried = await running();
+			const again = await worker.retry(retried.id, long(2500), { attempt: retried.attempts });
+			expect(again.status).toBe('queued');
+			expect([...(again.error ?? '')]).toHaveLength(2000);
+			// Exactly at the limit nothing is cut.
+			const exact = await running();
+			expect((await worker.fail(exact.id, long(2000))).error).toBe(long(2000));
+		});
+
+		test('succeed refuses a resultId that is not a UUID before any round trip, naming the field', async () => {
+			const job = await running();
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			const e = await rejection(store.succeed(job.id, { resultId: 'draft-42', attempt: job.attempts }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('resultId');
+			expect(counted.count()).toBe(0);
+			expect(await worker.get(job.id)).toMatchObject({ status: 'running', resultId: null });
+		});
+
+		test('cancel is idempotent even with a long reason: null when there is nothing to stop, shortened when there is', async () => {
+			const done = await running();
+			await worker.succeed(done.id);
+			expect(await worker.cancel(done.id, { reason: long(3000) })).toBeNull();
+			const queued = await worker.enqueue(uniqueKind('cancel-long'));
+			const cancelled = await worker.cancel(queued.id, { reason: long(3000) });
+			expect(cancelled?.status).toBe('cancelled');
+			expect([...(cancelled?.error ?? '')]).toHaveLength(2000);
+		});
+
+		test('listRecent: no extra empty page when the count is a multiple of limit', async () => {
+			const kind = uniqueKind('exact-pages');
+			for (let i = 0; i < 6; i++) await worker.enqueue(kind, { params: { i } });
+			const first = await worker.listRecent({ kind, limit: 3 });
+			expect(first.jobs).toHaveLength(3);
+			expect(first.nextCursor).not.toBeNull();
+			const second = await worker.listRecent({ kind, limit: 3, cursor: first.nextCursor });
+			expect(second.jobs).toHaveLength(3);
+			expect(second.nextCursor).toBeNull();
+			// The same at the SQL ceiling, where no extra row can be asked for.
+			const all = await worker.listRecent({ kind, limit: 1000 });
+			expect(all).toMatchObject({ jobs: expect.any(Array), nextCursor: null });
+			expect(all.jobs).toHaveLength(6);
+		});
+
+		test('raw PostgreSQL input errors (22P02) come back as InvalidJobInputError from every adapter', async () => {
+			const e = await rejection(h.adapter(SERVICE).call('job_get', { id: 'not-a-uuid', job_table: 'jobs' }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).code).toBe('invalid_input');
+		});
+
+		test('staleAfterMs is milliseconds, like the watch options; the deprecated staleAfter stays seconds', async () => {
+			expect(new JobStore(h.adapter(SERVICE), { staleAfterMs: 300_000 }).staleAfter).toBe(300);
+			expect(new JobStore(h.adapter(SERVICE), { staleAfter: 300 }).staleAfterMs).toBe(300_000);
+			expect(() => new JobStore(h.adapter(SERVICE), { staleAfterMs: 1000, staleAfter: 1 })).toThrow(RangeError);
+			expect(() => new JobStore(h.adapter(SERVICE), { staleAfterMs: Number.NaN })).toThrow(/staleAfterMs/);
+			const job = await running();
+			await h.backdate(job.id, 10);
+			const reclaimer = new JobStore(h.adapter(SERVICE), { staleAfterMs: 5_000 });
+			expect((await reclaimer.reclaimStale()).map((j) => j.id)).toContain(job.id);
 		});
 	});
 }

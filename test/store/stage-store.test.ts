@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
-import { isJobNotFoundError } from '../../src/lib/errors.ts';
+import { InvalidJobInputError, isJobNotFoundError } from '../../src/lib/errors.ts';
 import { StageStore } from '../../src/lib/store/stage-store.ts';
 import { StageMap } from '../../src/lib/toolkit/stage-map.ts';
 import { claimsFor, createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -110,5 +110,126 @@ describe('9. StageMap is that table written once — with writes the database fe
 					templates: { status: 'doc_status', error: 'e_{stage}', result: 'r_{stage}', token: 't_{stage}' },
 				}),
 		).toThrow(/same column|doc_status/);
+	});
+});
+
+describe('9. StageStore, hardened', () => {
+	/** A record table of the owner's with the given column definitions; RLS as above. */
+	async function recordTable(name: string, columns: string): Promise<void> {
+		await db.sql.unsafe(
+			`create table public.${name} (id uuid primary key default gen_random_uuid(), owner_id uuid not null, ${columns})`,
+		);
+		await db.sql.unsafe(`alter table public.${name} enable row level security`);
+		await db.sql.unsafe(
+			`create policy own on public.${name} for all to authenticated using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()))`,
+		);
+		await db.sql.unsafe(`grant select, insert, update on public.${name} to authenticated`);
+	}
+	const asOwner = () => postgresAdapter(db.sql, { claims: claimsFor(owner as never) });
+	const row = async (table: string) =>
+		(await db.sql.unsafe(`insert into public.${table} (owner_id) values ($1) returning id`, [owner.sub]))[0]!
+			.id as string;
+	const readFrom = async (table: string, id: string) =>
+		(await db.sql.unsafe(`select * from public.${table} where id = $1`, [id]))[0]!;
+
+	it("the seed's three-column layout works: status, error and result, no run-token column", async () => {
+		await recordTable('seed_documents', 'doc_status_summary text, doc_error_summary text, doc_result_summary text');
+		const seedStages = new StageStore(asOwner(), new StageMap(['summary'], { prefix: 'doc_' }), {
+			table: 'seed_documents',
+		});
+		const id = await row('seed_documents');
+		const token = await seedStages.start(id, 'summary');
+		expect(await seedStages.finish(id, 'summary', token, { status: 'done', result: 'a summary' })).toBe(true);
+		expect(await readFrom('seed_documents', id)).toMatchObject({
+			doc_status_summary: 'done',
+			doc_result_summary: 'a summary',
+		});
+		// Without a token, fencing is a compare-and-set on 'running': a cancelled stage stays cancelled.
+		const again = await seedStages.start(id, 'summary');
+		expect(await seedStages.cancel(id)).toEqual({ cancelled: ['summary'], ignored: [] });
+		expect(await seedStages.finish(id, 'summary', again, { status: 'done', result: 'late' })).toBe(false);
+		expect(await readFrom('seed_documents', id)).toMatchObject({
+			doc_status_summary: 'cancelled',
+			doc_result_summary: 'a summary',
+		});
+	});
+
+	it('a token column named explicitly must exist: refused naming token_column, nothing written', async () => {
+		const declared = new StageMap(['summary'], { prefix: 'doc_', templates: { token: '{prefix}token_{stage}' } });
+		const strict = new StageStore(asOwner(), declared, { table: 'seed_documents' });
+		const id = await row('seed_documents');
+		const e = await strict.start(id, 'summary').catch((err: unknown) => err);
+		expect(e).toBeInstanceOf(InvalidJobInputError);
+		expect((e as InvalidJobInputError).field).toBe('token_column');
+		expect((await readFrom('seed_documents', id)).doc_status_summary).toBeNull();
+	});
+
+	it('cancel refuses a stage named twice before any SQL, naming it; the SQL refuses it too (22023), not 42601', async () => {
+		const id = await doc();
+		await stages.start(id, 'summary');
+		const e = await stages.cancel(id, ['summary', 'summary']).catch((err: unknown) => err);
+		expect(e).toBeInstanceOf(InvalidJobInputError);
+		expect((e as InvalidJobInputError).message).toBe('stage "summary" is listed twice');
+		expect((e as InvalidJobInputError).field).toBe('stages');
+		const direct = await asOwner()
+			.call('stage_cancel', {
+				record_table: 'documents',
+				record_id: id,
+				stages: [
+					{ stage: 'summary', status: 'doc_status_summary' },
+					{ stage: 'summary', status: 'doc_status_summary' },
+				] as unknown as { readonly [key: string]: unknown },
+			})
+			.catch((err: unknown) => err);
+		expect(direct).toBeInstanceOf(InvalidJobInputError);
+		expect((direct as InvalidJobInputError).field).toBe('stages');
+		expect((await read(id)).doc_status_summary).toBe('running');
+	});
+
+	it('finish with result: null clears the result, as mark does; omitting it keeps the previous one', async () => {
+		const id = await doc();
+		const first = await stages.start(id, 'summary');
+		await stages.finish(id, 'summary', first, { status: 'done', result: 'the old summary' });
+		const kept = await stages.start(id, 'summary');
+		await stages.finish(id, 'summary', kept, { status: 'done' });
+		expect((await read(id)).doc_result_summary).toBe('the old summary');
+		const cleared = await stages.start(id, 'summary');
+		await stages.finish(id, 'summary', cleared, { status: 'done', result: null });
+		expect((await read(id)).doc_result_summary).toBeNull();
+
+		// The in-memory map agrees on both.
+		const record = { doc_result_summary: 'the old summary' };
+		STAGES.mark(record, 'summary', 'done');
+		expect(record.doc_result_summary).toBe('the old summary');
+		STAGES.mark(record, 'summary', 'done', { result: null });
+		expect(record.doc_result_summary).toBeNull();
+	});
+
+	it('cancel with 60 stages runs in one statement, without hitting the 100-argument limit (54023)', async () => {
+		const many = new StageMap(
+			Array.from({ length: 60 }, (_, i) => `s${i}`),
+			{ prefix: 'm_' },
+		);
+		await recordTable(
+			'many_stages',
+			many.stages
+				.map((s) => {
+					const c = many.columns(s);
+					return `${c.status} text, ${c.error} text, ${c.result} text, ${c.token} uuid`;
+				})
+				.join(', '),
+		);
+		const manyStages = new StageStore(asOwner(), many, { table: 'many_stages' });
+		const id = await row('many_stages');
+		for (const s of ['s0', 's30', 's59']) await manyStages.start(id, s);
+		const outcome = await manyStages.cancel(id);
+		expect(outcome.cancelled).toEqual(['s0', 's30', 's59']);
+		expect(outcome.ignored).toHaveLength(57);
+		expect(await readFrom('many_stages', id)).toMatchObject({
+			m_status_s0: 'cancelled',
+			m_status_s30: 'cancelled',
+			m_status_s59: 'cancelled',
+			m_status_s1: null,
+		});
 	});
 });

@@ -157,6 +157,8 @@ describe('supabaseAdapter: requests', () => {
 		const rows = [
 			row({ id: 'aaaaaaaa-0000-4000-8000-000000000001', created_at: '2026-11-30T14:00:00.000200+00:00' }),
 			row({ id: 'aaaaaaaa-0000-4000-8000-000000000002', created_at: '2026-11-30T14:00:00.000100+00:00' }),
+			// The row past the page: it only says that another page exists.
+			row({ id: 'aaaaaaaa-0000-4000-8000-000000000003', created_at: '2026-11-30T14:00:00.000000+00:00' }),
 		];
 		const { client, requests } = fakePostgrest(() => ({ status: 200, body: rows }));
 		const page = await new JobStore(supabaseAdapter(client)).listRecent({
@@ -167,7 +169,7 @@ describe('supabaseAdapter: requests', () => {
 		expect(requests[0]!.body).toEqual({
 			kind: 'extract',
 			statuses: ['queued', 'running'],
-			limit: 2,
+			limit: 3,
 			job_table: 'jobs',
 		});
 		expect(page.jobs).toHaveLength(2);

@@ -133,6 +133,49 @@ describe('ProgressTracker over a real job', () => {
 	});
 });
 
+describe('one tick is progress and the cancellation check, on the same interval', () => {
+	test('a phase parked at its 95% cap notices a cancel within one interval plus one round trip, without an UPDATE per interval', async () => {
+		const job = (await worker.claim((await worker.enqueue(uniqueKind('parked'))).id))!;
+		const counted = counting(service());
+		const intervalMs = 20;
+		// A 1 ms plan: the estimate reaches the cap on the first interval and stays there.
+		const tracker = new ProgressTracker(new JobStore(counted.adapter), job.id, {
+			plan: PhasePlan.fromSeconds({ reading: 0.001 }),
+			attempt: job.attempts,
+			intervalMs,
+			heartbeatMs: 5000,
+		});
+		const reading = tracker.run(
+			'reading',
+			(signal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+		);
+		reading.catch(() => {});
+		// Parked: the cap was written once, and the intervals since only read.
+		await counted.signal.until(() => counted.count('job_get') >= 10);
+		const parked = await versions(job.id);
+		expect(parked.at(-1)).toMatchObject({ progress: 95, stage: 'reading', status: 'running' });
+		const ticksWhileParked = counted.count('job_tick');
+		await counted.signal.until(() => counted.count('job_get') >= 20);
+		expect(counted.count('job_tick')).toBe(ticksWhileParked);
+		expect(await versions(job.id)).toHaveLength(parked.length);
+
+		// One round trip, measured on this machine now.
+		const t0 = performance.now();
+		await worker.get(job.id);
+		const roundTripMs = performance.now() - t0;
+
+		await worker.cancel(job.id, { reason: 'cancelled by the user' });
+		const cancelledAt = performance.now();
+		await new Promise((resolve) => tracker.signal.addEventListener('abort', resolve, { once: true }));
+		const noticedAfterMs = performance.now() - cancelledAt;
+		// Before, the parked bar skipped ticks until the 5 s heartbeat. A loaded machine
+		// stretches timers, so allow a few round trips, still far from 5 s.
+		expect(noticedAfterMs).toBeLessThan(intervalMs + 5 * roundTripMs + 1000);
+		await expect(reading).rejects.toMatchObject({ code: 'stage_interrupted', status: 'cancelled' });
+		expect((await versions(job.id)).at(-1)?.status).toBe('cancelled');
+	});
+});
+
 describe('PhasePlan.fromHistory(store, kind)', () => {
 	test('fits medians and per-kilochar slopes from the timings the store recorded', async () => {
 		const kind = uniqueKind('measured');

@@ -160,6 +160,25 @@ describe('runCancellable: the checkpoint that runs during the work', () => {
 		expect(started).toBe(false);
 	});
 
+	it('without intervalMs it polls once a second, the documented default', async () => {
+		const clock = new ManualClock();
+		const run = runCancellable(() => never, { interrupted: () => true, timers: clock }).catch((e: unknown) => e);
+		await clock.fireNext();
+		expect(await run).toBeInstanceOf(StageInterruptedError);
+		expect(clock.time).toBe(1000);
+	});
+
+	it('accepts a promise already under way, as the seed passes one: abandoned, not awaited, when the predicate says stop', async () => {
+		const clock = new ManualClock();
+		const summary = new Promise<string>(() => {}); // the coroutine the seed hands over: summarize("a long text")
+		const run = runCancellable(summary, { interrupted: () => true, intervalMs: 20, timers: clock }).catch(
+			(e: unknown) => e,
+		);
+		await clock.fireNext();
+		expect(await run).toSatisfy(isStageInterruptedError);
+		expect(await runCancellable(Promise.resolve('a long text'), { interrupted: () => false })).toBe('a long text');
+	});
+
 	it('refuses a non-positive interval', () => {
 		expect(() => runCancellable(async () => 1, { interrupted: () => false, intervalMs: 0 })).toThrow(RangeError);
 	});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidJobInputError } from '../../src/lib/errors.ts';
 import { StageMap } from '../../src/lib/toolkit/stage-map.ts';
 import { StageStatus, TERMINAL_STAGE_STATUSES } from '../../src/lib/toolkit/stage-status.ts';
 
@@ -139,6 +140,21 @@ describe('StageMap: several stages on the record itself', () => {
 		expect('doc_status_suggestions' in doc).toBe(false);
 		// Asking again (the screen polled twice) is not an error either.
 		expect(STAGES.cancel(doc)).toEqual({ cancelled: [], ignored: ['transcription', 'summary', 'suggestions'] });
+	});
+
+	it('cancel refuses a stage named twice, naming it, and changes nothing: it cannot be both cancelled and ignored', () => {
+		const doc: Record<string, unknown> = {};
+		STAGES.mark(doc, 'summary', StageStatus.RUNNING);
+		const before = { ...doc };
+		let error: unknown;
+		try {
+			STAGES.cancel(doc, ['summary', 'suggestions', 'summary']);
+		} catch (e) {
+			error = e;
+		}
+		expect(error).toBeInstanceOf(InvalidJobInputError);
+		expect(error).toMatchObject({ field: 'stages', message: 'stage "summary" is listed twice' });
+		expect(doc).toEqual(before);
 	});
 
 	it('cancelling a regeneration keeps the old summary, and can say why', () => {

@@ -10,9 +10,11 @@ import type { Job } from '../../src/lib/store/job.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { createWorker, type CreateWorkerOptions, type JobWorker } from '../../src/lib/worker/create-worker.ts';
 import type { JobOutcome } from '../../src/lib/worker/job-runner.ts';
-import { INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
+import { InvalidJobInputError } from '../../src/lib/errors.ts';
+import { INTERNAL_FAILURE, INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { allHandlers, flaky, flakyAttempts, quietAborts, sleep } from './helpers/kinds.ts';
+import { counting } from '../store/harness.ts';
+import { allHandlers, badResultRuns, flaky, flakyAttempts, quietAborts, sleep } from './helpers/kinds.ts';
 import { RecordingLogger } from './helpers/recording-logger.ts';
 import { follow } from './helpers/watch.ts';
 
@@ -208,6 +210,82 @@ describe('how a handler ends decides how the row closes', () => {
 		expect(logger.about(job.id).map((l) => l.message)).toEqual([
 			`[supabase-jobs] job ${job.id} was cancelled; the handler stopped`,
 		]);
+	});
+});
+
+describe('one tick is progress and the cancellation check, on the same interval', () => {
+	it('a handler that never reports learns a cancel within one interval, without a write per interval', async () => {
+		const counted = counting(postgresAdapter(db.sql));
+		const { worker, outcomes } = makeWorker({
+			store: new JobStore(counted.adapter),
+			tickIntervalMs: 20,
+			heartbeatMs: 5000,
+		});
+		const job = await store.enqueue('test.quiet');
+		const run = worker.process({ jobId: job.id });
+		// Five intervals of status reads, and no tick written in between.
+		await counted.signal.until(() => counted.count('job_get') >= 5);
+		expect(counted.count('job_tick')).toBe(0);
+		const claimed = await store.get(job.id);
+		expect(claimed.status).toBe('running');
+
+		await store.cancel(job.id);
+		const cancelledAt = performance.now();
+		expect(await run).toMatchObject({ outcomes: { cancelled: 1 } });
+		// Before, it waited for the 5 s heartbeat; one interval plus a round trip, with room for a busy machine.
+		expect(performance.now() - cancelledAt).toBeLessThan(2000);
+		expect(outcomes.get(job.id)).toEqual(['cancelled']);
+		expect(counted.count('job_tick')).toBe(0);
+		expect((await store.get(job.id)).heartbeatAt?.getTime()).toBe(claimed.heartbeatAt?.getTime());
+	});
+});
+
+describe('a refused close never leaves the job running', () => {
+	it('a JobUserError sentence over 2,000 characters is shortened and the job fails at once with its own code', async () => {
+		const { worker } = makeWorker();
+		const job = await store.enqueue('test.verbose', { params: { length: 10_000 }, maxAttempts: 3 });
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		const row = await store.get(job.id);
+		expect(row).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'unreadable_file' });
+		expect([...(row.error ?? '')]).toHaveLength(2000);
+		expect(row.error).toMatch(/^I could not read the file: x+…$/);
+	});
+
+	it('a handler result that is not a UUID fails the job with invalid_result and a generic sentence, without redoing the work', async () => {
+		const { worker, logger } = makeWorker();
+		const job = await store.enqueue('test.bad-result', {
+			params: { result: 'summary-of-42' },
+			maxAttempts: 3,
+			locale: 'pt-BR',
+		});
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'failed',
+			attempts: 1,
+			errorCode: 'invalid_result',
+			error: INTERNAL_FAILURE['pt-BR'],
+			resultId: null,
+		});
+		expect(badResultRuns.filter((id) => id === job.id)).toHaveLength(1);
+		// The detail is for the log, never for the row.
+		expect(logger.about(job.id).find((l) => l.level === 'error')?.message).toMatch(/"summary-of-42", not a row id/);
+	});
+
+	it('a close the database still refuses falls back to failed with close_refused, never left running', async () => {
+		const refused = new InvalidJobInputError('timings is refused', { field: 'timings' });
+		const refusing: JobStore = Object.assign(Object.create(store) as JobStore, {
+			succeed: () => Promise.reject(refused),
+		});
+		const { worker, logger } = makeWorker({ store: refusing });
+		const job = await store.enqueue('test.strict', { params: { pages: 1 }, payload: 'x', maxAttempts: 3 });
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'failed',
+			attempts: 1,
+			errorCode: 'close_refused',
+			error: INTERNAL_FAILURE.en,
+		});
+		expect(logger.about(job.id).find((l) => l.level === 'error')?.details[0]).toBe(refused);
 	});
 });
 

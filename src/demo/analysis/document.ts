@@ -9,7 +9,7 @@ import { modelCallStandIn } from './model-stand-in.ts';
 import { pdfPages } from './pdf.ts';
 import { sumStats, textStats, type TextStats } from './stats.ts';
 import { summarise } from './summary.ts';
-import { chunks, decodeText, stripMarkdown } from './text.ts';
+import { chunks, decodeText, looksBinary, stripMarkdown } from './text.ts';
 
 /** Largest upload the demo accepts (the job payload limit is 10 MiB). */
 export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
@@ -31,6 +31,20 @@ export function documentFormat(mime: string, filename: string): DocumentFormat |
 	if (m === 'text/markdown' || m === 'text/x-markdown' || ext === 'md' || ext === 'markdown') return 'markdown';
 	if (m.startsWith('text/') || ext === 'txt' || ext === 'text') return 'text';
 	return null;
+}
+
+/**
+ * The upload claims to be text but is not (binary bytes named `.txt`): a
+ * permanent input error, which no retry can fix.
+ *
+ * @example
+ * await extractDocument(randomBytes, 'text').catch((e) => e instanceof NotTextError); // true
+ */
+export class NotTextError extends Error {
+	constructor(message = 'the file is not text') {
+		super(message);
+		this.name = 'NotTextError';
+	}
 }
 
 /**
@@ -60,9 +74,11 @@ export async function extractDocument(
 ): Promise<ExtractedDocument> {
 	if (format === 'pdf') {
 		const pages = await pdfPages(bytes, { signal: options.signal, onPage: options.onProgress });
-		return { text: pages.join('\n\n'), pages: pages.length, format };
+		// PostgreSQL text cannot hold NUL (22021); a PDF's text layer sometimes does.
+		return { text: pages.join('\n\n').replaceAll('\u0000', ''), pages: pages.length, format };
 	}
 	const raw = decodeText(bytes);
+	if (looksBinary(raw)) throw new NotTextError(`the ${format} file is binary, not UTF-8 text`);
 	await options.onProgress?.(1, 1);
 	return { text: format === 'markdown' ? stripMarkdown(raw) : raw, pages: null, format };
 }

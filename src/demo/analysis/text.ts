@@ -7,6 +7,26 @@
 export const TEXT_MIME = ['text/plain', 'text/markdown', 'text/x-markdown'] as const;
 
 /**
+ * True when decoded "text" is really binary: it holds a NUL (which PostgreSQL
+ * text cannot store: 22021) or mostly undecodable bytes and control
+ * characters. A Latin-1 file, with a few U+FFFD marks, is still text.
+ *
+ * @example
+ * looksBinary(decodeText(crypto.getRandomValues(new Uint8Array(4096)))); // true
+ */
+export function looksBinary(text: string): boolean {
+	if (text.includes('\u0000')) return true;
+	if (text.length === 0) return false;
+	// C0 controls other than tab, LF, FF and CR, DEL, and the replacement character.
+	let odd = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0c && c !== 0x0d) || c === 0x7f || c === 0xfffd) odd++;
+	}
+	return odd / text.length > 0.3;
+}
+
+/**
  * Decodes bytes as UTF-8 (a BOM is dropped; invalid sequences become U+FFFD
  * rather than failing, so a Latin-1 file still reads, with marks).
  *

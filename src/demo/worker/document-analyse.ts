@@ -12,7 +12,14 @@ import { postgresAdapter } from '../../lib/adapters/postgres.ts';
 import { JobStore } from '../../lib/store/job-store.ts';
 import { defineJobHandler } from '../../lib/worker/job-handler.ts';
 import { JobUserError } from '../../lib/worker/job-user-error.ts';
-import { analyseText, buildReport, documentFormat, extractDocument, MAX_DOCUMENT_BYTES } from '../analysis/document.ts';
+import {
+	analyseText,
+	buildReport,
+	documentFormat,
+	extractDocument,
+	MAX_DOCUMENT_BYTES,
+	NotTextError,
+} from '../analysis/document.ts';
 import { modelDelayMs } from '../analysis/model-stand-in.ts';
 import { UnreadablePdfError } from '../analysis/pdf.ts';
 import { DOCUMENT_PLAN, documentAnalyse } from '../jobs.ts';
@@ -105,6 +112,16 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 						throw new JobUserError(
 							{ en: 'I could not open this PDF.', 'pt-BR': 'Não consegui abrir este PDF.' },
 							{ errorCode: 'unreadable_pdf', cause: e },
+						);
+					// The same bytes fail the same way on every attempt: fail now rather than retry for minutes.
+					if (e instanceof NotTextError)
+						throw new JobUserError(
+							{
+								en: 'This file is not text I can read: it looks like a binary file with a text name. Upload a UTF-8 text, Markdown or PDF file.',
+								'pt-BR':
+									'Este arquivo não é um texto que eu consiga ler: parece um arquivo binário com nome de texto. Envie um arquivo de texto UTF-8, Markdown ou PDF.',
+							},
+							{ errorCode: 'not_text', cause: e },
 						);
 					throw e;
 				}),

@@ -33,6 +33,12 @@ export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 	'55000': (m, o) => new JobNotRunningError(m, o),
 	SJ001: (m, o) => new IllegalTransitionError(m, o),
 	'22023': (m, o) => new InvalidJobInputError(m, o),
+	// Raised by PostgreSQL itself rather than on purpose, but still bad input that
+	// changed nothing: mapped so every adapter throws the same class for it.
+	'22P02': (m, o) => new InvalidJobInputError(m, o), // invalid_text_representation: 'abc'::uuid
+	'42703': (m, o) => new InvalidJobInputError(m, o), // undefined_column: a mapped column the table lacks
+	'42601': (m, o) => new InvalidJobInputError(m, o), // syntax_error: e.g. one column assigned twice
+	'54023': (m, o) => new InvalidJobInputError(m, o), // too_many_arguments: a call over the 100-argument limit
 	'22004': (m, o) => new StaleAfterRequiredError(m, o),
 	'42P01': (m, o) => new UnknownJobTableError(m, o),
 	'42501': (m, o) => new PermissionDeniedError(m, o),

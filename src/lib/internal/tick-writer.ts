@@ -1,7 +1,7 @@
 /**
  * Writes ticks for one job: one at a time (a slow round trip delays the next
  * tick rather than overlapping it), and only when something visible changed
- * or the heartbeat is due.
+ * or the heartbeat is due; otherwise a tick only reads the status.
  */
 import { quantize } from './progress-math.ts';
 import type { Clock } from './timers.ts';
@@ -61,8 +61,13 @@ export class TickWriter {
 		const progress = quantize(state.progress);
 		const changed = progress !== this.#written?.progress || stage !== this.#written?.stage;
 		const { now, heartbeatMs, attempt, onStatus } = this.#options;
-		if (!changed && now() - this.#lastWriteAt < heartbeatMs) return;
 		const update: TickUpdate = attempt === undefined ? { progress, stage } : { progress, stage, attempt };
+		if (!changed && now() - this.#lastWriteAt < heartbeatMs) {
+			// Nothing to write, but the interval is still the cancellation check: ask without writing.
+			if (!this.#ticker.readStatus) return;
+			onStatus(await this.#ticker.readStatus(this.#jobId, attempt === undefined ? {} : { attempt }), update);
+			return;
+		}
 		const status = await this.#ticker.tick(this.#jobId, update);
 		this.#written = { progress, stage };
 		this.#lastWriteAt = now();

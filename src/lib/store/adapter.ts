@@ -74,6 +74,7 @@ export const JOB_FUNCTIONS = {
 			token_column: 'text',
 			error_column: 'text',
 			id_column: 'text',
+			token_optional: 'boolean',
 		},
 	},
 	stage_finish: {
@@ -90,6 +91,8 @@ export const JOB_FUNCTIONS = {
 			error_column: 'text',
 			error: 'text',
 			id_column: 'text',
+			token_optional: 'boolean',
+			clear_result: 'boolean',
 		},
 	},
 	stage_cancel: {

@@ -7,15 +7,13 @@
  * while not joined are never replayed.
  */
 import { isJobError, TimeoutError } from '../errors.ts';
+import { beforeDeadline, MAX_TIMER_MS } from '../internal/timers.ts';
 import { isTerminalStatus } from '../state.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
 import type { Job } from './job.ts';
 import { parseJobBroadcast, tableLabel, withSummary } from './job-summary.ts';
 
 type TopicEvent = { kind: 'message'; row: RawRow } | { kind: 'status'; status: JobTopicStatus; reason?: unknown };
-
-/** setTimeout clamps anything above this to 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Events pushed synchronously by a transport, taken one at a time by an
@@ -131,7 +129,8 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 
 	const tryRead = async (): Promise<R | null> => {
 		try {
-			const row = await read();
+			// The deadline holds during a read too: a slow answer must not hold the timeout back.
+			const row = await beforeDeadline(read(), deadline, () => input.timeout(last));
 			owed = false;
 			return row;
 		} catch (e) {

@@ -6,11 +6,14 @@
  */
 import {
 	InvalidJobInputError,
+	JobAlreadyFinishedError,
 	JobNotFoundError,
 	StaleAfterRequiredError,
 	TimeoutError,
 	isJobNotFoundError,
 } from '../errors.ts';
+import { LIST_MAX, shortenSentence } from '../internal/limits.ts';
+import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
@@ -24,7 +27,7 @@ import { isJobKind, type JobKind, type JobKindParams, type JobKindInput } from '
  *
  * @example
  * ```ts
- * const options: JobStoreOptions = { table: 'exports', staleAfter: 300 };
+ * const options: JobStoreOptions = { table: 'exports', staleAfterMs: 300_000 };
  * ```
  */
 export interface JobStoreOptions {
@@ -34,9 +37,15 @@ export interface JobStoreOptions {
 	 */
 	table?: string;
 	/**
-	 * Seconds without a heartbeat after which a running job counts as abandoned
-	 * by a dead worker. Required by {@link JobStore.reclaimStale}, which refuses
-	 * to guess; nothing else uses it.
+	 * Milliseconds without a heartbeat after which a running job counts as
+	 * abandoned by a dead worker (milliseconds, like every other timing
+	 * option). Required by {@link JobStore.reclaimStale}, which refuses to
+	 * guess; nothing else uses it.
+	 */
+	staleAfterMs?: number;
+	/**
+	 * The same threshold in seconds, as the seed's `stale_after`.
+	 * @deprecated Use `staleAfterMs`; still honoured (give one or the other).
 	 */
 	staleAfter?: number;
 }
@@ -205,7 +214,11 @@ export interface WatchOptions {
 	intervalMs?: number;
 	/** The fields whose change yields a new value; the terminal state is always yielded. @default ['status'] */
 	emitOn?: readonly (keyof Job)[];
-	/** Give up with {@link TimeoutError} when no terminal state came within this many milliseconds. */
+	/**
+	 * Give up with {@link TimeoutError} when no terminal state came within this
+	 * many milliseconds, even while a read is in flight. Like `intervalMs`,
+	 * finite, above 0 and at most 2^31-1 (setTimeout's limit), or RangeError.
+	 */
 	timeoutMs?: number;
 	/** Ends the watch quietly (the loop just finishes). */
 	signal?: AbortSignal;
@@ -349,6 +362,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	readonly table: string;
 	/** Seconds of silence before {@link reclaimStale} readmits a running job; undefined when not configured. */
 	readonly staleAfter: number | undefined;
+	/** The same threshold in milliseconds. */
+	readonly staleAfterMs: number | undefined;
 
 	/**
 	 * @example
@@ -361,9 +376,19 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		if (options.staleAfter !== undefined && !(Number.isFinite(options.staleAfter) && options.staleAfter > 0)) {
 			throw new RangeError(`staleAfter must be a positive number of seconds; got ${String(options.staleAfter)}`);
 		}
+		if (options.staleAfterMs !== undefined && !(Number.isFinite(options.staleAfterMs) && options.staleAfterMs > 0)) {
+			throw new RangeError(
+				`staleAfterMs must be a positive number of milliseconds; got ${String(options.staleAfterMs)}`,
+			);
+		}
+		if (options.staleAfter !== undefined && options.staleAfterMs !== undefined) {
+			throw new RangeError('give staleAfterMs (milliseconds) or the deprecated staleAfter (seconds), not both');
+		}
 		this.adapter = adapter;
 		this.table = options.table ?? 'jobs';
-		this.staleAfter = options.staleAfter;
+		this.staleAfterMs =
+			options.staleAfterMs ?? (options.staleAfter === undefined ? undefined : options.staleAfter * 1000);
+		this.staleAfter = this.staleAfterMs === undefined ? undefined : this.staleAfterMs / 1000;
 	}
 
 	private call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>) {
@@ -523,9 +548,16 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async succeed(id: string, options: SucceedOptions = {}): Promise<R> {
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		const resultId = options.resultId ?? undefined;
+		// job_succeed would answer 22P02 after the round trip; name the field instead.
+		if (resultId !== undefined && !(typeof resultId === 'string' && UUID.test(resultId)))
+			throw invalid(
+				'resultId',
+				`resultId must be a UUID (the id of the row the work produced); got ${JSON.stringify(resultId)}`,
+			);
 		return await this.one('job_succeed', {
 			id,
-			result_id: options.resultId ?? undefined,
+			result_id: resultId,
 			attempt: checkInt('attempt', options.attempt),
 			timings: options.timings ?? undefined,
 		});
@@ -558,7 +590,9 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	/**
 	 * running -> failed, with `error` written for the user (in their language,
-	 * not a traceback). Same refusals as {@link succeed}.
+	 * not a traceback). Same refusals as {@link succeed}. A sentence over the
+	 * 2,000-character limit is shortened (ending in `…`), never refused: the
+	 * seed's own `fail(id, \`...${e.message}\`)` must close the row whatever the exception says.
 	 *
 	 * @example
 	 * ```ts
@@ -569,7 +603,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
 		return await this.one('job_fail', {
 			id,
-			error,
+			error: typeof error === 'string' ? shortenSentence(error) : error,
 			attempt: checkInt('attempt', options.attempt),
 			error_code: options.errorCode,
 			timings: options.timings ?? undefined,
@@ -591,7 +625,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const delay = checkFinite('delay', options.delaySeconds);
 		return await this.one('job_retry', {
 			id,
-			error,
+			error: typeof error === 'string' ? shortenSentence(error) : error,
 			delay: delay === undefined ? undefined : `${delay} seconds`,
 			attempt: checkInt('attempt', options.attempt),
 		});
@@ -616,6 +650,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * worker learns it on its next tick. Idempotent on purpose: null — not an
 	 * error — when there is nothing to stop (unknown id, already done, failed or
 	 * cancelled), because double clicks and clicks just as the job finished are normal.
+	 * A reason over the sentence limit is shortened, so it cannot turn that null into an error.
 	 *
 	 * @example
 	 * ```ts
@@ -624,7 +659,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async cancel(id: string, options: CancelOptions = {}): Promise<R | null> {
 		if (!JobStore.known(id)) return null;
-		return await this.maybeOne('job_cancel', { id, reason: options.reason });
+		const { reason } = options;
+		return await this.maybeOne('job_cancel', {
+			id,
+			reason: typeof reason === 'string' ? shortenSentence(reason) : reason,
+		});
 	}
 
 	/**
@@ -658,16 +697,23 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			if (!(JOB_STATUSES as readonly string[]).includes(s))
 				throw invalid(options.status ? 'status' : 'statuses', `unknown job status ${String(s)}`);
 		}
-		const rows = await this.rows('job_list_recent', {
+		const filter = {
 			kind: options.kind === undefined ? undefined : kindName(options.kind),
 			status: options.status,
 			statuses: options.statuses,
-			limit,
-			cursor: options.cursor ?? undefined,
-		});
-		const jobs = rows.map((r) => parseJobRow(r) as R);
-		const last = rows.at(-1);
-		return { jobs, nextCursor: last && rows.length === limit ? cursorOf(last) : null };
+		};
+		// One row past the page says whether another page exists, so a count that is a
+		// multiple of `limit` does not end on an empty page.
+		const ask = limit >= 1 && limit < LIST_MAX ? limit + 1 : limit;
+		const rows = await this.rows('job_list_recent', { ...filter, limit: ask, cursor: options.cursor ?? undefined });
+		const page = rows.slice(0, limit);
+		const last = page.at(-1);
+		let more = rows.length > limit;
+		if (!more && last && ask === limit && page.length === limit) {
+			// At the SQL ceiling there is no extra row to ask for: one short read answers instead.
+			more = (await this.rows('job_list_recent', { ...filter, limit: 1, cursor: cursorOf(last) })).length > 0;
+		}
+		return { jobs: page.map((r) => parseJobRow(r) as R), nextCursor: more && last ? cursorOf(last) : null };
 	}
 
 	/**
@@ -696,7 +742,32 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * Readmits running jobs whose worker went silent for `staleAfter` seconds:
+	 * The job's status alone, without writing anything: what a progress tick
+	 * asks when the bar did not move, so a cancel is learned on every interval
+	 * without an UPDATE per interval. With `attempt`, a running job that a
+	 * reclaim handed to another attempt throws {@link JobAlreadyFinishedError},
+	 * as {@link tick} would.
+	 *
+	 * @example
+	 * ```ts
+	 * if ((await store.readStatus(job.id, { attempt: job.attempts })) !== 'running') return;
+	 * ```
+	 */
+	async readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
+		const attempt = checkInt('attempt', options.attempt);
+		// job_get for now; a cheaper status-only SQL function can replace it here alone.
+		const job = await this.get(id);
+		if (attempt !== undefined && job.status === 'running' && job.attempts !== attempt) {
+			throw new JobAlreadyFinishedError(
+				`job ${id} was reclaimed: attempt ${job.attempts} now owns it, not attempt ${attempt}`,
+				{ hint: 'Two workers believe this job is theirs.' },
+			);
+		}
+		return job.status;
+	}
+
+	/**
+	 * Readmits running jobs whose worker went silent for `staleAfterMs`:
 	 * back to queued, or failed with a sentence for the user once their
 	 * max_attempts are spent (a job that kills its worker is not readmitted
 	 * forever). Without `staleAfter` it refuses with
@@ -704,18 +775,18 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 *
 	 * @example
 	 * ```ts
-	 * const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+	 * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
 	 * setInterval(() => void store.reclaimStale(), 60_000);
 	 * ```
 	 */
 	async reclaimStale(): Promise<R[]> {
-		if (this.staleAfter === undefined) {
+		if (this.staleAfterMs === undefined) {
 			throw new StaleAfterRequiredError(
-				'reclaimStale refuses without staleAfter: create the JobStore with { staleAfter: <seconds> } rather than let it guess when a worker is dead',
+				'reclaimStale refuses without staleAfterMs: create the JobStore with { staleAfterMs: <milliseconds> } rather than let it guess when a worker is dead',
 				{ details: 'field=stale_after' },
 			);
 		}
-		const rows = await this.rows('job_reclaim_stale', { stale_after: `${this.staleAfter} seconds` });
+		const rows = await this.rows('job_reclaim_stale', { stale_after: `${this.staleAfterMs / 1000} seconds` });
 		return rows.map((r) => parseJobRow(r) as R);
 	}
 
@@ -734,7 +805,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	cancellationWatch(id: string): () => Promise<boolean> {
 		return async () => {
 			try {
-				return (await this.get(id)).status !== 'running';
+				return (await this.readStatus(id)) !== 'running';
 			} catch (e) {
 				if (isJobNotFoundError(e)) return true;
 				throw e;
@@ -766,8 +837,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
 		const intervalMs = options.intervalMs ?? 2000;
-		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
-			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		checkTimerMs('intervalMs', intervalMs);
+		checkTimerMs('timeoutMs', options.timeoutMs);
 		const emitOn = options.emitOn ?? ['status'];
 		const { signal, timeoutMs } = options;
 		const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
@@ -778,7 +849,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const changed = (a: R, b: R) => emitOn.some((field) => !sameValue(a[field], b[field]));
 		if (signal?.aborted) return;
 
-		let last = await this.get(id);
+		let last = await beforeDeadline(
+			this.get(id),
+			deadline,
+			() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
+		);
 		if (signal?.aborted) return;
 		yield last;
 		if (isTerminalStatus(last.status)) return;
@@ -808,7 +883,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			if (remaining <= 0) throw timeout(last);
 			if ((await pause(Math.min(intervalMs, remaining), signal)) === 'aborted') return;
 			if (Date.now() >= deadline) throw timeout(last);
-			const next = await this.get(id);
+			const next = await beforeDeadline(this.get(id), deadline, () => timeout(last));
 			if (signal?.aborted) return;
 			if (isTerminalStatus(next.status) || changed(last, next)) {
 				last = next;
@@ -839,8 +914,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	subscribeList(options: SubscribeListOptions): () => void {
 		const intervalMs = options.intervalMs ?? 2000;
-		if (!(Number.isFinite(intervalMs) && intervalMs > 0))
-			throw new RangeError(`intervalMs must be positive; got ${String(intervalMs)}`);
+		checkTimerMs('intervalMs', intervalMs);
 		const label = tableLabel(this.table);
 		const realtime = this.adapter.realtime;
 		let stopped = false;

@@ -33,7 +33,10 @@ export interface StageStoreOptions {
  */
 export interface StageFinish {
 	status: 'done' | 'failed';
-	/** Text, or any JSON-able value (stored with the result column's type). Omit to keep the previous result. */
+	/**
+	 * Text, or any JSON-able value (stored with the result column's type). Omit
+	 * it to keep the previous result; `null` clears it, as `StageMap.mark` does.
+	 */
 	result?: unknown;
 	/** Why it failed, for the user. */
 	error?: string | null;
@@ -44,6 +47,10 @@ export interface StageFinish {
  * run's token; `finish` lands only while the stage is still running under that
  * token (an old run can never overwrite a newer run's result, even when both
  * saw `running`); `cancel` stops running stages and ignores finished ones.
+ *
+ * The token column is what tells an old run from a newer one. A table with the
+ * seed's three columns only (status, error, result) works too: `finish` then
+ * lands while the stage is still `running`, whichever run started it.
  *
  * @example
  * ```ts
@@ -91,6 +98,7 @@ export class StageStore {
 			token_column: cols.token,
 			error_column: cols.error,
 			id_column: this.#idColumn,
+			token_optional: !this.#map.tokenDeclared,
 		});
 		return String(token);
 	}
@@ -124,6 +132,8 @@ export class StageStore {
 			error_column: cols.error,
 			error: outcome.error ?? null,
 			id_column: this.#idColumn,
+			token_optional: !this.#map.tokenDeclared,
+			clear_result: outcome.result === null,
 		});
 		return written === true;
 	}
@@ -138,6 +148,7 @@ export class StageStore {
 	 * ```
 	 */
 	async cancel(recordId: string | number, stages: readonly string[] = this.#map.stages): Promise<CancelOutcome> {
+		this.#map.checkStageList(stages);
 		const spec = stages.map((stage) => ({ stage, status: this.#map.columns(stage).status }));
 		const outcome = (await this.#adapter.call('stage_cancel', {
 			record_table: this.#table,

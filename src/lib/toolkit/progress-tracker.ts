@@ -28,10 +28,11 @@ export interface ProgressTrackerOptions {
 	 */
 	intervalMs?: number;
 	/**
-	 * A tick with nothing new to show is skipped unless this long has passed
-	 * since the last write. While the bar is parked at a phase's 95% ceiling,
-	 * this is also how soon a cancellation is learned. Nothing is written
-	 * between phases: ticks happen inside run() and on report().
+	 * A tick with nothing new to show writes nothing unless this long has
+	 * passed since the last write (the heartbeat). It still reads the status
+	 * when the ticker can (`Ticker.readStatus`, as JobStore does), so a bar parked
+	 * at a phase's 95% ceiling still learns of a cancel within one interval.
+	 * Nothing is written between phases: ticks happen inside run() and on report().
 	 * @default 5000
 	 */
 	heartbeatMs?: number;
@@ -331,7 +332,7 @@ export class ProgressTracker {
 		}, this.#intervalMs);
 	}
 
-	/** Ticks at most one at a time; skips the write when nothing visible changed and no heartbeat is due. */
+	/** Ticks at most one at a time; only reads the status when nothing visible changed and no heartbeat is due. */
 	#tick(): Promise<void> {
 		return this.#writer.write(() =>
 			this.#stage === null || this.#controller.signal.aborted ? null : { progress: this.#progress, stage: this.#stage },

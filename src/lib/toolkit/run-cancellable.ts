@@ -4,6 +4,8 @@
 import { StageInterruptedError } from '../errors.ts';
 import { realTimers, type Timers } from '../internal/timers.ts';
 
+const DEFAULT_INTERVAL_MS = 1000;
+
 /**
  * Options of {@link runCancellable}.
  *
@@ -18,8 +20,13 @@ export interface RunCancellableOptions {
 	 * cannot write the result either, and a silent retry loop would hide it.
 	 */
 	interrupted: () => Promise<boolean> | boolean;
-	/** How often to ask, in milliseconds. The worker is free at most this long after the answer turns true. */
-	intervalMs: number;
+	/**
+	 * How often to ask, in milliseconds. The worker is free at most this long
+	 * after the answer turns true. One second, like the ProgressTracker's tick:
+	 * a short read per second per job, and a cancel felt within a second.
+	 * @default 1000
+	 */
+	intervalMs?: number;
 	/** An outside reason to stop (worker shutdown); aborting it interrupts like a cancellation. */
 	signal?: AbortSignal;
 	/** Label carried by the StageInterruptedError. */
@@ -29,10 +36,12 @@ export interface RunCancellableOptions {
 }
 
 /**
- * Races `work` against `interrupted`, polled every `intervalMs`. When it says
- * stop, the AbortSignal handed to `work` aborts (an in-flight `fetch` is torn
- * down) and the call rejects with {@link StageInterruptedError} at once,
- * without waiting for the work to settle.
+ * Races `work` against `interrupted`, polled every `intervalMs` (default
+ * 1000). When it says stop, the AbortSignal handed to `work` aborts (an
+ * in-flight `fetch` is torn down) and the call rejects with
+ * {@link StageInterruptedError} at once, without waiting for the work to
+ * settle. `work` may also be a promise already under way, as in the seed;
+ * it then cannot be stopped, only abandoned.
  *
  * Only genuinely cancellable awaits stop. CPU-bound code on the event loop
  * never yields to the poll, and a worker_thread runs on after the abort,
@@ -52,10 +61,10 @@ export interface RunCancellableOptions {
  * }
  */
 export function runCancellable<T>(
-	work: (signal: AbortSignal) => Promise<T>,
+	work: ((signal: AbortSignal) => Promise<T> | T) | Promise<T>,
 	options: RunCancellableOptions,
 ): Promise<T> {
-	const { interrupted, intervalMs, stage = null } = options;
+	const { interrupted, intervalMs = DEFAULT_INTERVAL_MS, stage = null } = options;
 	const timers = options.timers ?? realTimers;
 	if (!(intervalMs > 0)) throw new RangeError(`intervalMs must be a positive number, got ${intervalMs}`);
 
@@ -99,7 +108,8 @@ export function runCancellable<T>(
 
 		let running: Promise<T>;
 		try {
-			running = Promise.resolve(work(controller.signal));
+			// A promise (the seed's `run_cancellable(summarize(...))`) is already running: it cannot be stopped, only abandoned.
+			running = typeof work === 'function' ? Promise.resolve(work(controller.signal)) : Promise.resolve(work);
 		} catch (e) {
 			return finish(() => reject(e));
 		}

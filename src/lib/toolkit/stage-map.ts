@@ -2,6 +2,7 @@
  * Several stages' status columns on the record the interface already shows,
  * written once instead of once per stage.
  */
+import { InvalidJobInputError } from '../errors.ts';
 import { StageStatus, type StageStatusValue } from './stage-status.ts';
 
 /**
@@ -17,7 +18,13 @@ export interface StageTemplates {
 	error: string;
 	/** @default '{prefix}result_{stage}' */
 	result: string;
-	/** The fencing token of the run that owns the stage. @default '{prefix}run_{stage}' */
+	/**
+	 * The fencing token of the run that owns the stage. @default '{prefix}run_{stage}'
+	 *
+	 * The default is optional: StageStore fences by token only when the table
+	 * has this column, and otherwise (the seed's three-column layout) by a
+	 * compare-and-set on status 'running'. A template given explicitly must exist.
+	 */
 	token: string;
 }
 
@@ -48,7 +55,10 @@ export interface StageMapOptions {
  * STAGES.mark(doc, 'summary', StageStatus.DONE, { result: summary });
  */
 export interface MarkOptions {
-	/** Written only when given: marking without a result keeps the previous one. `null` clears it. */
+	/**
+	 * Written only when given: marking without a result keeps the previous one.
+	 * An explicit `null` clears it (StageStore.finish treats null the same way).
+	 */
 	result?: unknown;
 	/** Why it stopped, for the user. Every mark writes it (null when absent): it describes the latest run. */
 	error?: string | null;
@@ -88,6 +98,11 @@ type Row = Record<string, unknown>;
 export class StageMap {
 	/** The stages, in the order given. */
 	readonly stages: readonly string[];
+	/**
+	 * True when the token template was given explicitly: the token column is
+	 * then required, not merely used when the table has it.
+	 */
+	readonly tokenDeclared: boolean;
 	readonly #columns = new Map<string, StageColumns>();
 
 	/**
@@ -128,6 +143,29 @@ export class StageMap {
 			this.#columns.set(stage, Object.freeze(cols));
 		}
 		this.stages = Object.freeze([...stages]);
+		this.tokenDeclared = options.templates?.token !== undefined;
+	}
+
+	/**
+	 * Refuses a list of stages naming one twice, before anything is written: a
+	 * stage cannot be both cancelled and ignored by one call.
+	 *
+	 * @example
+	 * STAGES.checkStageList(['summary', 'summary']); // InvalidJobInputError: stage "summary" is listed twice
+	 */
+	checkStageList(stages: readonly string[]): void {
+		const seen = new Set<string>();
+		for (const stage of stages) {
+			this.columns(stage); // unknown names are refused too
+			if (seen.has(stage)) {
+				throw new InvalidJobInputError(`stage "${stage}" is listed twice`, {
+					field: 'stages',
+					details: 'field=stages',
+					hint: 'Nothing was written.',
+				});
+			}
+			seen.add(stage);
+		}
 	}
 
 	/**
@@ -238,7 +276,7 @@ export class StageMap {
 		stages: readonly string[] = this.stages,
 		options: { reason?: string | null } = {},
 	): CancelOutcome {
-		stages.forEach((s) => this.columns(s)); // refuse unknown names before writing anything
+		this.checkStageList(stages); // refuse unknown or repeated names before writing anything
 		const outcome: CancelOutcome = { cancelled: [], ignored: [] };
 		for (const stage of stages) {
 			if (this.status(record, stage) === StageStatus.RUNNING) {

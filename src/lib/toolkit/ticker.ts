@@ -26,8 +26,14 @@ export interface TickUpdate {
  * back means the work is no longer wanted.
  *
  * @example
- * const ticker: Ticker = { tick: (id, u) => store.tick(id, u) };
+ * const ticker: Ticker = { tick: (id, u) => store.tick(id, u), readStatus: (id, o) => store.readStatus(id, o) };
  */
 export interface Ticker {
 	tick(id: string, update: TickUpdate): Promise<JobStatusValue>;
+	/**
+	 * Reads the status without writing: what an interval asks when the bar did
+	 * not move, so a cancel is still learned within one interval. Without it,
+	 * such ticks are skipped until the heartbeat is due.
+	 */
+	readStatus?(id: string, options?: { attempt?: number }): Promise<JobStatusValue>;
 }

@@ -186,7 +186,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		const name = table ?? options.store.table;
 		let store = stores.get(name);
 		if (!store) {
-			store = new JobStore(options.store.adapter, { table: name, staleAfter: options.store.staleAfter });
+			store = new JobStore(options.store.adapter, { table: name, staleAfterMs: options.store.staleAfterMs });
 			stores.set(name, store);
 		}
 		return store;

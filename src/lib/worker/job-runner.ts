@@ -23,13 +23,14 @@ import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
 import type { HandlerRegistry, JobHandler } from './job-handler.ts';
 import { isJobUserError } from './job-user-error.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
-import { INVALID_PARAMS, pickLocale, UNEXPECTED_FAILURE } from './messages.ts';
+import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, UNEXPECTED_FAILURE } from './messages.ts';
 import type { PlanSource } from './plan-source.ts';
 
 /**
  * How one run ended, from the worker's side:
  * - `done`: succeed landed;
- * - `failed`: closed as failed (JobUserError, params no longer valid, retries spent);
+ * - `failed`: closed as failed (JobUserError, params no longer valid, retries spent,
+ *   a result that is not a row id, a close the database refused);
  * - `retried`: an unexpected error; queued again after a backoff;
  * - `cancelled`: the user cancelled; the row was left as they set it;
  * - `released`: given back (shutdown, wall clock), the attempt not spent;
@@ -127,6 +128,14 @@ export class RunningJob {
 		);
 		return this.#release;
 	}
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A short, safe rendering of an unexpected handler result for the log. */
+function describe(value: unknown): string {
+	const text = typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value} (${String(value)})`;
+	return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -233,13 +242,15 @@ export class JobRunner {
 		const outside = new AbortController();
 		const outsideLink = linkSignals(outside, [halt.signal, entry.shutdownSignal]);
 		let lastTickAt = performance.now();
+		/** The last round trip that learned the status, written or read. */
+		let lastContactAt = lastTickAt;
 		const haltOn = (status: string, cause?: unknown) => {
 			if (!halt.signal.aborted) halt.abort(new StageInterruptedError(`job ${job.id} is ${status}`, { status, cause }));
 		};
 		const tick = async (update: TickInput) => {
 			try {
 				const status = await store.tick(job.id, update);
-				lastTickAt = performance.now();
+				lastTickAt = lastContactAt = performance.now();
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
@@ -248,7 +259,19 @@ export class JobRunner {
 				throw e;
 			}
 		};
-		const ticker: Ticker = { tick: (_id, update) => tick(update) };
+		// A status read is not a heartbeat: lastTickAt only moves when a tick writes.
+		const readStatus = async () => {
+			try {
+				const status = await store.readStatus(job.id, { attempt });
+				lastContactAt = performance.now();
+				if (status !== 'running') haltOn(status);
+				return status;
+			} catch (e) {
+				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e)) haltOn('no longer ours', e);
+				throw e;
+			}
+		};
+		const ticker: Ticker = { tick: (_id, update) => tick(update), readStatus: () => readStatus() };
 		const tracker = new ProgressTracker(ticker, job.id, {
 			plan,
 			attempt,
@@ -262,19 +285,25 @@ export class JobRunner {
 
 		// The heartbeat: a handler that neither runs phases nor reports would
 		// otherwise look dead to reclaim_stale and never learn about a cancel.
+		// Between heartbeats, an interval with no tracker round trip reads the
+		// status, so such a handler learns of a cancel within one interval too.
 		let heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+		const { heartbeatMs, tickIntervalMs } = this.#s;
 		const beat = () => {
-			heartbeatTimer = setTimeout(async () => {
-				if (handlerController.signal.aborted) return;
-				if (performance.now() - lastTickAt >= this.#s.heartbeatMs * 0.9) {
+			heartbeatTimer = setTimeout(
+				async () => {
+					if (handlerController.signal.aborted) return;
+					const now = performance.now();
 					try {
-						await tick({ attempt });
+						if (now - lastTickAt >= heartbeatMs * 0.9) await tick({ attempt });
+						else if (now - lastContactAt >= tickIntervalMs * 0.9) await readStatus();
 					} catch (e) {
 						if (!halt.signal.aborted) logger.warn(`${PREFIX} job ${job.id}: heartbeat failed`, e);
 					}
-				}
-				if (!handlerController.signal.aborted) beat();
-			}, this.#s.heartbeatMs);
+					if (!handlerController.signal.aborted) beat();
+				},
+				Math.min(heartbeatMs, tickIntervalMs),
+			);
 		};
 		beat();
 
@@ -301,7 +330,21 @@ export class JobRunner {
 
 		if (result.ok && !entry.shutdownSignal.aborted) {
 			entry.markClosing();
-			const resultId = typeof result.value === 'string' && result.value !== '' ? result.value : null;
+			const value = result.value;
+			if (value !== undefined && value !== null && value !== '' && !(typeof value === 'string' && UUID.test(value))) {
+				// Redoing finished work cannot fix the shape of its result: fail now, with the detail in the log only.
+				logger.error(
+					`${PREFIX} job ${job.id} (${job.kind}): the handler returned ${describe(value)}, not a row id (a UUID) or nothing; closing it as failed`,
+				);
+				return await this.#close(job, 'failed', () =>
+					store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
+						errorCode: 'invalid_result',
+						attempt,
+						timings: tracker.timings(),
+					}),
+				);
+			}
+			const resultId = typeof value === 'string' && value !== '' ? value : null;
 			const options: SucceedOptions = { resultId, attempt, timings: tracker.timings() };
 			return await this.#close(job, 'done', () =>
 				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
@@ -363,8 +406,28 @@ export class JobRunner {
 				logger.warn(`${PREFIX} job ${job.id}: no longer this run's to close (${e.code}); another attempt owns it`);
 				return 'lost';
 			}
-			logger.error(`${PREFIX} job ${job.id}: could not write its close (${outcome}); reclaim will readmit it`, e);
-			return 'lost';
+			// Left running, the job would be redone until max_attempts and end on the worker_lost sentence:
+			// close it as failed with a generic sentence instead, keeping the refusal for the log.
+			logger.error(`${PREFIX} job ${job.id}: the database refused its close (${outcome}); closing it as failed`, e);
+			try {
+				await this.#fallbackFail(job);
+				return 'failed';
+			} catch (fallback) {
+				if (isJobAlreadyFinishedError(fallback) || isJobNotRunningError(fallback) || isJobNotFoundError(fallback)) {
+					return isJobCancelledError(fallback) ? 'cancelled' : 'lost';
+				}
+				logger.error(`${PREFIX} job ${job.id}: could not close it as failed either; reclaim will readmit it`, fallback);
+				return 'lost';
+			}
 		}
+	}
+
+	#fallbackFail(job: Job): Promise<unknown> {
+		const store = [...this.running].find((r) => r.job === job)?.store;
+		if (!store) return Promise.reject(new Error(`job ${job.id} is not running here`));
+		return store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
+			errorCode: 'close_refused',
+			attempt: job.attempts,
+		});
 	}
 }

@@ -68,3 +68,20 @@ export const INVALID_PARAMS: LocalizedText = Object.freeze({
 	'pt-BR': 'Este trabalho foi criado com configurações que não são mais aceitas. Inicie-o novamente.',
 	es: 'Este trabajo se creó con una configuración que ya no se acepta. Vuelve a iniciarlo.',
 });
+
+/**
+ * What the worker writes when the work finished but its outcome could not be
+ * recorded as it was (a result that is not a row id, a close the database
+ * refused). The detail goes to the log; the user learns the job did not complete.
+ *
+ * @example
+ * ```ts
+ * await store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), { errorCode: 'invalid_result' });
+ * ```
+ */
+export const INTERNAL_FAILURE: LocalizedText = Object.freeze({
+	en: 'This job could not be completed because of an internal error. Please start it again; if it keeps happening, contact support.',
+	'pt-BR':
+		'Este trabalho não pôde ser concluído por causa de um erro interno. Inicie-o novamente; se continuar acontecendo, fale com o suporte.',
+	es: 'Este trabajo no se pudo completar por un error interno. Vuelve a iniciarlo; si sigue ocurriendo, contacta con soporte.',
+});

@@ -82,6 +82,20 @@ function pgrst303(message: string): PgrstErrorBody {
 	return { code: 'PGRST303', message, details: null, hint: null };
 }
 
+/**
+ * The roles a signed token may name. The stand-in runs requests on a
+ * superuser connection, where `set role` to anything (postgres, say) would
+ * succeed; Supabase's authenticator can only become these three.
+ */
+const API_ROLES: readonly string[] = ['anon', 'authenticated', 'service_role'];
+
+function roleRefused(role: string): PgrstErrorBody {
+	return pgrst301(
+		`JWT role ${JSON.stringify(role)} is not allowed`,
+		`The role claim must be one of ${API_ROLES.join(', ')}`,
+	);
+}
+
 export type RestAuth = { ok: true; role: string; claims: Claims } | { ok: false; error: PgrstErrorBody };
 
 const HMAC_ALGS = ['HS256', 'HS384', 'HS512'];
@@ -153,6 +167,7 @@ export async function verifyForRest(
 	}
 	const role =
 		typeof claims.role === 'string' ? claims.role : claims.role === undefined ? anonRole : JSON.stringify(claims.role);
+	if (!(role === anonRole || API_ROLES.includes(role))) return { ok: false, error: roleRefused(role) };
 	return { ok: true, role, claims };
 }
 
@@ -166,7 +181,8 @@ export type RealtimeTokenError =
 	| { kind: 'missing_claims'; message: string }
 	| { kind: 'malformed'; message: string }
 	| { kind: 'signature'; message: string }
-	| { kind: 'signer'; message: string };
+	| { kind: 'signer'; message: string }
+	| { kind: 'role'; message: string };
 
 export type RealtimeAuth = { ok: true; claims: Claims } | { ok: false; error: RealtimeTokenError };
 
@@ -208,6 +224,13 @@ export async function verifyForRealtime(secret: string, rawToken: string): Promi
 	}
 	if (claims.role === undefined || claims.exp === undefined) {
 		return { ok: false, error: { kind: 'missing_claims', message: 'Fields `role` and `exp` are required in JWT' } };
+	}
+	if (!(typeof claims.role === 'string' && API_ROLES.includes(claims.role))) {
+		const role = JSON.stringify(claims.role);
+		return {
+			ok: false,
+			error: { kind: 'role', message: `JWT role ${role} is not allowed; it must be one of ${API_ROLES.join(', ')}` },
+		};
 	}
 	return { ok: true, claims: { ...claims, exp: Math.round(claims.exp as number) } };
 }

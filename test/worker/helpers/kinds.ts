@@ -103,6 +103,28 @@ export const long = defineJobKind({
 });
 export const longHandler = defineJobHandler(long, () => crypto.randomUUID());
 
+/** Fails the expected way, with a sentence far over the 2,000-character limit (a long exception message quoted in it). */
+export const verbose = defineJobKind({
+	name: 'test.verbose',
+	params: z.object({ length: z.number().int().positive() }),
+	plan: PhasePlan.fromSeconds({ work: 0.01 }),
+});
+export const verboseHandler = defineJobHandler(verbose, ({ params }) => {
+	throw new JobUserError(`I could not read the file: ${'x'.repeat(params.length)}`, { errorCode: 'unreadable_file' });
+});
+
+/** Finishes its work but returns something that is not a row id. */
+export const badResult = defineJobKind({
+	name: 'test.bad-result',
+	params: z.object({ result: z.string() }),
+	plan: PhasePlan.fromSeconds({ work: 0.01 }),
+});
+export const badResultRuns: string[] = [];
+export const badResultHandler = defineJobHandler(badResult, ({ job, params }) => {
+	badResultRuns.push(job.id);
+	return params.result;
+});
+
 export const allHandlers = [
 	longHandler,
 	sizedHandler,
@@ -112,4 +134,6 @@ export const allHandlers = [
 	quietHandler,
 	strictHandler,
 	planlessHandler,
+	verboseHandler,
+	badResultHandler,
 ];

@@ -50,6 +50,7 @@ export function tokenJoinReason(error: RealtimeTokenError): string {
 	switch (error.kind) {
 		case 'expired':
 		case 'missing_claims':
+		case 'role':
 			return `InvalidJWTToken: ${error.message}`;
 		case 'malformed':
 			return `MalformedJWT: ${error.message}`;

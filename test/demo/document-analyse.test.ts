@@ -1,0 +1,64 @@
+/**
+ * The demo's document.analyse handler under the real worker runtime and
+ * database: a permanent input error fails the job at once, in the user's
+ * language, instead of being retried until the attempts run out.
+ */
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
+import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
+import { JobStore } from '../../src/lib/store/job-store.ts';
+import { createWorker, type JobWorker } from '../../src/lib/worker/create-worker.ts';
+import { createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { RecordingLogger } from '../worker/helpers/recording-logger.ts';
+
+let db: TestDatabase;
+let store: JobStore;
+let worker: JobWorker;
+
+beforeAll(async () => {
+	db = await useTestDatabase();
+	store = new JobStore(postgresAdapter(db.sql));
+	worker = createWorker({
+		store,
+		handlers: [createDocumentAnalyseHandler({ databaseUrl: db.url, modelMs: 0 })],
+		secret: 'document-analyse-test-secret-0123',
+		logger: new RecordingLogger(),
+		releaseOnUnload: false,
+	});
+});
+
+describe('document.analyse: permanent input errors are not retried', () => {
+	it('random bytes named .txt fail at once as not_text, with a sentence in the job language (pt-BR)', async () => {
+		// Random bytes hold NULs, which PostgreSQL text refuses (22021): retrying can never help.
+		const bytes = randomBytes(4096);
+		bytes[10] = 0;
+		const job = await store.enqueue('document.analyse', {
+			params: { filename: 'notes.txt', mime: 'text/plain' },
+			payload: bytes,
+			maxAttempts: 3,
+			locale: 'pt-BR',
+		});
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		const row = await store.get(job.id);
+		expect(row).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'not_text', resultId: null });
+		expect(row.error).toMatch(/^Este arquivo não é um texto que eu consiga ler/);
+	});
+
+	it('the same upload for an English reader reads in English; real text still succeeds', async () => {
+		const binary = await store.enqueue('document.analyse', {
+			params: { filename: 'data.txt', mime: 'text/plain' },
+			payload: new Uint8Array([0, 1, 2, 3, 0, 255, 254, 0]),
+			locale: 'en',
+		});
+		expect(await worker.process({ jobId: binary.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect((await store.get(binary.id)).error).toMatch(/^This file is not text I can read/);
+
+		const text = await store.enqueue('document.analyse', {
+			params: { filename: 'notes.txt', mime: 'text/plain' },
+			ownerId: (await createUser(db.sql)).sub, // the analysis row belongs to a user
+			payload: 'The tender closes on Friday. The committee reads every proposal.',
+		});
+		expect(await worker.process({ jobId: text.id })).toMatchObject({ outcomes: { done: 1 } });
+	});
+});
