@@ -134,9 +134,8 @@ describe('the packed package', () => {
 		expect(row).toEqual({ status: 'done', params: { n: 7 } });
 	});
 
-	// Both at once: each is a separate tsc over every declaration, and one alone leaves a core idle.
 	for (const resolution of ['nodenext', 'bundler'] as const) {
-		it.concurrent(
+		it(
 			`tsc --noEmit, strict + exactOptionalPropertyTypes + noPropertyAccessFromIndexSignature, moduleResolution ${resolution}: 0 errors`,
 			async () => {
 				const tsc = join(app, 'node_modules/typescript/bin/tsc');
