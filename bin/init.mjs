@@ -1,23 +1,31 @@
-// `npx supabase-jobs init`: copies what a Supabase project needs to run
-// supabase-jobs into its supabase/ folder. Refuses to overwrite anything:
-// every target is checked before the first write, and nothing is written
-// when one of them already exists.
+// `npx supabase-jobs init` / `npx supabase-jobs upgrade`: brings a Supabase
+// project's supabase/ folder to what this version of the package needs. The
+// same plan serves both: a fresh project gets everything; an initialised one
+// gets only the package migrations it lacks (fresh timestamps, after its
+// latest; applied migrations are never touched) and the function's pin moved
+// to this version. A file that exists is never overwritten.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseToml } from 'smol-toml';
+import { denoJson, FUNCTION_CONFIG, HANDLERS_TEMPLATE, KINDS_TEMPLATE } from './templates.mjs';
 
 /** The package's own root (this file is <root>/bin/init.mjs). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Prefix of every migration init writes, so a second run can recognise them. */
-const MIGRATION_PREFIX = 'supabase_jobs_';
+/** Infix of every migration init writes (`<timestamp>_supabase_jobs_<name>.sql`): how a later run recognises them. */
+const MIGRATION_INFIX = 'supabase_jobs_';
 
-/** First line of a migration that belongs to the demo app, not the package. */
-const DEMO_MARKER = /^--\s*DEMO ONLY/;
+/**
+ * The demo app's migrations are not the package's. The same rule as the
+ * `!supabase/migrations/*_demo_*.sql` line of package.json's "files", so in the
+ * repository and in the installed package init sees the same list.
+ */
+const DEMO_MIGRATION = /_demo_/;
 
-/** The worker function files copied from the package (handlers.ts is written from a template instead). */
+/** The worker function files copied from the package (the rest are written from templates). */
 const FUNCTION_FILES = ['index.ts', 'serve.ts'];
 
 /**
@@ -32,15 +40,13 @@ const FUNCTION_FILES = ['index.ts', 'serve.ts'];
  */
 export async function packageMigrations(root = PACKAGE_ROOT) {
 	const dir = join(root, 'supabase/migrations');
-	const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+	const files = (await readdir(dir)).filter((f) => f.endsWith('.sql') && !DEMO_MIGRATION.test(f)).sort();
 	/** @type {PackageMigration[]} */
 	const out = [];
 	for (const file of files) {
 		const match = /^(\d{14})_(.+)\.sql$/.exec(file);
 		if (!match) continue;
-		const text = await readFile(join(dir, file), 'utf8');
-		if (DEMO_MARKER.test(text)) continue;
-		out.push({ version: match[1], name: match[2], file, text });
+		out.push({ version: match[1], name: match[2], file, text: await readFile(join(dir, file), 'utf8') });
 	}
 	return out;
 }
@@ -53,72 +59,56 @@ export function migrationTimestamp(date) {
 	return date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
+/** @param {string} stamp 14 digits */
+function timestampMs(stamp) {
+	return Date.UTC(
+		+stamp.slice(0, 4),
+		+stamp.slice(4, 6) - 1,
+		+stamp.slice(6, 8),
+		+stamp.slice(8, 10),
+		+stamp.slice(10, 12),
+		+stamp.slice(12, 14),
+	);
+}
+
 /**
- * Rewrites the worker function's imports of the package's sources to the
- * published package, so the function deploys from the user's project.
+ * Rewrites the worker function's imports to bare specifiers, which the
+ * function's deno.json maps: the package's sources become `supabase-jobs`,
+ * `npm:<name>@<range>` becomes `<name>`.
  * @param {string} text
- * @param {string} specifier e.g. 'npm:supabase-jobs@^0.1.0'
  */
-export function rewriteImports(text, specifier) {
-	return text.replace(/(from\s+|import\s*\(\s*)(['"])(?:\.\.\/)+src\/lib\/[^'"]+\2/g, `$1'${specifier}'`);
+export function rewriteImports(text) {
+	return text
+		.replace(/(from\s+|import\s*\(\s*)(['"])(?:\.\.\/)+src\/lib\/[^'"]+\2/g, "$1'supabase-jobs'")
+		.replace(/(from\s+|import\s*\(\s*)(['"])npm:((?:@[^/'"]+\/)?[^@'"]+)@[^'"]*\2/g, "$1'$3'");
 }
-
-/** @param {string} specifier */
-function handlersTemplate(specifier) {
-	return `/**
- * Your kinds of work: one defineJobHandler per kind, all in \`handlers\`.
- * Declare each kind once with defineJobKind in a module your app shares (so
- * enqueue is typed by it too), write its handler here, and append it to
- * \`handlers\`. The worker claims only the kinds listed here.
- */
-import { z } from 'npm:zod@^4';
-import { defineJobHandler, defineJobKind, JobUserError, PhasePlan, type JobHandler } from '${specifier}';
-
-/** Example: replace with your own kind (and move it where your app can import it too). */
-export const extract = defineJobKind({
-	name: 'extract',
-	params: z.object({ filename: z.string().min(1) }),
-	// Median seconds per phase, measured on real inputs (PhasePlan.fromHistory can fit it later).
-	plan: PhasePlan.fromSeconds({ read: 1, summarise: 5 }, { perKilochar: { summarise: 0.2 } }),
-});
-
-export const extractHandler = defineJobHandler(
-	extract,
-	async ({ params, payload, tracker }) => {
-		if (!payload?.length) {
-			throw new JobUserError({ en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' }, { errorCode: 'empty_file' });
-		}
-		const text = await tracker.run('read', () => new TextDecoder().decode(payload));
-		const summary = await tracker.run('summarise', async (signal) => {
-			// Your long work here: hand \`signal\` to every fetch so a cancel stops it.
-			await fetch('https://example.com', { signal });
-			return text.slice(0, 200);
-		});
-		console.log(\`\${params.filename}: \${summary.length} characters\`);
-		// Return the id of the row you produced: it becomes result_id, and the page links to it.
-		return null;
-	},
-	{ size: ({ job }) => job.payload?.byteLength ?? null },
-);
-
-/** Every handler this worker registers. */
-export const handlers: JobHandler[] = [extractHandler];
-`;
-}
-
-const FUNCTION_CONFIG = `
-# supabase-jobs worker (added by \`npx supabase-jobs init\`). pg_net (the insert
-# trigger) and pg_cron (the backstop) call it with its own Bearer secret
-# (JOBS_WORKER_SECRET), so JWT verification is off.
-[functions.jobs-worker]
-enabled = true
-verify_jwt = false
-entrypoint = "./functions/jobs-worker/index.ts"
-`;
 
 /**
- * Plans everything init writes, without writing. Throws with the list of
- * conflicts when something already exists.
+ * Whether config.toml already declares the worker function. Parsed, not
+ * matched: `[functions.jobs-worker] # comment`, `[functions."jobs-worker"]` and
+ * dotted keys all count.
+ * @param {string} text
+ * @param {string} path for the message
+ */
+export function hasWorkerFunction(text, path) {
+	let config;
+	try {
+		config = parseToml(text);
+	} catch (e) {
+		throw new InitError(`${path} is not valid TOML, so init leaves it alone: ${/** @type {Error} */ (e).message}`);
+	}
+	const functions = /** @type {Record<string, unknown> | undefined} */ (config['functions']);
+	return functions !== undefined && typeof functions === 'object' && 'jobs-worker' in functions;
+}
+
+/** A refusal with a sentence for the person running init (exit code 1, no trace). */
+export class InitError extends Error {
+	/** @override */
+	name = 'InitError';
+}
+
+/**
+ * Plans everything init (or upgrade) writes, without writing.
  * @param {{ cwd: string; packageRoot?: string; now?: Date }} options
  */
 export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date() }) {
@@ -129,120 +119,176 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 			`No supabase/config.toml in ${cwd}: run \`supabase init\` first (or pass --cwd <project dir>).`,
 		);
 	}
+	const config = await readFile(configPath, 'utf8');
+	const appendConfig = hasWorkerFunction(config, relative(cwd, configPath)) ? null : FUNCTION_CONFIG;
+	if (appendConfig && !hasWorkerFunction(config + appendConfig, 'the edited config.toml')) {
+		throw new InitError('Could not add [functions.jobs-worker] to supabase/config.toml; add it by hand.');
+	}
+
 	const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8'));
-	const specifier = `npm:${pkg.name}@^${pkg.version}`;
 	const migrationsDir = join(supabaseDir, 'migrations');
 	const existing = existsSync(migrationsDir)
 		? (await readdir(migrationsDir)).filter((f) => /^\d{14}_.+\.sql$/.test(f)).sort()
 		: [];
-	const migrations = await packageMigrations(packageRoot);
-	/** @type {string[]} */
-	const conflicts = [];
-	for (const m of migrations) {
-		const already = existing.find((f) => f.slice(15) === `${MIGRATION_PREFIX}${m.name}.sql`);
-		if (already) conflicts.push(relative(cwd, join(migrationsDir, already)));
-	}
-	// New migrations must sort after the project's own, one second apart, in the package's order.
-	const last = existing.at(-1)?.slice(0, 14);
-	let at = now.getTime();
-	if (last) {
-		const lastTime = Date.UTC(
-			+last.slice(0, 4),
-			+last.slice(4, 6) - 1,
-			+last.slice(6, 8),
-			+last.slice(8, 10),
-			+last.slice(10, 12),
-			+last.slice(12, 14),
-		);
-		at = Math.max(at, lastTime + 1000);
-	}
+	const have = new Set(existing.map((f) => f.slice(15, -'.sql'.length)));
+	const missing = (await packageMigrations(packageRoot)).filter((m) => !have.has(`${MIGRATION_INFIX}${m.name}`));
+	// New migrations sort after every one the project has, one second apart, in the package's order.
+	const last = existing.at(-1);
+	const at = Math.max(now.getTime() - (now.getTime() % 1000), last ? timestampMs(last.slice(0, 14)) + 1000 : 0);
 	/** @type {PlannedFile[]} */
-	const files = migrations.map((m, i) => ({
-		path: join(migrationsDir, `${migrationTimestamp(new Date(at + i * 1000))}_${MIGRATION_PREFIX}${m.name}.sql`),
-		text: `-- Copied from supabase-jobs ${pkg.version} (supabase/migrations/${m.file}) by \`npx supabase-jobs init\`.\n${m.text}`,
+	const migrations = missing.map((m, i) => ({
+		path: join(migrationsDir, `${migrationTimestamp(new Date(at + i * 1000))}_${MIGRATION_INFIX}${m.name}.sql`),
+		text: `-- Copied from supabase-jobs ${pkg.version} (supabase/migrations/${m.file}) by \`npx supabase-jobs\`.\n${m.text}`,
 	}));
+
 	const functionDir = join(supabaseDir, 'functions/jobs-worker');
+	/** @type {PlannedFile[]} */
+	const functionFiles = [];
 	for (const name of FUNCTION_FILES) {
 		const source = await readFile(join(packageRoot, 'functions/jobs-worker', name), 'utf8');
-		files.push({ path: join(functionDir, name), text: rewriteImports(source, specifier) });
+		functionFiles.push({ path: join(functionDir, name), text: rewriteImports(source) });
 	}
-	files.push({ path: join(functionDir, 'handlers.ts'), text: handlersTemplate(specifier) });
-	for (const f of files) if (existsSync(f.path)) conflicts.push(relative(cwd, f.path));
-	if (conflicts.length) {
-		throw new InitError(
-			`Nothing was written: these already exist (init never overwrites):\n  ${conflicts.join('\n  ')}`,
-		);
+	functionFiles.push({ path: join(functionDir, 'kinds.ts'), text: KINDS_TEMPLATE });
+	functionFiles.push({ path: join(functionDir, 'handlers.ts'), text: HANDLERS_TEMPLATE });
+	const denoJsonPath = join(functionDir, 'deno.json');
+	const freshFunction = !existsSync(denoJsonPath);
+	const newFunctionFiles = functionFiles.filter((f) => !existsSync(f.path));
+	const keptFunctionFiles = functionFiles.filter((f) => existsSync(f.path));
+
+	// An installed function keeps its files; only its pin follows the package (its migrations came with it).
+	/** @type {PlannedFile | null} */
+	let denoConfig = null;
+	if (freshFunction) {
+		denoConfig = { path: denoJsonPath, text: denoJson(pkg) };
+	} else {
+		const text = await readFile(denoJsonPath, 'utf8');
+		let parsed;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			throw new InitError(`${relative(cwd, denoJsonPath)} is not valid JSON, so init leaves it alone.`);
+		}
+		const pin = `npm:supabase-jobs@${pkg.version}`;
+		if (parsed.imports?.['supabase-jobs'] !== pin) {
+			parsed.imports = { ...parsed.imports, 'supabase-jobs': pin };
+			denoConfig = { path: denoJsonPath, text: `${JSON.stringify(parsed, null, '\t')}\n` };
+		}
 	}
-	const config = await readFile(configPath, 'utf8');
-	const appendConfig = /^\s*\[functions\.jobs-worker\]\s*$/m.test(config) ? null : FUNCTION_CONFIG;
 	const projectRef = await readFile(join(supabaseDir, '.temp/project-ref'), 'utf8').then(
 		(s) => s.trim() || null,
 		() => null,
 	);
-	return { files, configPath, appendConfig, specifier, projectRef };
-}
-
-/** A refusal with a sentence for the person running init (exit code 1, no trace). */
-export class InitError extends Error {
-	/** @override */
-	name = 'InitError';
+	return {
+		version: pkg.version,
+		migrations,
+		functionFiles: newFunctionFiles,
+		keptFunctionFiles,
+		denoConfig,
+		freshFunction,
+		configPath,
+		appendConfig,
+		projectRef,
+	};
 }
 
 /**
- * Writes what {@link planInit} planned and returns the next steps to print.
+ * Writes what {@link planInit} planned and returns what it did and the next steps.
  * @param {{ cwd: string; packageRoot?: string; now?: Date; secret?: string }} options
  */
 export async function init(options) {
 	const plan = await planInit(options);
-	for (const f of plan.files) {
+	for (const f of [...plan.migrations, ...plan.functionFiles]) {
 		await mkdir(dirname(f.path), { recursive: true });
 		// 'wx': fail rather than overwrite, even if a file appeared since the plan.
 		await writeFile(f.path, f.text, { flag: 'wx' });
 	}
-	if (plan.appendConfig) await appendFile(plan.configPath, plan.appendConfig);
-	const secret = options.secret ?? randomBytes(32).toString('base64url');
-	const ref = plan.projectRef ?? '<project-ref>';
-	const written = plan.files.map((f) => relative(options.cwd, f.path));
-	const nextSteps = `Next steps:
+	if (plan.denoConfig) await writeFile(plan.denoConfig.path, plan.denoConfig.text);
+	if (plan.appendConfig) {
+		// Re-read and re-check: append only to what was validated.
+		const current = await readFile(plan.configPath, 'utf8');
+		if (!hasWorkerFunction(current, 'supabase/config.toml'))
+			await writeFile(plan.configPath, current + plan.appendConfig);
+	}
+	const rel = (/** @type {string} */ p) => relative(options.cwd, p);
+	// A secret only for a function installed now; an existing one already has its own.
+	const secret = plan.freshFunction ? (options.secret ?? randomBytes(32).toString('base64url')) : null;
+	return {
+		version: plan.version,
+		addedMigrations: plan.migrations.map((f) => rel(f.path)),
+		writtenFunctionFiles: [
+			...plan.functionFiles.map((f) => rel(f.path)),
+			...(plan.freshFunction && plan.denoConfig ? [rel(plan.denoConfig.path)] : []),
+		],
+		keptFunctionFiles: plan.keptFunctionFiles.map((f) => rel(f.path)),
+		pinMoved: !plan.freshFunction && plan.denoConfig !== null,
+		configAppended: plan.appendConfig !== null,
+		secret,
+		nextSteps: nextSteps({ secret, ref: plan.projectRef ?? '<project-ref>', migrations: plan.migrations.length }),
+	};
+}
+
+/**
+ * @param {{ secret: string | null; ref: string; migrations: number }} facts
+ */
+function nextSteps({ secret, ref, migrations }) {
+	if (secret === null) {
+		return migrations
+			? 'Next steps:\n\n  1. Apply the new migrations:\n       supabase db push\n\n  2. Deploy the worker again (its pin moved to this version):\n       supabase functions deploy jobs-worker\n'
+			: 'Nothing to do: the project already has everything this version needs.\n';
+	}
+	// Shown once, here; every step below refers to it instead of repeating it.
+	return `The worker's secret, generated now and stored nowhere (copy it now; it is shown only this once,
+so keep this output out of shared logs):
+
+    ${secret}
+
+Next steps:
 
   1. Apply the migrations:
        supabase db push
 
-  2. Give the worker its secret and deploy it:
-       supabase secrets set JOBS_WORKER_SECRET=${secret}
+  2. Give the worker its secret (paste it after the =) and deploy it:
+       supabase secrets set JOBS_WORKER_SECRET=<the secret above>
        supabase functions deploy jobs-worker
 
   3. Tell the database where the worker is (SQL editor in the dashboard, once):
        select vault.create_secret('https://${ref}.supabase.co/functions/v1/jobs-worker', 'supabase_jobs_worker_url');
-       select vault.create_secret('${secret}', 'supabase_jobs_worker_secret');
+       select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');
 
-  4. Write your work in supabase/functions/jobs-worker/handlers.ts, then deploy again.
+  4. Declare your kinds in supabase/functions/jobs-worker/kinds.ts (your app imports it to enqueue),
+     write their work in handlers.ts, then deploy again.
      With pg_cron enabled (Database -> Extensions), also run once:
        select supabase_jobs.install_schedules();
 `;
-	return { written, configAppended: plan.appendConfig !== null, nextSteps, secret };
 }
 
 /**
- * The command: prints what it wrote and the next steps; returns the exit code.
- * @param {{ cwd: string; packageRoot?: string; log?: (line: string) => void }} options
+ * The command: prints what it did and the next steps; returns the exit code.
+ * @param {{ cwd: string; packageRoot?: string; command?: string; log?: (line: string) => void }} options
  */
 export async function runInit(options) {
 	const log = options.log ?? console.log;
+	const name = `supabase-jobs ${options.command ?? 'init'}`;
 	try {
-		const result = await init(options);
-		log(`supabase-jobs init: wrote\n  ${result.written.join('\n  ')}`);
-		log(
-			result.configAppended
+		const r = await init(options);
+		const lines = [`${name} (supabase-jobs ${r.version}):`];
+		if (r.addedMigrations.length) lines.push(`  added migrations:\n    ${r.addedMigrations.join('\n    ')}`);
+		else lines.push('  migrations: the project has every one of this version, none added');
+		if (r.writtenFunctionFiles.length) lines.push(`  wrote:\n    ${r.writtenFunctionFiles.join('\n    ')}`);
+		if (r.keptFunctionFiles.length) lines.push(`  kept as they are:\n    ${r.keptFunctionFiles.join('\n    ')}`);
+		if (r.pinMoved) lines.push(`  supabase/functions/jobs-worker/deno.json: supabase-jobs pinned to ${r.version}`);
+		lines.push(
+			r.configAppended
 				? '  supabase/config.toml: added [functions.jobs-worker]'
 				: '  supabase/config.toml: [functions.jobs-worker] already present, left as is',
 		);
+		log(lines.join('\n'));
 		log('');
-		log(result.nextSteps);
+		log(r.nextSteps);
 		return 0;
 	} catch (e) {
 		if (e instanceof InitError) {
-			log(`supabase-jobs init: ${e.message}`);
+			log(`${name}: ${e.message}`);
 			return 1;
 		}
 		throw e;

@@ -3,7 +3,6 @@
  * where there is no HTTP status to answer with); a route translates them here.
  * Kept out of the main entry point so workers never load @sveltejs/kit.
  */
-import { error } from '@sveltejs/kit';
 import { fromPostgresError } from './internal/map-sql-error.ts';
 import {
 	isInvalidJobInputError,
@@ -13,6 +12,11 @@ import {
 	isPermissionDeniedError,
 	type JobError,
 } from './errors.ts';
+
+// Loaded, not imported: @sveltejs/kit is an optional peer, and this entry must
+// still import (httpStatusOf works anywhere) in a project without it. Only
+// toHttpError needs Kit's own `error`: its HttpError is what Kit recognises.
+const kit: typeof import('@sveltejs/kit') | null = await import('@sveltejs/kit').catch(() => null);
 
 /**
  * The HTTP status a user-facing JobError becomes, or null for anything that
@@ -54,6 +58,7 @@ export function toHttpError(e: unknown): never {
 	const body: { message: string; code: string; field?: string } = { message: mapped.message, code: mapped.code };
 	const field = (mapped as JobError & { field?: unknown }).field;
 	if (typeof field === 'string') body.field = field;
+	if (!kit) throw new Error('supabase-jobs/kit: toHttpError needs @sveltejs/kit (npm i @sveltejs/kit)', { cause: e });
 	// The cast lets projects whose App.Error declares more fields still compile.
-	error(status, body as unknown as App.Error);
+	return kit.error(status, body as unknown as App.Error);
 }

@@ -1,31 +1,37 @@
 /**
- * `npx supabase-jobs init` into a scratch Supabase-shaped folder: it writes the
- * package's migrations (not the demo's) with fresh timestamps, the worker
- * function importing the published package, a handler template and the
- * config entry; it never overwrites; and what it wrote applies cleanly to a
- * fresh database.
+ * `npx supabase-jobs init` / `upgrade` into scratch Supabase-shaped folders:
+ * the package's migrations (not the demo's) with fresh timestamps, the worker
+ * function on bare imports mapped by its deno.json (exact version), the config
+ * entry through a TOML parser; a second version adds only what is missing; it
+ * never overwrites; and what it wrote applies cleanly to a fresh database.
  */
 import postgres from 'postgres';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { init, migrationTimestamp, packageMigrations, rewriteImports } from '../../bin/init.mjs';
+import { HANDLERS_TEMPLATE, KINDS_TEMPLATE } from '../../bin/templates.mjs';
 import { applyCompat, applyMigrations, withDatabase } from '../../src/local/postgres/migrate.ts';
 
 const run = promisify(execFile);
+const bin = resolve('bin/supabase-jobs.mjs');
 const USER_MIGRATION = '20250101000000_create_profiles.sql';
 const USER_CONFIG = 'project_id = "scratch"\n\n[api]\nport = 54321\n';
+const version = JSON.parse(await readFile('package.json', 'utf8')).version as string;
 
+const scratch: string[] = [];
 let project: string;
 
-async function scratchProject(): Promise<string> {
+async function scratchProject(config = USER_CONFIG): Promise<string> {
 	const dir = await mkdtemp(join(tmpdir(), 'sj-init-'));
+	scratch.push(dir);
 	await mkdir(join(dir, 'supabase/migrations'), { recursive: true });
-	await writeFile(join(dir, 'supabase/config.toml'), USER_CONFIG);
+	await writeFile(join(dir, 'supabase/config.toml'), config);
 	await writeFile(
 		join(dir, 'supabase/migrations', USER_MIGRATION),
 		'create table public.profiles (id uuid primary key, name text);\n',
@@ -37,7 +43,7 @@ beforeAll(async () => {
 	project = await scratchProject();
 });
 afterAll(async () => {
-	await rm(project, { recursive: true, force: true });
+	await Promise.all(scratch.map((d) => rm(d, { recursive: true, force: true })));
 });
 
 describe('npx supabase-jobs init', () => {
@@ -53,51 +59,124 @@ describe('npx supabase-jobs init', () => {
 				(m, i) => `${migrationTimestamp(new Date(Date.UTC(2025, 0, 1, 0, 0, i + 1)))}_supabase_jobs_${m.name}.sql`,
 			),
 		);
-		expect(migrations.some((f) => f.includes('document_analyses'))).toBe(false);
-		expect(result.written).toContain('supabase/functions/jobs-worker/handlers.ts');
+		expect(result.addedMigrations).toEqual(migrations.slice(1).map((f) => `supabase/migrations/${f}`));
+		expect(result.writtenFunctionFiles.sort()).toEqual(
+			['deno.json', 'handlers.ts', 'index.ts', 'kinds.ts', 'serve.ts'].map(
+				(f) => `supabase/functions/jobs-worker/${f}`,
+			),
+		);
 
-		for (const file of ['index.ts', 'serve.ts', 'handlers.ts']) {
-			const text = await readFile(join(project, 'supabase/functions/jobs-worker', file), 'utf8');
-			expect(text).not.toMatch(/src\/lib/);
-			if (file !== 'index.ts') expect(text).toMatch(/from 'npm:supabase-jobs@\^\d+\.\d+\.\d+'/);
+		const fn = (file: string) => readFile(join(project, 'supabase/functions/jobs-worker', file), 'utf8');
+		for (const file of ['index.ts', 'serve.ts', 'handlers.ts', 'kinds.ts']) {
+			const text = await fn(file);
+			expect(text).not.toMatch(/src\/lib|npm:/);
+			if (file !== 'index.ts') expect(text).toMatch(/from 'supabase-jobs'/);
 		}
+		// One kinds module for app and worker: bare specifiers, mapped for Deno to the exact version installed.
+		expect(JSON.parse(await fn('deno.json'))).toEqual({
+			nodeModulesDir: 'manual',
+			imports: {
+				'supabase-jobs': `npm:supabase-jobs@${version}`,
+				postgres: expect.stringMatching(/^npm:postgres@\^3\./),
+				zod: expect.stringMatching(/^npm:zod@\^4\./),
+			},
+		});
+
 		const config = await readFile(join(project, 'supabase/config.toml'), 'utf8');
 		expect(config.startsWith(USER_CONFIG)).toBe(true);
-		expect(config).toMatch(
-			/\[functions\.jobs-worker\]\nenabled = true\nverify_jwt = false\nentrypoint = "\.\/functions\/jobs-worker\/index\.ts"/,
-		);
+		expect(parseToml(config)).toMatchObject({
+			project_id: 'scratch',
+			functions: {
+				'jobs-worker': {
+					enabled: true,
+					verify_jwt: false,
+					entrypoint: './functions/jobs-worker/index.ts',
+					import_map: './functions/jobs-worker/deno.json',
+				},
+			},
+		});
 		expect(result.nextSteps).toContain('supabase db push');
 		expect(result.nextSteps).toContain('supabase functions deploy jobs-worker');
 		expect(result.nextSteps).toContain(
 			"select vault.create_secret('https://<project-ref>.supabase.co/functions/v1/jobs-worker', 'supabase_jobs_worker_url');",
 		);
+		// The secret is shown once, with a warning; the steps refer to it.
+		expect(result.nextSteps.split('s3cret-for-the-test')).toHaveLength(2);
+		expect(result.nextSteps).toMatch(/shown only this once/);
 		expect(result.nextSteps).toContain(
-			"select vault.create_secret('s3cret-for-the-test', 'supabase_jobs_worker_secret');",
+			"select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');",
 		);
-		expect(result.nextSteps).toContain('JOBS_WORKER_SECRET=s3cret-for-the-test');
+		expect(result.nextSteps).toContain('JOBS_WORKER_SECRET=<the secret above>');
 	});
 
-	it('refuses to overwrite: a second run writes nothing and exits 1', async () => {
+	it('a second run on the same version writes nothing, says so and exits 0', async () => {
 		const before = await snapshot(project);
-		const bin = resolve('bin/supabase-jobs.mjs');
-		const failed = await run(process.execPath, [bin, 'init', '--cwd', project]).then(
+		const { stdout } = await run(process.execPath, [bin, 'init', '--cwd', project]);
+		expect(stdout).toContain('none added');
+		expect(stdout).toContain('kept as they are');
+		expect(stdout).toContain('Nothing to do');
+		expect(stdout).not.toMatch(/secret, generated now/);
+		expect(await snapshot(project)).toEqual(before);
+	});
+
+	it('upgrade to a version with a new migration adds only that one, after the project latest, and moves the pin', async () => {
+		const next = await newerPackage('20991231000000_next_capability.sql', '9.9.9');
+		// The project wrote a migration of its own since init: the new one must sort after it.
+		const own = '20300101000000_add_avatars.sql';
+		await writeFile(join(project, 'supabase/migrations', own), 'alter table public.profiles add column avatar text;\n');
+		const before = await snapshot(project);
+		const { stdout } = await run(process.execPath, [join(next, 'bin/supabase-jobs.mjs'), 'upgrade', '--cwd', project]);
+		const after = await snapshot(project);
+
+		const added = Object.keys(after).filter((f) => !(f in before));
+		expect(added).toHaveLength(1);
+		expect(added[0]).toMatch(/^\/supabase\/migrations\/(\d{14})_supabase_jobs_next_capability\.sql$/);
+		expect(added[0]!.slice('/supabase/migrations/'.length, -1) > own).toBe(true);
+		expect(stdout).toContain(`added migrations:\n    ${added[0]!.slice(1)}`);
+		// Applied migrations and the user's function files are untouched; only the pin moved.
+		const changed = Object.keys(before).filter((f) => after[f] !== before[f]);
+		expect(changed).toEqual(['/supabase/functions/jobs-worker/deno.json']);
+		expect(JSON.parse(after['/supabase/functions/jobs-worker/deno.json']!).imports['supabase-jobs']).toBe(
+			'npm:supabase-jobs@9.9.9',
+		);
+		expect(stdout).toContain('supabase db push');
+	});
+
+	it('finds an existing [functions.jobs-worker] however it is written, and keeps config.toml valid TOML', async () => {
+		for (const header of [
+			'[functions.jobs-worker] # ours',
+			'[functions."jobs-worker"]',
+			'  [ functions.jobs-worker ]',
+		]) {
+			const config = `${USER_CONFIG}\n${header}\nenabled = true\nverify_jwt = false\n`;
+			const dir = await scratchProject(config);
+			const result = await init({ cwd: dir, secret: 'x' });
+			expect(result.configAppended).toBe(false);
+			expect(await readFile(join(dir, 'supabase/config.toml'), 'utf8')).toBe(config);
+		}
+	});
+
+	it('refuses a config.toml that is not TOML, writing nothing', async () => {
+		const dir = await scratchProject('[api\nport = 1\n');
+		const before = await snapshot(dir);
+		const failed = await run(process.execPath, [bin, 'init', '--cwd', dir]).then(
 			() => null,
 			(e: { code: number; stdout: string }) => e,
 		);
 		expect(failed?.code).toBe(1);
-		expect(failed?.stdout).toContain('Nothing was written');
-		expect(failed?.stdout).toContain('supabase/functions/jobs-worker/index.ts');
-		expect(await snapshot(project)).toEqual(before);
+		expect(failed?.stdout).toContain('is not valid TOML');
+		expect(await snapshot(dir)).toEqual(before);
 	});
 
 	it('refuses a folder that is not a Supabase project', async () => {
 		const empty = await mkdtemp(join(tmpdir(), 'sj-init-empty-'));
-		try {
-			await expect(init({ cwd: empty })).rejects.toThrow(/supabase init/);
-			expect(await readdir(empty)).toEqual([]);
-		} finally {
-			await rm(empty, { recursive: true, force: true });
-		}
+		scratch.push(empty);
+		await expect(init({ cwd: empty })).rejects.toThrow(/supabase init/);
+		expect(await readdir(empty)).toEqual([]);
+	});
+
+	it('the handler templates make no network call', () => {
+		expect(`${KINDS_TEMPLATE}\n${HANDLERS_TEMPLATE}`).not.toMatch(/fetch\s*\(|https?:\/\/|Deno\.connect|WebSocket/);
 	});
 
 	it('the files it wrote apply cleanly to a fresh database', async () => {
@@ -109,7 +188,8 @@ describe('npx supabase-jobs init', () => {
 		try {
 			await applyCompat(url);
 			const applied = await applyMigrations(url, join(project, 'supabase/migrations'));
-			expect(applied).toHaveLength((await packageMigrations()).length + 1);
+			// The package's, the user's two and the upgrade's stand-in (a comment only).
+			expect(applied).toHaveLength((await packageMigrations()).length + 3);
 			const sql = postgres(url, { max: 1, onnotice: () => {} });
 			try {
 				const [row] = await sql<{ jobs: string | null; analyses: string | null; enqueue: string | null }[]>`
@@ -128,14 +208,28 @@ describe('npx supabase-jobs init', () => {
 		}
 	});
 
-	it('rewrites imports of the package sources to the published package', () => {
+	it('rewrites imports of the package sources and npm: specifiers to bare ones (the import map resolves them)', () => {
 		const source =
-			"import { JobStore } from '../../src/lib/store/job-store.ts';\nimport type { JobHandler } from \"../../src/lib/worker/job-handler.ts\";\nimport { handlers } from './handlers.ts';";
-		expect(rewriteImports(source, 'npm:supabase-jobs@^1.2.3')).toBe(
-			"import { JobStore } from 'npm:supabase-jobs@^1.2.3';\nimport type { JobHandler } from 'npm:supabase-jobs@^1.2.3';\nimport { handlers } from './handlers.ts';",
+			"import postgres from 'npm:postgres@^3';\nimport { JobStore } from '../../src/lib/store/job-store.ts';\nimport type { JobHandler } from \"../../src/lib/worker/job-handler.ts\";\nimport { handlers } from './handlers.ts';";
+		expect(rewriteImports(source)).toBe(
+			"import postgres from 'postgres';\nimport { JobStore } from 'supabase-jobs';\nimport type { JobHandler } from 'supabase-jobs';\nimport { handlers } from './handlers.ts';",
 		);
 	});
 });
+
+/** A copy of this package as a later version would ship it: one more migration, another version number. */
+async function newerPackage(migration: string, nextVersion: string): Promise<string> {
+	const root = await mkdtemp(join(tmpdir(), 'sj-next-'));
+	scratch.push(root);
+	for (const dir of ['bin', 'functions/jobs-worker', 'supabase/migrations'])
+		await cp(dir, join(root, dir), { recursive: true });
+	// Its bin needs its runtime dependencies (smol-toml) as an installed package would.
+	await symlink(resolve('node_modules'), join(root, 'node_modules'));
+	const pkg = JSON.parse(await readFile('package.json', 'utf8'));
+	await writeFile(join(root, 'package.json'), JSON.stringify({ ...pkg, version: nextVersion }));
+	await writeFile(join(root, 'supabase/migrations', migration), '-- a capability of the next version\nselect 1;\n');
+	return root;
+}
 
 async function snapshot(dir: string): Promise<Record<string, string>> {
 	const out: Record<string, string> = {};

@@ -4,7 +4,6 @@
  * gracefully without losing or repeating work.
  */
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -189,7 +188,11 @@ interface Child {
 }
 
 function startChild(graceMs: number): Child {
-	const child = spawn(resolve('node_modules/.bin/tsx'), ['test/worker/fixtures/runner-child.ts'], {
+	// Plain node with tsx as an import hook, not the tsx command: that one is a
+	// wrapper process relaying signals to the real one, and under load it could
+	// exit 143 itself before the runner had stopped. Here SIGTERM reaches the
+	// runner's own handler.
+	const child = spawn(process.execPath, ['--import', 'tsx', 'test/worker/fixtures/runner-child.ts'], {
 		env: { ...process.env, DATABASE_URL: db.url, GRACE_MS: String(graceMs) },
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});

@@ -1,0 +1,95 @@
+// What `supabase-jobs init` writes besides copies of the package's own files:
+// the kinds module, the handlers to fill in, the function's deno.json and the
+// config.toml entry. Kept apart from the command so each can be read whole.
+
+/**
+ * The kinds module: one definition shared by the app (enqueue is typed by it)
+ * and by the worker. Bare specifiers only, so Node/Vite resolve them from
+ * node_modules and Deno through the function's deno.json import map.
+ */
+export const KINDS_TEMPLATE = `/**
+ * Your kinds of work, declared once. The app imports this file to enqueue
+ * (typed by the params schema), the worker (handlers.ts) to run them.
+ * Bare imports only: Node and Vite resolve them from node_modules, Deno through
+ * ./deno.json's import map. From a SvelteKit app:
+ *   import { wordCount } from '../supabase/functions/jobs-worker/kinds.ts';
+ */
+import { z } from 'zod';
+import { defineJobKind, PhasePlan } from 'supabase-jobs';
+
+/** Example: replace with your own kinds. */
+export const wordCount = defineJobKind({
+	name: 'example.word-count',
+	params: z.object({ text: z.string().min(1).max(100_000) }),
+	// Seconds per phase (plus per 1000 characters of input), measured on real inputs;
+	// PhasePlan.fromHistory can fit them from your jobs' recorded timings later.
+	plan: PhasePlan.fromSeconds({ count: 0.2, wrapup: 0.05 }, { perKilochar: { count: 0.01 } }),
+});
+`;
+
+/** The handlers template: pure work on the job's params, no network call. */
+export const HANDLERS_TEMPLATE = `/**
+ * Your handlers: one defineJobHandler per kind (kinds.ts), all in \`handlers\`.
+ * The worker claims only the kinds listed here, and does the rest: claim,
+ * progress ticks, heartbeats, cancellation, closing the row.
+ */
+import { defineJobHandler, JobUserError, type JobHandler } from 'supabase-jobs';
+import { wordCount } from './kinds.ts';
+
+/** Example: counts the words of \`params.text\`, reporting a real counter as it goes. */
+export const wordCountHandler = defineJobHandler(
+	wordCount,
+	async ({ params, tracker }) => {
+		const lines = params.text.split('\\n');
+		const words = await tracker.run('count', async (signal) => {
+			let total = 0;
+			for (let i = 0; i < lines.length; i++) {
+				// A cancelled job aborts the signal: stop at the next line.
+				signal.throwIfAborted();
+				total += lines[i]!.split(/\\s+/).filter(Boolean).length;
+				// A real counter: the next tick writes it with the heartbeat.
+				if (i % 100 === 99) await tracker.report('count', { done: (i + 1) / lines.length });
+			}
+			return total;
+		});
+		if (words === 0) {
+			// A sentence for the user, in their language; any other exception is retried.
+			throw new JobUserError({ en: 'The text has no words.', 'pt-BR': 'O texto não tem palavras.' });
+		}
+		await tracker.run('wrapup', () => Promise.resolve());
+		// Return the id of the row you produced (it becomes result_id), or null.
+		return null;
+	},
+	{ size: ({ params }) => ({ count: params.text.length }) },
+);
+
+/** Every handler this worker registers. */
+export const handlers: JobHandler[] = [wordCountHandler];
+`;
+
+/**
+ * The function's deno.json: an import map pinning the exact package version
+ * (the one whose migrations init wrote), and node_modules as Deno's source for
+ * npm packages, so what runs is what the project installed.
+ * @param {{ version: string; dependencies: Record<string, string> }} pkg the package's package.json
+ */
+export function denoJson(pkg) {
+	const imports = {
+		'supabase-jobs': `npm:supabase-jobs@${pkg.version}`,
+		postgres: `npm:postgres@${pkg.dependencies.postgres}`,
+		zod: `npm:zod@${pkg.dependencies.zod}`,
+	};
+	return `${JSON.stringify({ nodeModulesDir: 'manual', imports }, null, '\t')}\n`;
+}
+
+/** Appended to config.toml when the project has no [functions.jobs-worker] yet. */
+export const FUNCTION_CONFIG = `
+# supabase-jobs worker (added by \`npx supabase-jobs init\`). pg_net (the insert
+# trigger) and pg_cron (the backstop) call it with its own Bearer secret
+# (JOBS_WORKER_SECRET), so JWT verification is off.
+[functions.jobs-worker]
+enabled = true
+verify_jwt = false
+entrypoint = "./functions/jobs-worker/index.ts"
+import_map = "./functions/jobs-worker/deno.json"
+`;

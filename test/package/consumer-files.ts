@@ -1,0 +1,201 @@
+/**
+ * The sources of the throwaway consumer project the packed package is tried
+ * in: a plain Node script, a TypeScript file type-checked under the strictest
+ * options, a minimal SvelteKit app, and a config.toml as `supabase init` leaves
+ * it. Kept as strings (not files under test/) so the repository's own
+ * svelte-check and eslint, which resolve `supabase-jobs` to this repository,
+ * never see them.
+ */
+
+/** The versions the repository itself uses (already in the npm cache), for the consumer's other dependencies. */
+export const CONSUMER_DEPENDENCIES = [
+	'postgres',
+	'zod',
+	'svelte',
+	'@sveltejs/kit',
+	'@sveltejs/adapter-node',
+	'@sveltejs/vite-plugin-svelte',
+	'vite',
+	'typescript',
+	'@types/node',
+] as const;
+
+/**
+ * Plain `node`, no loader: every Node-facing entry imports, and one job goes
+ * through enqueue → claim → succeed → get on DATABASE_URL. Prints one JSON line.
+ */
+export const NODE_CHECK = `import postgres from 'postgres';
+import { z } from 'zod';
+import * as main from 'supabase-jobs';
+import * as node from 'supabase-jobs/node';
+import * as kit from 'supabase-jobs/kit';
+
+const { JobStore, defineJobKind, postgresAdapter, PhasePlan } = main;
+const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+const kind = defineJobKind({
+	name: 'consumer.node-check',
+	params: z.object({ n: z.number() }),
+	plan: PhasePlan.fromSeconds({ work: 1 }),
+});
+const store = new JobStore(postgresAdapter(sql));
+const queued = await store.enqueue(kind, { params: { n: 7 } });
+const claimed = await store.claim(queued.id);
+const done = await store.succeed(queued.id, { attempt: claimed.attempts });
+const got = await store.get(queued.id);
+await sql.end();
+console.log(JSON.stringify({
+	entries: { main: Object.keys(main).length, node: typeof node.runWorkers, kit: typeof kit.toHttpError },
+	id: queued.id,
+	statuses: [queued.status, claimed.status, done.status, got.status],
+	params: got.params,
+}));
+`;
+
+/** Every entry's public API as a TypeScript user writes it. */
+export const TYPED_CONSUMER = `import postgres from 'postgres';
+import { z } from 'zod';
+import {
+	JobStore,
+	JobUserError,
+	PhasePlan,
+	createWorker,
+	defineJobHandler,
+	defineJobKind,
+	isJobNotFoundError,
+	postgresAdapter,
+	type Job,
+	type JobHandler,
+} from 'supabase-jobs';
+import { runWorkers, type WorkerRunner } from 'supabase-jobs/node';
+import { httpStatusOf, toHttpError } from 'supabase-jobs/kit';
+import { CancelButton, JobProgress, WatchedJob, type JobSnapshot } from 'supabase-jobs/svelte';
+
+export const extract = defineJobKind({
+	name: 'extract',
+	params: z.object({ filename: z.string().min(1) }),
+	plan: PhasePlan.fromSeconds({ read: 1, table: 30 }, { perKilochar: { table: 0.5 } }),
+});
+
+const sql = postgres('postgres://localhost/none', { prepare: false, max: 1 });
+export const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+
+export async function enqueue(filename: string): Promise<Job<{ filename: string }>> {
+	return await store.enqueue(extract, { params: { filename }, payload: new Uint8Array([1, 2]) });
+}
+
+export const handler: JobHandler = defineJobHandler(
+	extract,
+	async ({ params, tracker }) => {
+		const text = await tracker.run('read', async () => params.filename.toUpperCase());
+		if (!text) throw new JobUserError({ en: 'Empty.', 'pt-BR': 'Vazio.' });
+		return null;
+	},
+	{ size: ({ job }) => job.payload?.byteLength ?? null },
+);
+
+export const worker = createWorker({ store, handlers: [handler], secret: 'a-secret-of-sixteen-chars' });
+export const runner: WorkerRunner = runWorkers({ sql, store, handlers: [handler], concurrency: 2 });
+
+export function status(e: unknown): number | null {
+	if (isJobNotFoundError(e)) toHttpError(e);
+	return httpStatusOf(e);
+}
+
+export function watched(snapshot: JobSnapshot): WatchedJob {
+	return new WatchedJob(store, snapshot.id, snapshot);
+}
+export const components = [JobProgress, CancelButton];
+`;
+
+/** The strict options of the issue, for one moduleResolution. */
+export function consumerTsconfig(resolution: 'nodenext' | 'bundler'): string {
+	return JSON.stringify({
+		compilerOptions: {
+			target: 'es2022',
+			module: resolution === 'nodenext' ? 'nodenext' : 'esnext',
+			moduleResolution: resolution,
+			strict: true,
+			exactOptionalPropertyTypes: true,
+			noPropertyAccessFromIndexSignature: true,
+			noUncheckedIndexedAccess: true,
+			// The package's declarations are checked too: that is the point.
+			skipLibCheck: false,
+			noEmit: true,
+			types: ['node'],
+		},
+		files: ['typed.ts'],
+	});
+}
+
+/** A config.toml as `supabase init` writes it (abridged). */
+export const SUPABASE_CONFIG = `project_id = "consumer"
+
+[api]
+enabled = true
+port = 54321
+schemas = ["public", "graphql_public"]
+
+[db]
+port = 54322
+major_version = 17
+
+[edge_runtime]
+enabled = true
+policy = "oneshot"
+`;
+
+/**
+ * A minimal SvelteKit app (adapter-node): the server load builds a snapshot
+ * of a job of the kind declared in init's kinds module (the one the Deno
+ * function imports too); the page shows it through WatchedJob and <JobProgress>.
+ */
+export const KIT_APP: Record<string, string> = {
+	'svelte.config.js': `import adapter from '@sveltejs/adapter-node';
+export default { kit: { adapter: adapter() } };
+`,
+	'vite.config.js': `import { sveltekit } from '@sveltejs/kit/vite';
+import { defineConfig } from 'vite';
+export default defineConfig({ plugins: [sveltekit()] });
+`,
+	'src/app.html': `<!doctype html>
+<html lang="en">
+	<head><meta charset="utf-8" />%sveltekit.head%</head>
+	<body><div>%sveltekit.body%</div></body>
+</html>
+`,
+	'src/routes/+page.server.ts': `import { wordCount } from '../../supabase/functions/jobs-worker/kinds.ts';
+
+export function load() {
+	const at = new Date('2026-01-01T00:00:00Z');
+	return {
+		job: {
+			id: '00000000-0000-4000-8000-000000000001',
+			kind: wordCount.name,
+			status: 'running' as const,
+			progress: 42,
+			stage: 'count',
+			error: null,
+			errorCode: null,
+			resultId: null,
+			attempts: 1,
+			createdAt: at,
+			updatedAt: at,
+			startedAt: at,
+			finishedAt: null,
+		},
+	};
+}
+`,
+	'src/routes/+page.svelte': `<script lang="ts">
+	import { JobProgress, WatchedJob, type JobWatchSource } from 'supabase-jobs/svelte';
+
+	let { data } = $props();
+	// No Realtime here: a source that never changes, so the page shows the load's snapshot.
+	const source: JobWatchSource = { watch: async function* () {}, cancel: async () => null };
+	const job = WatchedJob.create(source, () => data.job.id, () => data.job);
+</script>
+
+<h1>{data.job.kind}</h1>
+<JobProgress {job} label="Counting words" />
+`,
+};

@@ -1,0 +1,267 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds dist/ through
+ * prepack), the tarball installed into a throwaway project from the local file
+ * (its other dependencies at the repository's own versions), then tried the
+ * ways people use it: plain Node, strict TypeScript, a SvelteKit app built and
+ * served, `init` followed by the generated function under `deno run`, and
+ * are-the-types-wrong over every entry.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
+import { JobStore } from '../../src/lib/store/job-store.ts';
+import { startChild, type Child } from '../../src/local/demo/processes.ts';
+import { freePort } from '../../src/local/postgres/embedded.ts';
+import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import {
+	CONSUMER_DEPENDENCIES,
+	consumerTsconfig,
+	KIT_APP,
+	NODE_CHECK,
+	SUPABASE_CONFIG,
+	TYPED_CONSUMER,
+} from './consumer-files.ts';
+
+const exec = promisify(execFile);
+const repo = resolve('.');
+const SECRET = 'consumer-worker-secret-0123456789abcdef';
+/** tsc over every declaration, a Vite build, a cold Deno start: each can take a minute on a busy 2-core machine. */
+const SLOW = 180_000;
+
+let db: TestDatabase;
+let work: string;
+let app: string;
+let tarball: string;
+let initOutput: string;
+const children: Child[] = [];
+
+/** Runs a command to completion; its output, or a failure that shows it. */
+async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+	try {
+		return await exec(command, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 << 20 });
+	} catch (e) {
+		const { stdout, stderr } = e as { stdout?: string; stderr?: string };
+		throw new Error(`${command} ${args.join(' ')} failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: e });
+	}
+}
+
+async function writeFiles(root: string, files: Record<string, string>) {
+	for (const [path, text] of Object.entries(files)) {
+		await mkdir(dirname(join(root, path)), { recursive: true });
+		await writeFile(join(root, path), text);
+	}
+}
+
+async function installedVersion(name: string): Promise<string> {
+	return JSON.parse(await readFile(join(repo, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+beforeAll(async () => {
+	db = await useTestDatabase();
+	work = await mkdtemp(join(tmpdir(), 'sj-consumer-'));
+	// Packed once per run; prepack builds dist/ from src/lib.
+	const { stdout } = await sh('npm', ['pack', '--silent', '--pack-destination', work], repo);
+	tarball = join(work, stdout.trim().split('\n').at(-1)!);
+
+	app = join(work, 'app');
+	const dependencies: Record<string, string> = { 'supabase-jobs': `file:${tarball}` };
+	for (const name of CONSUMER_DEPENDENCIES) dependencies[name] = await installedVersion(name);
+	await writeFiles(app, {
+		'package.json': JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }),
+		'node-check.mjs': NODE_CHECK,
+		'typed.ts': TYPED_CONSUMER,
+		'tsconfig.nodenext.json': consumerTsconfig('nodenext'),
+		'tsconfig.bundler.json': consumerTsconfig('bundler'),
+		'supabase/config.toml': SUPABASE_CONFIG,
+		...KIT_APP,
+	});
+	await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
+	// The project as `supabase init` + `npx supabase-jobs init` leave it (the app imports its kinds module).
+	initOutput = (await sh(join(app, 'node_modules/.bin/supabase-jobs'), ['init'], app)).stdout;
+}, 300_000);
+
+afterAll(async () => {
+	await Promise.all(children.map((c) => c.stop()));
+	if (work) await rm(work, { recursive: true, force: true });
+});
+
+function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Child {
+	const child = startChild(name, command, args, {
+		cwd: app,
+		env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', ...env },
+	});
+	children.push(child);
+	return child;
+}
+
+describe('the packed package', () => {
+	it('ships compiled JavaScript with declarations for every entry, the components, migrations, function, bin, LICENSE and README', async () => {
+		const { stdout } = await sh('tar', ['-tzf', tarball], work);
+		const files = stdout
+			.split('\n')
+			.filter(Boolean)
+			.map((f) => f.replace(/^package\//, ''));
+		for (const entry of ['index', 'node', 'kit', 'svelte/index']) {
+			expect(files).toContain(`dist/${entry}.js`);
+			expect(files).toContain(`dist/${entry}.d.ts`);
+		}
+		expect(files).toContain('dist/components/JobProgress.svelte');
+		expect(files).toContain('dist/components/JobProgress.svelte.d.ts');
+		expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('functions/'))).toEqual([]);
+		// Every migration of the repository but the demo's.
+		const { packageMigrations } = await import('../../bin/init.mjs');
+		const migrations = (await packageMigrations(repo)).map((m) => `supabase/migrations/${m.file}`);
+		expect(files.filter((f) => f.startsWith('supabase/migrations/')).sort()).toEqual(migrations.sort());
+		expect(files.some((f) => f.includes('_demo_'))).toBe(false);
+		for (const f of ['functions/jobs-worker/index.ts', 'functions/jobs-worker/serve.ts', 'bin/supabase-jobs.mjs']) {
+			expect(files).toContain(f);
+		}
+		expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
+		console.log(`[figures] tarball: ${files.length} files\n${files.sort().join('\n')}`);
+	});
+
+	it('plain node (no loader) imports every Node entry and runs enqueue → claim → succeed → get', async () => {
+		const { stdout } = await sh(process.execPath, ['node-check.mjs'], app, { DATABASE_URL: db.url });
+		const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
+		expect(out.entries).toEqual({ main: expect.any(Number), node: 'function', kit: 'function' });
+		expect(out.entries.main).toBeGreaterThan(50);
+		expect(out.statuses).toEqual(['queued', 'running', 'done', 'done']);
+		const [row] = await db.sql`select status, params from jobs where id = ${out.id}`;
+		expect(row).toEqual({ status: 'done', params: { n: 7 } });
+	});
+
+	for (const resolution of ['nodenext', 'bundler'] as const) {
+		it(
+			`tsc --noEmit, strict + exactOptionalPropertyTypes + noPropertyAccessFromIndexSignature, moduleResolution ${resolution}: 0 errors`,
+			async () => {
+				const tsc = join(app, 'node_modules/typescript/bin/tsc');
+				const { stdout } = await sh(
+					process.execPath,
+					[tsc, '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'],
+					app,
+				);
+				expect(stdout.trim()).toBe('');
+			},
+			SLOW,
+		);
+	}
+
+	it(
+		'a SvelteKit app with WatchedJob and <JobProgress>: vite build + node build render the bar on the server',
+		async () => {
+			await sh(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], app);
+			const port = await freePort();
+			const server = start('node build', process.execPath, ['build'], { PORT: String(port), HOST: '127.0.0.1' });
+			await server.waitForLine(/Listening on/, 30_000);
+			const res = await fetch(`http://127.0.0.1:${port}/`);
+			expect(res.status).toBe(200);
+			const html = await res.text();
+			expect(html).toContain('<h1>example.word-count</h1>');
+			expect(html).toMatch(/role="progressbar"[^>]*aria-valuenow="42"|aria-valuenow="42"[^>]*role="progressbar"/);
+			expect(html).toContain('Counting words');
+			await server.stop();
+		},
+		SLOW,
+	);
+
+	it(
+		'the same app under vite dev: the page is served (HTTP 200) and the optimised supabase-jobs/svelte loads',
+		async () => {
+			const port = await freePort();
+			const dev = start('vite dev', process.execPath, [
+				'node_modules/vite/bin/vite.js',
+				'dev',
+				'--port',
+				String(port),
+				'--strictPort',
+				'--host',
+				'127.0.0.1',
+			]);
+			await dev.waitForLine(/Local:/, 60_000);
+			const base = `http://127.0.0.1:${port}`;
+			const page = await fetch(`${base}/`);
+			expect(page.status).toBe(200);
+			expect(await page.text()).toMatch(/aria-valuenow="42"/);
+			// The browser's copy of the page imports the package through Vite's dependency optimiser.
+			const component = await (await fetch(`${base}/src/routes/+page.svelte`)).text();
+			const optimised = /["'](\/node_modules\/\.vite\/deps\/supabase-jobs_svelte\.js[^"']*)["']/.exec(component)?.[1];
+			expect(optimised).toBeDefined();
+			const dep = await fetch(`${base}${optimised}`);
+			expect(dep.status).toBe(200);
+			expect(await dep.text()).toContain('WatchedJob');
+			expect(dev.lines.filter((l) => /error/i.test(l))).toEqual([]);
+			await dev.stop();
+		},
+		SLOW,
+	);
+
+	it(
+		'npx supabase-jobs init, then deno run of the generated function: 401 without the secret; with it a queued job is claimed and finished',
+		async () => {
+			expect(initOutput).toContain('supabase/functions/jobs-worker/deno.json');
+			expect(initOutput.match(/^ {4}[A-Za-z0-9_-]{43}$/gm)).toHaveLength(1); // the secret, once
+			const denoJson = JSON.parse(await readFile(join(app, 'supabase/functions/jobs-worker/deno.json'), 'utf8'));
+			const { version } = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
+			expect(denoJson.imports['supabase-jobs']).toBe(`npm:supabase-jobs@${version}`);
+
+			const port = await freePort();
+			const deno = start(
+				'deno',
+				join(repo, 'node_modules/.bin/deno'),
+				['run', '-A', 'supabase/functions/jobs-worker/index.ts'],
+				{
+					SUPABASE_DB_URL: db.url,
+					JOBS_WORKER_SECRET: SECRET,
+					PORT: String(port),
+				},
+			);
+			await deno.waitForLine(/jobs-worker listening on/, 60_000);
+			const post = (body: unknown, secret?: string) =>
+				fetch(`http://127.0.0.1:${port}/`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
+					body: JSON.stringify(body),
+				});
+			expect((await post({})).status).toBe(401);
+
+			const store = new JobStore(postgresAdapter(db.sql));
+			const job = await store.enqueue('example.word-count', { params: { text: 'one two three\nfour five' } });
+			expect((await post({ job_id: job.id, job_table: 'jobs', kind: job.kind }, SECRET)).status).toBe(202);
+			let last = job;
+			for await (const j of store.watch(job.id, { emitOn: ['status'] })) last = j;
+			expect(last).toMatchObject({ status: 'done', attempts: 1, error: null });
+			await deno.stop();
+		},
+		SLOW,
+	);
+
+	it('are-the-types-wrong: no problem for node16 (ESM) and bundler resolution on any entry', async () => {
+		const attw = join(repo, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+		// The esm-only profile: an ESM package is not for require() (node16 from CJS) nor for node10.
+		const run = await exec(process.execPath, [attw, tarball, '--profile', 'esm-only', '--format', 'json'], {
+			cwd: work,
+			maxBuffer: 64 << 20,
+		}).then(
+			(r) => ({ code: 0, stdout: r.stdout }),
+			(e: { code: number; stdout: string }) => e,
+		);
+		const report = JSON.parse(run.stdout);
+		expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([
+			'.',
+			'./kit',
+			'./node',
+			'./package.json',
+			'./svelte',
+		]);
+		type Problem = { kind: string; entrypoint?: string; resolutionKind?: string; resolutionOption?: string };
+		const problems = (Object.values(report.problems ?? {}).flat() as Problem[]).filter(
+			(p) => !['node10', 'node16-cjs'].includes(p.resolutionKind ?? p.resolutionOption ?? ''),
+		);
+		expect(problems).toEqual([]);
+		expect(run.code).toBe(0);
+	});
+});
