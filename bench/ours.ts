@@ -20,15 +20,20 @@ export function ours(url: string, version: string): BenchSystem {
 	const sql = postgres(url, { max: 8, onnotice: () => {} });
 	const store = new JobStore(postgresAdapter(sql));
 
-	async function fill(n: number): Promise<void> {
-		const params = Array.from({ length: n }, (_, i) => ({ i }));
-		await enqueueMany(params);
+	async function fill(n: number): Promise<string[]> {
+		return await enqueueMany(Array.from({ length: n }, (_, i) => ({ i })));
 	}
-	async function enqueueMany(params: { i: number }[]): Promise<void> {
-		// No batch call in JobStore: one statement calling job_enqueue once per element (one round trip).
-		await sql`select count(*)::int as n from jsonb_array_elements(${sql.json(params)}::jsonb) as e(p)
+
+	// ---- BATCH ENQUEUE: the one place the bench enqueues many jobs at once (fills and "enqueue batched"). ----
+	// Swap this body for `store.enqueueMany('noop', items)` (one round trip, all-or-nothing) when it lands,
+	// and update the 'enqueue batch' note below.
+	async function enqueueMany(params: { i: number }[]): Promise<string[]> {
+		// No batch call in JobStore yet: one statement calling job_enqueue once per element (one round trip).
+		const rows = await sql<{ id: string }[]>`select j.id from jsonb_array_elements(${sql.json(params)}::jsonb) as e(p)
 			cross join lateral public.job_enqueue(kind => 'noop', params => e.p) as j`;
+		return rows.map((r) => r.id);
 	}
+	// ---- end BATCH ENQUEUE ----
 
 	async function drainWithRunner(n: number, concurrency: number): Promise<number> {
 		const finished = deferred();
@@ -57,6 +62,7 @@ export function ours(url: string, version: string): BenchSystem {
 		notes: [
 			'enqueue one: `store.enqueue()` (job_enqueue through postgresAdapter, row parsed with zod).',
 			'enqueue batch: no batch call in JobStore; one SQL statement calling job_enqueue once per row (`cross join lateral`).',
+			'per-job path: 8 loops of `store.claim(id)` + `store.succeed(id, {attempt})`, as the edge function runs one job per invocation (ids known from the fill).',
 			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection); "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],
@@ -90,6 +96,22 @@ export function ours(url: string, version: string): BenchSystem {
 				n,
 				concurrency,
 				async () => (await store.claimNext({ kinds: ['noop'], limit: 1 }))[0],
+				(job) => store.succeed(job.id, { attempt: job.attempts }),
+			);
+		},
+		async processById(n, concurrency) {
+			const ids = await fill(n);
+			let next = 0;
+			return await drainLoops(
+				'claim by id',
+				n,
+				concurrency,
+				async () => {
+					const id = ids[next++]!;
+					const job = await store.claim(id);
+					if (!job) throw new Error(`claim by id: job ${id} was not claimable`);
+					return job;
+				},
 				(job) => store.succeed(job.id, { attempt: job.attempts }),
 			);
 		},
