@@ -108,13 +108,16 @@ async function main(): Promise<void> {
 	const out: string[] = [];
 	const systems: BenchSystem[] = [];
 	const oursUrl = withDatabase(pg.url, 'bench_ours');
+	// supabase-jobs again, on a database whose public.jobs gets FINISHED_ROWS finished rows (section 4).
+	const fullUrl = withDatabase(pg.url, 'bench_full');
+	const withHistory = ours(fullUrl, 'with history');
 	const bare = bareSql(withDatabase(pg.url, 'bench_bare'));
 	try {
 		const [{ version: pgVersion }] = await admin<{ version: string }[]>`select version()`;
 		const settings = await admin<
 			{ name: string; setting: string }[]
 		>`select name, current_setting(name) as setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections') order by name`;
-		for (const db of ['bench_ours', 'bench_pgboss', 'bench_graphile', 'bench_bare', 'bench_realtime'])
+		for (const db of ['bench_ours', 'bench_pgboss', 'bench_graphile', 'bench_bare', 'bench_realtime', 'bench_full'])
 			await admin.unsafe(`create database ${db}`);
 		const ourVersion = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 		const [bossVersion, graphileVersion, postgresJsVersion, supabaseJsVersion] = await Promise.all([
@@ -132,6 +135,7 @@ async function main(): Promise<void> {
 			log(`setting up ${s.name}`);
 			await s.setup();
 		}
+		await withHistory.setup();
 		await bare.setup();
 		// The Realtime watch runs its stand-in on a database of its own (see bench/realtime-watch.ts).
 		await prepareDatabase(withDatabase(pg.url, 'bench_realtime'));
@@ -224,18 +228,26 @@ async function main(): Promise<void> {
 		log(`memory: ${WATCHES} Realtime watches in a child process`);
 		const realtimeMemory = await realtimeWatchMemory(withDatabase(pg.url, 'bench_realtime'), WATCHES);
 
-		// Last, as it leaves the table full: claim + complete with FINISHED_ROWS finished rows in public.jobs.
-		await us.reset();
+		// Claim + complete with FINISHED_ROWS finished rows: a second supabase-jobs database whose
+		// public.jobs holds them, measured in rounds interleaved with the empty bench_ours, so the
+		// comparison sees the same machine load.
 		log(`filling ${fmt(FINISHED_ROWS)} finished rows`);
-		const fill = await fillFinishedRows(oursUrl, FINISHED_ROWS);
-		const clear = () => clearWork(oursUrl);
-		const full = await medianRate(`with ${fmt(FINISHED_ROWS)} finished rows`, [
-			{ name: 'runWorkers', jobs: PROCESS, reset: clear, run: () => us.process(PROCESS, CONCURRENCY) },
-			{ name: 'claimNext loops', jobs: PROCESS, reset: clear, run: () => us.processAlt!(PROCESS, CONCURRENCY) },
-			{ name: 'per-job path', jobs: PROCESS, reset: clear, run: () => us.processById!(PROCESS, CONCURRENCY) },
-		]);
+		const fill = await fillFinishedRows(fullUrl, FINISHED_ROWS);
+		const clear = () => clearWork(fullUrl);
+		const paths: { name: string; run: (s: BenchSystem) => Promise<number> }[] = [
+			{ name: 'runWorkers', run: (s) => s.process(PROCESS, CONCURRENCY) },
+			{ name: 'claimNext loops', run: (s) => s.processAlt!(PROCESS, CONCURRENCY) },
+			{ name: 'per-job path', run: (s) => s.processById!(PROCESS, CONCURRENCY) },
+		];
+		const emptyVsFull = await medianRate(
+			`empty vs ${fmt(FINISHED_ROWS)} finished rows`,
+			paths.flatMap((p) => [
+				{ name: `${p.name}, empty`, jobs: PROCESS, reset: () => us.reset(), run: () => p.run(us) },
+				{ name: `${p.name}, full`, jobs: PROCESS, reset: clear, run: () => p.run(withHistory) },
+			]),
+		);
 		await clear();
-		const rows = await countRows(oursUrl);
+		const rows = await countRows(fullUrl);
 		if (rows.finished !== FINISHED_ROWS)
 			throw new Error(`expected ${FINISHED_ROWS} finished rows, found ${rows.finished}`);
 
@@ -369,10 +381,14 @@ async function main(): Promise<void> {
 		);
 
 		const emptyFull = [
-			{ label: '`runWorkers` defaults', name: 'runWorkers', empty: processed.get(us.name)! },
-			{ label: '`claimNext` + `succeed` loops', name: 'claimNext loops', empty: processedAlt.get(us.name)! },
-			{ label: 'per-job path: `claim(id)` + `succeed`', name: 'per-job path', empty: processedById.get(us.name)! },
-		].map((r) => ({ ...r, full: full.get(r.name)! }));
+			{ label: '`runWorkers` defaults', name: 'runWorkers' },
+			{ label: '`claimNext` + `succeed` loops', name: 'claimNext loops' },
+			{ label: 'per-job path: `claim(id)` + `succeed`', name: 'per-job path' },
+		].map((r) => ({
+			...r,
+			empty: emptyVsFull.get(`${r.name}, empty`)!,
+			full: emptyVsFull.get(`${r.name}, full`)!,
+		}));
 		out.push(
 			`## 4. Claim + complete with ${fmt(FINISHED_ROWS)} finished rows in the table (supabase-jobs)`,
 			'',
@@ -381,7 +397,7 @@ async function main(): Promise<void> {
 				emptyFull.map((r) => [r.label, fmt(r.empty), fmt(r.full), `${fmt(r.empty / r.full, 2)}x`]),
 			),
 			'',
-			`${fmt(PROCESS)} queued jobs at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds, as in table 2; each round's jobs deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; CHECK constraints and indexes in force), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
+			`${fmt(PROCESS)} queued jobs at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds, measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one holding the finished rows (database \`bench_full\`, same server), so both see the same machine load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; CHECK constraints and indexes in force), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
 			'',
 		);
 
@@ -480,7 +496,8 @@ async function main(): Promise<void> {
 		await writeFile(file, text);
 		log('wrote bench/results.md');
 	} finally {
-		for (const s of systems) await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));
+		for (const s of [...systems, withHistory])
+			await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));
 		await bare.close().catch((e: unknown) => log(`closing bare SQL: ${String(e)}`));
 		await admin.end();
 		await pg.stop();
