@@ -20,17 +20,20 @@ export function ours(url: string, version: string): BenchSystem {
 	const sql = postgres(url, { max: 8, onnotice: () => {} });
 	const store = new JobStore(postgresAdapter(sql));
 
-	async function fill(n: number): Promise<void> {
-		const params = Array.from({ length: n }, (_, i) => ({ i }));
-		await enqueueMany(params);
+	async function fill(n: number): Promise<string[]> {
+		return await enqueueMany(Array.from({ length: n }, (_, i) => ({ i })));
 	}
-	async function enqueueMany(params: { i: number }[]): Promise<void> {
-		// One round trip, one INSERT statement (job_enqueue_many).
-		await store.enqueueMany(
+
+	// ---- BATCH ENQUEUE: the one place the bench enqueues many jobs at once (fills and "enqueue batched"). ----
+	async function enqueueMany(params: { i: number }[]): Promise<string[]> {
+		// One round trip, one INSERT statement (job_enqueue_many), all or nothing.
+		const jobs = await store.enqueueMany(
 			noop,
 			params.map((p) => ({ params: p })),
 		);
+		return jobs.map((j) => j.id);
 	}
+	// ---- end BATCH ENQUEUE ----
 
 	async function drainWithRunner(n: number, concurrency: number): Promise<number> {
 		const finished = deferred();
@@ -58,7 +61,8 @@ export function ours(url: string, version: string): BenchSystem {
 		version,
 		notes: [
 			'enqueue one: `store.enqueue()` (job_enqueue through postgresAdapter, row parsed with zod).',
-			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement).',
+			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement, rows parsed with zod).',
+			'per-job path: 8 loops of `store.claim(id)` + `store.succeed(id, {attempt})`, as the edge function runs one job per invocation (ids known from the fill).',
 			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection); "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],
@@ -92,6 +96,22 @@ export function ours(url: string, version: string): BenchSystem {
 				n,
 				concurrency,
 				async () => (await store.claimNext({ kinds: ['noop'], limit: 1 }))[0],
+				(job) => store.succeed(job.id, { attempt: job.attempts }),
+			);
+		},
+		async processById(n, concurrency) {
+			const ids = await fill(n);
+			let next = 0;
+			return await drainLoops(
+				'claim by id',
+				n,
+				concurrency,
+				async () => {
+					const id = ids[next++]!;
+					const job = await store.claim(id);
+					if (!job) throw new Error(`claim by id: job ${id} was not claimable`);
+					return job;
+				},
 				(job) => store.succeed(job.id, { attempt: job.attempts }),
 			);
 		},

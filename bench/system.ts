@@ -26,6 +26,11 @@ export interface BenchSystem {
 	process(n: number, concurrency: number): Promise<number>;
 	/** A second way of processing, when the system has one worth comparing (ours: raw claimNext + succeed loops). */
 	processAlt?(n: number, concurrency: number): Promise<number>;
+	/**
+	 * The per-job path, when the system has one: jobs claimed by id and completed one at a time, as an
+	 * edge function invoked per job runs them (ours: `store.claim(id)` + `store.succeed()`, ids known from the fill).
+	 */
+	processById?(n: number, concurrency: number): Promise<number>;
 	/** Starts an idle worker and returns a probe for enqueue -> start latency. */
 	latency(): Promise<LatencyProbe>;
 	/** Notes on how this system was driven (printed under the tables). */
