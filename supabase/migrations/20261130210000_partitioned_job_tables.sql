@@ -1352,6 +1352,36 @@ $$;
 comment on function public.job_get(uuid, text) is
   'One job (payload omitted). PT404 when it does not exist or is not yours.';
 
+-- The status alone, for a worker's cancellation check between writes: a primary-key
+-- read, no row to ship. With attempt, PT409 once another attempt owns the job.
+create function public.job_status(id uuid, attempt integer default null, job_table text default 'jobs')
+returns public.job_status
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  found_status public.job_status;
+  found_attempts integer;
+begin
+  if id is null then
+    perform supabase_jobs.invalid('id', 'id is required');
+  end if;
+  perform supabase_jobs.check_attempt(attempt);
+  select t.status, t.attempts into found_status, found_attempts
+    from supabase_jobs.job as t where t.job_table = label and t.id = job_status.id;
+  if found_status is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  end if;
+  if attempt is not null and found_status = 'running' and found_attempts <> attempt then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'watch');
+  end if;
+  return found_status;
+end
+$$;
+comment on function public.job_status(uuid, integer, text) is
+  'The status of one job (PT404 when it does not exist or is not yours); with attempt, PT409 once another attempt owns it. What a worker reads between writes to learn of a cancellation.';
+
 create function public.job_list_recent(
   kind text default null,
   status public.job_status default null,
@@ -1447,6 +1477,7 @@ begin
     'public.job_cancel(uuid, text, text)',
     'public.job_reclaim_stale(interval, text)',
     'public.job_get(uuid, text)',
+    'public.job_status(uuid, integer, text)',
     'public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text)',
     'public.job_phase_history(text, integer, text)'
   ] loop
@@ -1459,6 +1490,7 @@ grant execute on function public.job_enqueue(text, jsonb, bytea, integer, text, 
 grant execute on function public.job_enqueue_many(text, jsonb, text) to authenticated;
 grant execute on function public.job_cancel(uuid, text, text) to authenticated;
 grant execute on function public.job_get(uuid, text) to authenticated;
+grant execute on function public.job_status(uuid, integer, text) to authenticated;
 grant execute on function public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text) to authenticated;
 grant execute on function public.job_phase_history(text, integer, text) to authenticated;
 

@@ -6,7 +6,6 @@
  */
 import {
 	InvalidJobInputError,
-	JobAlreadyFinishedError,
 	JobNotFoundError,
 	StaleAfterRequiredError,
 	TimeoutError,
@@ -754,16 +753,13 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * ```
 	 */
 	async readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
-		const attempt = checkInt('attempt', options.attempt);
-		// job_get for now; a cheaper status-only SQL function can replace it here alone.
-		const job = await this.get(id);
-		if (attempt !== undefined && job.status === 'running' && job.attempts !== attempt) {
-			throw new JobAlreadyFinishedError(
-				`job ${id} was reclaimed: attempt ${job.attempts} now owns it, not attempt ${attempt}`,
-				{ hint: 'Two workers believe this job is theirs.' },
-			);
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		// job_status: a primary-key read of one column (PT409 once another attempt owns the job).
+		const status = await this.call('job_status', { id, attempt: checkInt('attempt', options.attempt) });
+		if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
+			throw new UnexpectedRowError(`job_status returned ${JSON.stringify(status)}, not a job status`);
 		}
-		return job.status;
+		return status as JobStatusValue;
 	}
 
 	/**
