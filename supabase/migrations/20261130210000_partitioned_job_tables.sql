@@ -401,64 +401,50 @@ create trigger guard_job_update before update on supabase_jobs.job for each row
 -- ---------------------------------------------------------------------------
 -- Side effects, per statement.
 
--- The screen columns of a job (never params or payload): what every broadcast carries.
-create function supabase_jobs.job_message(j supabase_jobs.job)
-returns jsonb
-language plpgsql stable parallel safe
-set search_path = ''
-as $$
-begin
-  return pg_catalog.jsonb_build_object(
-    'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-    'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-    'attempts', j.attempts, 'max_attempts', j.max_attempts,
-    'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-    'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table);
-end
-$$;
-revoke all on function supabase_jobs.job_message(supabase_jobs.job) from public, anon, authenticated;
-
--- Writes the messages of one statement to realtime.messages in one INSERT:
---   * each changed job to job:<id> (event 'job'), when to_job_topic;
+-- Writes the Realtime messages of one statement in ONE insert into
+-- realtime.messages (what realtime.send does row by row):
+--   * each job in `ids` to job:<id> (event 'job'), when to_job_topic;
 --   * per owner, one list message to jobs:<owner>: event 'job' with the job
---     when one job changed, event 'jobs' with {job_table, jobs: [...]} (at
---     most 100 per message) when several did.
--- `changes` is [{message, to_job_topic}]. Never raises: like realtime.send, a
--- failure to broadcast is a WARNING and the write it describes stands.
-create function supabase_jobs.send_job_messages(changes jsonb)
+--     when one of their jobs changed, event 'jobs' with {job_table, jobs: [...]}
+--     (at most 100 per message) when several did.
+-- The rows are read back by id (the statement's new state), column by column:
+-- this is the one place the message's shape is written, and params and payload
+-- are never read. Never raises: like realtime.send, a failure to broadcast is a
+-- WARNING and the write it describes stands.
+create function supabase_jobs.send_job_messages(ids uuid[], to_job_topic boolean)
 returns void
 language plpgsql
 set search_path = ''
 as $$
 begin
-  begin
-    insert into realtime.messages (payload, event, topic, private, extension)
-    select c.value -> 'message', 'job', 'job:' || (c.value -> 'message' ->> 'id'), true, 'broadcast'
-      from pg_catalog.jsonb_array_elements(changes) c
-     where (c.value ->> 'to_job_topic')::boolean
-    union all
-    select case when g.n = 1 then g.jobs -> 0
-                else pg_catalog.jsonb_build_object('job_table', g.job_table, 'jobs', g.jobs) end,
-           case when g.n = 1 then 'job' else 'jobs' end,
-           'jobs:' || g.owner_id, true, 'broadcast'
-      from (
-        select o.owner_id, o.job_table, o.chunk, pg_catalog.count(*) as n,
-               pg_catalog.jsonb_agg(o.message order by o.ord) as jobs
-          from (
-            select c.value -> 'message' as message, c.value -> 'message' ->> 'owner_id' as owner_id,
-                   c.value -> 'message' ->> 'job_table' as job_table, c.ord,
-                   (pg_catalog.row_number() over (partition by c.value -> 'message' ->> 'owner_id' order by c.ord) - 1) / 100 as chunk
-              from pg_catalog.jsonb_array_elements(changes) with ordinality as c(value, ord)
-             where c.value -> 'message' ->> 'owner_id' is not null
-          ) o
-         group by o.owner_id, o.job_table, o.chunk
-      ) g;
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
+  insert into realtime.messages (payload, event, topic, private, extension)
+  with changed as materialized (
+    select pg_catalog.jsonb_build_object(
+             'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
+             'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
+             'attempts', j.attempts, 'max_attempts', j.max_attempts,
+             'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
+             'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table) as message,
+           j.id, j.owner_id, j.job_table,
+           pg_catalog.count(*) over (partition by j.owner_id) as of_owner,
+           (pg_catalog.row_number() over (partition by j.owner_id order by j.id) - 1) / 100 as chunk
+      from supabase_jobs.job as j
+     where j.id = any (ids))
+  select c.message, 'job', 'job:' || c.id, true, 'broadcast' from changed c where to_job_topic
+  union all
+  select c.message, 'job', 'jobs:' || c.owner_id, true, 'broadcast' from changed c
+   where c.owner_id is not null and c.of_owner = 1
+  union all
+  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(c.job_table), 'jobs', pg_catalog.jsonb_agg(c.message order by c.id)),
+         'jobs', 'jobs:' || c.owner_id, true, 'broadcast'
+    from changed c
+   where c.owner_id is not null and c.of_owner > 1
+   group by c.owner_id, c.chunk;
+exception when others then
+  raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
 end
 $$;
-revoke all on function supabase_jobs.send_job_messages(jsonb) from public, anon, authenticated;
+revoke all on function supabase_jobs.send_job_messages(uuid[], boolean) from public, anon, authenticated;
 
 -- The worker's URL and a credential for one wake-up, from Vault; nulls when
 -- Vault or a secret is missing. Returns the secret, so only its owner may run it.
@@ -484,8 +470,7 @@ begin
          pg_catalog.array_agg(distinct i.kind) as kinds,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
-         pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('message', supabase_jobs.job_message(row(i.*)::supabase_jobs.job), 'to_job_topic', false))
-           filter (where i.owner_id is not null) as changes
+         pg_catalog.array_agg(i.id) filter (where i.owner_id is not null) as owned
     into summary
     from inserted i
    where i.status = 'queued';
@@ -505,8 +490,8 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
-  if summary.changes is not null then
-    perform supabase_jobs.send_job_messages(summary.changes);
+  if summary.owned is not null then
+    perform supabase_jobs.send_job_messages(summary.owned, false);
   end if;
   return null;
 end
@@ -524,14 +509,13 @@ security definer
 set search_path = ''
 as $$
 declare
-  changes jsonb;
+  changed uuid[];
 begin
-  select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('message', supabase_jobs.job_message(row(n.*)::supabase_jobs.job), 'to_job_topic', true))
-    into changes
+  select pg_catalog.array_agg(n.id) into changed
     from new_rows n join old_rows o on o.id = n.id
    where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage;
-  if changes is not null then
-    perform supabase_jobs.send_job_messages(changes);
+  if changed is not null then
+    perform supabase_jobs.send_job_messages(changed, true);
   end if;
   return null;
 end
@@ -1573,5 +1557,42 @@ begin
   -- This runs as the owner, so RLS does not check ownership for us: one
   -- primary-key probe per job table.
   return exists (select 1 from supabase_jobs.job j where j.id = pg_catalog.substr(topic, 5)::uuid and j.owner_id = uid);
+end
+$$;
+
+-- ---------------------------------------------------------------------------
+-- Plan once per session. The hot statements above filter the partitioned
+-- parent by a parameter (job_table); left to itself, the plan cache keeps
+-- re-planning them for every call (a custom plan prunes partitions at plan
+-- time, and looks cheaper than the generic plan that prunes at execution).
+-- Forcing the generic plan makes each call execute a plan cached per session.
+-- Listings keep custom plans: their optional filters pick an index per call.
+do $$
+declare
+  fn text;
+begin
+  foreach fn in array array[
+    'public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text)',
+    'public.job_enqueue_many(text, jsonb, text)',
+    'public.job_claim(uuid, text)',
+    'public.job_claim_next(text[], integer, text)',
+    'public.job_tick(uuid, real, text, integer, text)',
+    'public.job_succeed(uuid, uuid, integer, jsonb, text)',
+    'public.job_succeed_many(jsonb, text)',
+    'public.job_fail(uuid, text, integer, text, jsonb, text)',
+    'public.job_retry(uuid, text, interval, integer, text)',
+    'public.job_release(uuid, integer, text)',
+    'public.job_cancel(uuid, text, text)',
+    'public.job_get(uuid, text)',
+    'public.job_status(uuid, integer, text)',
+    'supabase_jobs.job_table_label(text)',
+    'supabase_jobs.raise_not_closable(text, uuid, int, text)',
+    'supabase_jobs.after_jobs_inserted()',
+    'supabase_jobs.after_jobs_updated()',
+    'supabase_jobs.send_job_messages(uuid[], boolean)',
+    'supabase_jobs.owns_job_topic(text)'
+  ] loop
+    execute pg_catalog.format('alter function %s set plan_cache_mode = force_generic_plan', fn);
+  end loop;
 end
 $$;

@@ -80,7 +80,7 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.owns_job_topic(text)',
 		]);
 		for (const r of rows) {
-			expect(r.proconfig).toEqual(['search_path=""']);
+			expect(r.proconfig).toContain('search_path=""');
 			// owns_job_topic is the Realtime policy's check (20261130160500_realtime_broadcast.sql):
 			// the policy runs as the joining user, so authenticated must be able to call it.
 			const userCallable = r.fn === 'supabase_jobs.owns_job_topic(text)';

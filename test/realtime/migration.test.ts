@@ -146,10 +146,12 @@ describe('privileges and attach', () => {
 			  from pg_proc p join pg_namespace n on n.oid = p.pronamespace
 			 where n.nspname = 'supabase_jobs' and p.proname in ('after_jobs_inserted', 'after_jobs_updated', 'owns_job_topic')
 			 order by p.proname`;
+		// Each also plans once per session (plan_cache_mode), besides its empty search_path.
+		const config = ['search_path=""', 'plan_cache_mode=force_generic_plan'];
 		expect(rows).toEqual([
-			{ fn: 'after_jobs_inserted', definer: true, config: ['search_path=""'], anon: false, auth: false, pub: false },
-			{ fn: 'after_jobs_updated', definer: true, config: ['search_path=""'], anon: false, auth: false, pub: false },
-			{ fn: 'owns_job_topic', definer: true, config: ['search_path=""'], anon: false, auth: true, pub: false },
+			{ fn: 'after_jobs_inserted', definer: true, config, anon: false, auth: false, pub: false },
+			{ fn: 'after_jobs_updated', definer: true, config, anon: false, auth: false, pub: false },
+			{ fn: 'owns_job_topic', definer: true, config, anon: false, auth: true, pub: false },
 		]);
 	});
 
