@@ -264,10 +264,12 @@ comment on column supabase_jobs.job.timings is 'Seconds (and input size) per pha
 comment on column supabase_jobs.job.job_table is 'Which job table (partition) the row belongs to: jobs, or <schema>.<name>.';
 
 -- Indexes (each partition gets its own). Few on purpose: every index is paid on every enqueue.
---   claim: queued rows in claim order;  reclaim: running rows by last sign of life;
+--   claim: queued rows in claim order;  reclaim: the running rows (few: one per busy worker slot);
 --   owner: a user's jobs newest first (RLS listings);  created: all jobs newest first (service listings, history).
 create index job_claim_idx on supabase_jobs.job (job_table, available_at, created_at, id) where status = 'queued';
-create index job_reclaim_idx on supabase_jobs.job (job_table, (coalesce(heartbeat_at, started_at))) where status = 'running';
+-- The reclaim index names no heartbeat column: a tick then changes no indexed
+-- column, and PostgreSQL can write it as a HOT update (no index entry at all).
+create index job_reclaim_idx on supabase_jobs.job (job_table) where status = 'running';
 create index job_owner_created_idx on supabase_jobs.job (owner_id, created_at desc, id desc);
 create index job_created_idx on supabase_jobs.job (job_table, created_at desc, id desc);
 create index job_kind_created_idx on supabase_jobs.job (job_table, kind, created_at desc, id desc);
@@ -639,6 +641,8 @@ begin
   execute pg_catalog.format('drop trigger if exists after_jobs_updated on %s', tbl);
   execute pg_catalog.format('create trigger after_jobs_updated after update on %s referencing old table as old_rows new table as new_rows for each statement execute function supabase_jobs.after_jobs_updated()', tbl);
 
+  -- Room on each page for HOT updates: a tick rewrites the row in place of its page.
+  execute pg_catalog.format('alter table %s set (fillfactor = 85)', tbl);
   execute pg_catalog.format('alter table %s enable row level security', tbl);
   execute pg_catalog.format('drop policy if exists owner_reads on %s', tbl);
   execute pg_catalog.format('create policy owner_reads on %s for select to authenticated using (owner_id = (select auth.uid()))', tbl);
@@ -1596,3 +1600,16 @@ begin
   end loop;
 end
 $$;
+
+-- ---------------------------------------------------------------------------
+-- Realtime Authorization reads each message's own topic: a connection
+-- authorized for its own jobs:<uid> must not read messages stored under any
+-- other topic (the 0.1.0 policy checked only realtime.topic()).
+drop policy if exists supabase_jobs_read_job_topics on realtime.messages;
+create policy supabase_jobs_read_job_topics on realtime.messages
+  for select to authenticated
+  using (
+    extension = 'broadcast'
+    and topic = (select realtime.topic())
+    and (select supabase_jobs.owns_job_topic((select realtime.topic())))
+  );

@@ -134,6 +134,27 @@ describe('supabase_jobs.owns_job_topic', () => {
 	});
 });
 
+describe('the realtime.messages policy reads each message by its own topic', () => {
+	test("a connection authorized for its own jobs:<uid> reads none of another user's stored messages", async () => {
+		const alice = await createUser(sql);
+		const bob = await createUser(sql);
+		const id = await enqueue(alice);
+		await sql`select public.job_claim(${id})`;
+		await enqueue(bob);
+		const readAs = (caller: Caller, topic: string) =>
+			as(sql, caller, async (tx) => {
+				await tx`select set_config('realtime.topic', ${topic}, true)`;
+				return await tx<{ topic: string }[]>`select topic from realtime.messages where extension = 'broadcast'`;
+			});
+		// Bob's own topic is his to read: the policy passes, yet only messages stored under it come back.
+		const seen = await readAs(bob, `jobs:${bob.sub}`);
+		expect(seen.length).toBeGreaterThan(0);
+		expect(new Set(seen.map((m) => m.topic))).toEqual(new Set([`jobs:${bob.sub}`]));
+		expect(await readAs(alice, `job:${id}`)).toEqual(expect.arrayContaining([{ topic: `job:${id}` }]));
+		expect((await readAs(alice, `job:${id}`)).every((m) => m.topic === `job:${id}`)).toBe(true);
+	});
+});
+
 describe('privileges and attach', () => {
 	test('the trigger function is SECURITY DEFINER with an empty search_path, executable by nobody else', async () => {
 		const rows = await sql<

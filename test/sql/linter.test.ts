@@ -18,6 +18,16 @@ beforeAll(async () => {
 });
 
 describe("Supabase's database linter finds nothing", () => {
+	it('unsupported_reg_types: no column of a reg* type pg_upgrade cannot carry (major upgrades on Supabase)', async () => {
+		const rows = await db.sql`
+			select c.oid::regclass::text as tbl, a.attname as col, format_type(a.atttypid, a.atttypmod) as type
+			from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+			where n.nspname = any(${ours}) and a.attnum > 0 and not a.attisdropped
+			  and a.atttypid in ('regcollation'::regtype, 'regconfig'::regtype, 'regdictionary'::regtype, 'regnamespace'::regtype,
+			                     'regoper'::regtype, 'regoperator'::regtype, 'regproc'::regtype, 'regprocedure'::regtype)`;
+		expect(rows).toEqual([]);
+	});
+
 	it('0011 function_search_path_mutable: every function has a fixed search_path', async () => {
 		const rows = await db.sql`
 			select n.nspname || '.' || p.proname as fn

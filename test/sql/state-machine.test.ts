@@ -104,3 +104,23 @@ describe('the state machine, written once in SQL', () => {
 		expect(await code(db.sql`update jobs set progress = 50 where id = ${id}`)).toBe('SJ001');
 	});
 });
+
+describe('the guard decides by privilege, not by role name', () => {
+	it('a custom role inheriting authenticated is a user: it cannot claim or complete its own job', async () => {
+		await db.sql`create role app_member nologin inherit`;
+		await db.sql`grant authenticated to app_member`;
+		const [{ id: sub }] =
+			await db.sql`insert into auth.users (id, email) values (gen_random_uuid(), 'm@example.test') returning id`;
+		const member = async <T>(fn: (tx: import('postgres').TransactionSql) => Promise<T>) =>
+			(await db.sql.begin(async (tx) => {
+				await tx`select set_config('role', 'app_member', true), set_config('request.jwt.claims', ${JSON.stringify({ sub, role: 'authenticated' })}, true)`;
+				return await fn(tx);
+			})) as T;
+		const [{ id }] = await member((tx) => tx`select id from job_enqueue('member.work')`);
+		expect(await code(member((tx) => tx`update jobs set status = 'running' where id = ${id}`))).toBe('42501');
+		await db.sql`update jobs set status = 'running', attempts = 1 where id = ${id}`;
+		expect(await code(member((tx) => tx`update jobs set status = 'done' where id = ${id}`))).toBe('42501');
+		const [row] = await db.sql`select status, progress from jobs where id = ${id}`;
+		expect(row).toMatchObject({ status: 'running', progress: 0 });
+	});
+});

@@ -512,6 +512,19 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect((await store.succeed(second.id, { attempt: second.attempts })).status).toBe('done');
 		});
 
+		test('fencing is not opt-in: a worker that closes without naming its attempt cannot close the attempt that owns the job now', async () => {
+			const late = new JobStore(h.adapter(SERVICE), { table });
+			const first = (await late.claim((await store.enqueue('extract')).id))!;
+			await h.backdate(first.id, 301, table);
+			await store.reclaimStale();
+			const second = (await store.claim(first.id))!;
+			// The seed's bare way: claim -> work -> succeed, no attempt given.
+			expect(await rejection(late.tick(first.id, { progress: 50 }))).toBeInstanceOf(JobAlreadyFinishedError);
+			expect(await rejection(late.succeed(first.id))).toBeInstanceOf(JobAlreadyFinishedError);
+			expect((await store.get(first.id)).status).toBe('running');
+			expect((await store.succeed(second.id)).status).toBe('done');
+		});
+
 		test('reclaim_stale refuses without stale_after', async () => {
 			const counted = counting(h.adapter(SERVICE));
 			const store = new JobStore(counted.adapter, { table });

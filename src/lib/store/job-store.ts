@@ -514,7 +514,28 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async claim(id: string): Promise<R | null> {
 		if (!JobStore.known(id)) return null;
-		return await this.maybeOne('job_claim', { id });
+		return this.fence(await this.maybeOne('job_claim', { id }));
+	}
+
+	/**
+	 * Attempts this store claimed, by job id: a worker that closes or ticks a
+	 * job without naming its attempt (the seed's bare `claim` -> `succeed`)
+	 * is fenced all the same, so a run whose job was reclaimed can never close
+	 * the attempt that owns it now. Forgotten when the job is closed.
+	 */
+	private readonly claimedAttempts = new Map<string, number>();
+
+	private fence<J extends R | null>(job: J): J {
+		if (job) this.claimedAttempts.set(job.id, job.attempts);
+		return job;
+	}
+
+	private attemptOf(id: string, given: number | undefined): number | undefined {
+		return checkInt('attempt', given) ?? this.claimedAttempts.get(id);
+	}
+
+	private closed<J>(id: string, result: Promise<J>): Promise<J> {
+		return result.finally(() => this.claimedAttempts.delete(id));
 	}
 
 	/**
@@ -531,7 +552,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			kinds: options.kinds?.map(kindName),
 			limit: checkInt('limit', options.limit),
 		});
-		return rows.map((r) => parseJobRow(r) as R);
+		return rows.map((r) => this.fence(parseJobRow(r) as R));
 	}
 
 	/**
@@ -554,12 +575,15 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				'resultId',
 				`resultId must be a UUID (the id of the row the work produced); got ${JSON.stringify(resultId)}`,
 			);
-		return await this.one('job_succeed', {
+		return await this.closed(
 			id,
-			result_id: resultId,
-			attempt: checkInt('attempt', options.attempt),
-			timings: options.timings ?? undefined,
-		});
+			this.one('job_succeed', {
+				id,
+				result_id: resultId,
+				attempt: this.attemptOf(id, options.attempt),
+				timings: options.timings ?? undefined,
+			}),
+		);
 	}
 
 	/**
@@ -576,14 +600,14 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async succeedMany(items: readonly (SucceedOptions & { id: string })[]): Promise<R[]> {
 		const wanted = items.filter((item) => JobStore.known(item.id));
 		if (wanted.length === 0) return [];
-		const rows = await this.rows('job_succeed_many', {
-			items: wanted.map((item) => ({
-				id: item.id,
-				attempt: checkInt('attempt', item.attempt) ?? null,
-				result_id: item.resultId ?? null,
-				timings: item.timings ?? null,
-			})),
-		});
+		const args = wanted.map((item) => ({
+			id: item.id,
+			attempt: this.attemptOf(item.id, item.attempt) ?? null,
+			result_id: item.resultId ?? null,
+			timings: item.timings ?? null,
+		}));
+		for (const item of wanted) this.claimedAttempts.delete(item.id);
+		const rows = await this.rows('job_succeed_many', { items: args });
 		return rows.map((r) => parseJobRow(r) as R);
 	}
 
@@ -600,13 +624,16 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async fail(id: string, error: string, options: FailOptions = {}): Promise<R> {
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
-		return await this.one('job_fail', {
+		return await this.closed(
 			id,
-			error: typeof error === 'string' ? shortenSentence(error) : error,
-			attempt: checkInt('attempt', options.attempt),
-			error_code: options.errorCode,
-			timings: options.timings ?? undefined,
-		});
+			this.one('job_fail', {
+				id,
+				error: typeof error === 'string' ? shortenSentence(error) : error,
+				attempt: this.attemptOf(id, options.attempt),
+				error_code: options.errorCode,
+				timings: options.timings ?? undefined,
+			}),
+		);
 	}
 
 	/**
@@ -622,12 +649,15 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async retry(id: string, error: string, options: RetryOptions = {}): Promise<R> {
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
 		const delay = checkFinite('delay', options.delaySeconds);
-		return await this.one('job_retry', {
+		return await this.closed(
 			id,
-			error: typeof error === 'string' ? shortenSentence(error) : error,
-			delay: delay === undefined ? undefined : `${delay} seconds`,
-			attempt: checkInt('attempt', options.attempt),
-		});
+			this.one('job_retry', {
+				id,
+				error: typeof error === 'string' ? shortenSentence(error) : error,
+				delay: delay === undefined ? undefined : `${delay} seconds`,
+				attempt: this.attemptOf(id, options.attempt),
+			}),
+		);
 	}
 
 	/**
@@ -641,7 +671,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async release(id: string, options: AttemptOptions = {}): Promise<R> {
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
-		return await this.one('job_release', { id, attempt: checkInt('attempt', options.attempt) });
+		return await this.closed(id, this.one('job_release', { id, attempt: this.attemptOf(id, options.attempt) }));
 	}
 
 	/**
@@ -732,7 +762,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			id,
 			progress: checkFinite('progress', update.progress),
 			stage: update.stage,
-			attempt: checkInt('attempt', update.attempt),
+			attempt: this.attemptOf(id, update.attempt),
 		});
 		if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
 			throw new UnexpectedRowError(`job_tick returned ${JSON.stringify(status)}, not a job status`);
@@ -755,7 +785,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
 		// job_status: a primary-key read of one column (PT409 once another attempt owns the job).
-		const status = await this.call('job_status', { id, attempt: checkInt('attempt', options.attempt) });
+		const status = await this.call('job_status', { id, attempt: this.attemptOf(id, options.attempt) });
 		if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
 			throw new UnexpectedRowError(`job_status returned ${JSON.stringify(status)}, not a job status`);
 		}

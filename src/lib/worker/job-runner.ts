@@ -63,6 +63,12 @@ export interface JobRunnerSettings {
 	logger: WorkerLogger;
 	/** Called after every run with its outcome. */
 	onSettled?: (job: Job, outcome: JobOutcome) => void;
+	/**
+	 * Called once per run as soon as the handler is done and only the close is
+	 * left to write (or the run ended earlier): the worker's slot is free for
+	 * the next job while the close is in flight.
+	 */
+	onWorked?: (job: Job) => void;
 	/** Writes a successful close; the Node runner batches them (see SucceedBatcher). @default store.succeed */
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
 }
@@ -201,19 +207,26 @@ export class JobRunner {
 		const entry = new RunningJob(job, store, this.#s.logger);
 		this.running.add(entry);
 		let outcome: JobOutcome = 'lost';
+		let worked = false;
+		const onWorked = () => {
+			if (worked) return;
+			worked = true;
+			this.#s.onWorked?.(job);
+		};
 		try {
-			outcome = await this.#run(entry);
+			outcome = await this.#run(entry, onWorked);
 		} catch (e) {
 			// Only a bug in the worker itself lands here; the row is left for reclaim.
 			this.#s.logger.error(`${PREFIX} job ${job.id}: the worker failed while running it`, e);
 		} finally {
+			onWorked();
 			this.running.delete(entry);
 			this.#s.onSettled?.(job, outcome);
 		}
 		return outcome;
 	}
 
-	async #run(entry: RunningJob): Promise<JobOutcome> {
+	async #run(entry: RunningJob, onWorked: () => void): Promise<JobOutcome> {
 		const { job, store } = entry;
 		const { logger } = this.#s;
 		const attempt = job.attempts;
@@ -320,6 +333,7 @@ export class JobRunner {
 				}),
 			);
 			result = await Promise.race([settle(work), abortedPromise(handlerController.signal)]);
+			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {

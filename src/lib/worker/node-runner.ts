@@ -157,12 +157,19 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
 		heartbeatMs: options.heartbeatMs ?? 5000,
 		logger,
+		// A slot is free once the handler is done: the next claim overlaps the close in flight.
+		onWorked: () => {
+			busy--;
+			poke();
+		},
 		onSettled: (job, outcome) => {
 			stats.outcomes[outcome] = (stats.outcomes[outcome] ?? 0) + 1;
 			options.onJobSettled?.(job, outcome);
 		},
 	});
 	const runs = new Set<Promise<unknown>>();
+	/** Jobs whose handler is running: what `concurrency` bounds. */
+	let busy = 0;
 	let stopping = false;
 
 	// Wake-ups: a notification, a finished job, the poll timer or stop(). `pending`
@@ -217,6 +224,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 
 	const start = (job: Job) => {
 		stats.claimed++;
+		busy++;
 		const run = runner.run(job, store).finally(() => {
 			runs.delete(run);
 			poke();
@@ -226,7 +234,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 
 	const loop = (async () => {
 		while (!stopping) {
-			const free = concurrency - runner.running.size;
+			const free = concurrency - busy;
 			if (free > 0) {
 				let jobs: Job[];
 				try {
