@@ -463,13 +463,16 @@ set search_path = ''
 as $$
 declare
   summary record;
+  kinds text[];
   body jsonb;
 begin
+  -- One pass, no sort: the kinds are listed apart only when a statement mixed several.
   select pg_catalog.count(*)::integer as n,
          (pg_catalog.array_agg(i.id))[1] as first_id,
          pg_catalog.min(i.job_table) as job_table,
-         pg_catalog.count(distinct i.job_table)::integer as tables,
-         pg_catalog.array_agg(distinct i.kind) as kinds,
+         pg_catalog.max(i.job_table) as last_table,
+         pg_catalog.min(i.kind) as kind,
+         pg_catalog.max(i.kind) as last_kind,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
          pg_catalog.array_agg(i.id) filter (where i.owner_id is not null) as owned
@@ -481,10 +484,15 @@ begin
   end if;
   -- job_table / kind / job_id are set when the statement is about one of each,
   -- null otherwise (a worker then drains every kind it handles).
+  if summary.kind = summary.last_kind then
+    kinds := array[summary.kind];
+  else
+    select pg_catalog.array_agg(distinct i.kind order by i.kind) into kinds from inserted i where i.status = 'queued';
+  end if;
   body := pg_catalog.jsonb_build_object(
-    'job_table', case when summary.tables = 1 then summary.job_table end,
-    'kind', case when pg_catalog.cardinality(summary.kinds) = 1 then summary.kinds[1] end,
-    'kinds', pg_catalog.to_jsonb(summary.kinds),
+    'job_table', case when summary.job_table = summary.last_table then summary.job_table end,
+    'kind', case when summary.kind = summary.last_kind then summary.kind end,
+    'kinds', pg_catalog.to_jsonb(kinds),
     'job_id', case when summary.n = 1 then summary.first_id end,
     'count', summary.n);
   perform pg_catalog.pg_notify('supabase_jobs', (body || pg_catalog.jsonb_build_object(
@@ -546,6 +554,28 @@ create trigger notify_requeued after update of status on supabase_jobs.job for e
 
 -- ---------------------------------------------------------------------------
 -- The kick, with the body built by the statement trigger (one request per statement).
+-- Every insert statement runs it, so the common case of a project without the
+-- Vault secrets (or without pg_net) costs one catalog probe and one read, and
+-- only the call into pg_net sits in an exception block (a subtransaction).
+create or replace function supabase_jobs.worker_endpoint(out url text, out secret text)
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if pg_catalog.to_regclass('vault.decrypted_secrets') is null then
+    return;
+  end if;
+  -- One read of the two secrets (Vault decrypts each row it returns).
+  select nullif(pg_catalog.btrim((pg_catalog.array_agg(s.decrypted_secret order by s.updated_at desc)
+                  filter (where s.name = 'supabase_jobs_worker_url'))[1]), ''),
+         nullif((pg_catalog.array_agg(s.decrypted_secret order by s.updated_at desc)
+                  filter (where s.name = 'supabase_jobs_worker_secret'))[1], '')
+    into url, secret
+    from vault.decrypted_secrets s
+   where s.name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret');
+end
+$$;
+
 create function supabase_jobs.kick_body(body jsonb)
 returns bigint
 language plpgsql
@@ -558,11 +588,11 @@ begin
   if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is null then
     return null;
   end if;
+  endpoint := supabase_jobs.worker_endpoint();
+  if endpoint.url is null or endpoint.secret is null then
+    return null;
+  end if;
   begin
-    endpoint := supabase_jobs.worker_endpoint();
-    if endpoint.url is null or endpoint.secret is null then
-      return null;
-    end if;
     return net.http_post(
       url := endpoint.url,
       body := body,
