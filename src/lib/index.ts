@@ -122,7 +122,13 @@ export type { CreateWorkerOptions, JobWorker, KickReport, KickStop } from './wor
 export { defineJobHandler } from './worker/job-handler.ts';
 export type { JobHandler, JobHandlerContext, JobHandlerOptions, JobHandlerResult } from './worker/job-handler.ts';
 export { JobUserError, isJobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
-export { pickLocale, UNEXPECTED_FAILURE, INVALID_PARAMS, type LocalizedText } from './worker/messages.ts';
+export {
+	pickLocale,
+	UNEXPECTED_FAILURE,
+	INVALID_PARAMS,
+	TOO_LONG_FOR_WORKER,
+	type LocalizedText,
+} from './worker/messages.ts';
 export { retryDelaySeconds, type RetryBackoff } from './worker/backoff.ts';
 export { WallClockBudget, type WallClockOptions } from './worker/wall-clock.ts';
 export { estimateSeconds, DEFAULT_PHASE } from './worker/plan-source.ts';

@@ -52,8 +52,8 @@ const post = (worker: JobWorker, body: unknown) =>
 	);
 
 describe('the wall-clock budget', () => {
-	// 10 s left of the isolate's wall clock, no margin.
-	const budget = () => ({ wallClockMs: 10_000, marginMs: 0, startedAtMs: performance.now() });
+	// 10 s left of a 100 s wall clock (the isolate started 90 s ago), no margin.
+	const budget = () => ({ wallClockMs: 100_000, marginMs: 0, startedAtMs: performance.now() - 90_000 });
 
 	it('a job whose plan needs more than the wall clock left is not claimed', async () => {
 		const { worker, logger } = makeWorker(budget());
@@ -86,6 +86,30 @@ describe('the wall-clock budget', () => {
 		expect(await store.get(big.id)).toMatchObject({ status: 'queued', attempts: 0 });
 		await store.cancel(big.id);
 		await store.cancel(long.id);
+	});
+
+	it('a job no isolate could ever finish is failed with a sentence, and the drain goes on past it', async () => {
+		const { worker, logger } = makeWorker(budget());
+		// Only this test's jobs of the kind are queued (an earlier one left a 60 s job for a fresh isolate).
+		for (const j of (await store.listRecent({ kind: 'test.sized', status: 'queued', limit: 100 })).jobs)
+			await store.cancel(j.id);
+		const huge = await store.enqueue('test.sized', { params: { seconds: 600 }, locale: 'pt-BR' });
+		const small = await store.enqueue('test.sized', { params: { seconds: 1 } });
+		const report = await worker.process({ kind: 'test.sized' });
+		expect(report.claimed).toEqual(expect.arrayContaining([huge.id, small.id]));
+		expect(report.outcomes).toMatchObject({ failed: 1, done: 1 });
+		expect(await store.get(huge.id)).toMatchObject({
+			status: 'failed',
+			errorCode: 'too_long_for_worker',
+			error: expect.stringMatching(/grande demais/),
+		});
+		expect(await store.get(small.id)).toMatchObject({ status: 'done' });
+		expect(logger.about(huge.id).map((l) => l.message)).toEqual([
+			expect.stringMatching(/needs ~600\.0 s, more than a whole isolate allows: failed/),
+		]);
+		// The same by id.
+		const named = await store.enqueue('test.sized', { params: { seconds: 600 } });
+		expect(await worker.process({ jobId: named.id })).toMatchObject({ claimed: [named.id], outcomes: { failed: 1 } });
 	});
 
 	it('without a limit (wallClockMs: Infinity) it claims whatever is queued', async () => {

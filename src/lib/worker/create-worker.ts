@@ -14,6 +14,7 @@ import { HandlerRegistry, type JobHandler } from './job-handler.ts';
 import { JobRunner, type JobOutcome } from './job-runner.ts';
 import { parseKickRequest, type KickRequest } from './kick-request.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
+import { pickLocale, TOO_LONG_FOR_WORKER } from './messages.ts';
 import { estimateSeconds, PlanSource } from './plan-source.ts';
 import { Slots } from './slots.ts';
 import { WallClockBudget } from './wall-clock.ts';
@@ -203,6 +204,23 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		report.outcomes[outcome] = (report.outcomes[outcome] ?? 0) + 1;
 	};
 
+	/** Closes a job no isolate could finish in time, with a sentence for its user. */
+	async function failTooLong(job: Job, store: JobStore, seconds: number): Promise<JobOutcome> {
+		logger.warn(
+			`${PREFIX} job ${job.id} (${job.kind}) needs ~${seconds.toFixed(1)} s, more than a whole isolate allows: failed (run this kind on the Node runner)`,
+		);
+		try {
+			await store.fail(job.id, pickLocale(TOO_LONG_FOR_WORKER, job.locale), {
+				errorCode: 'too_long_for_worker',
+				attempt: job.attempts,
+			});
+			return 'failed';
+		} catch (e) {
+			logger.warn(`${PREFIX} job ${job.id}: could not fail it`, e);
+			return 'lost';
+		}
+	}
+
 	async function claimNamed(store: JobStore, id: string, report: KickReport): Promise<KickReport> {
 		let seen: Job;
 		try {
@@ -220,7 +238,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		await slots.acquire();
 		try {
 			if (stopping) return { ...report, stoppedBy: 'shutdown' };
-			if (!budget.fits(seconds)) {
+			if (!budget.fits(seconds) && budget.couldEverFit(seconds)) {
 				logger.info(
 					`${PREFIX} job ${id} needs ~${seconds.toFixed(1)} s; ${Math.max(0, budget.remainingMs() / 1000).toFixed(1)} s left in this isolate: not claimed`,
 				);
@@ -228,6 +246,11 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 			}
 			const job = await store.claim(id);
 			if (!job) return { ...report, stoppedBy: 'not_claimed' };
+			if (!budget.couldEverFit(seconds)) {
+				report.claimed.push(job.id);
+				count(report, await failTooLong(job, store, seconds));
+				return { ...report, stoppedBy: 'done' };
+			}
 			report.claimed.push(job.id);
 			count(report, await runner.run(job, store));
 			return { ...report, stoppedBy: 'done' };
@@ -246,11 +269,12 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 				stoppedBy = 'shutdown';
 				break;
 			}
-			// The smallest job of a kind (no size) must fit, or claiming one is pointless.
+			// The smallest job of a kind (no size) must fit, or claiming one is pointless —
+			// unless no isolate could ever fit it: then it is claimed to be failed, not left to block.
 			const fitting: string[] = [];
 			for (const k of kinds) {
-				const handler = registry.get(k)!;
-				if (budget.fits(estimateSeconds(await plans.planFor(handler, store)))) fitting.push(k);
+				const smallest = estimateSeconds(await plans.planFor(registry.get(k)!, store));
+				if (budget.fits(smallest) || !budget.couldEverFit(smallest)) fitting.push(k);
 			}
 			if (fitting.length === 0) {
 				stoppedBy = 'over_budget';
@@ -270,6 +294,13 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 				break;
 			}
 			const seconds = await estimate(job, store);
+			if (!budget.couldEverFit(seconds)) {
+				// No isolate could finish it: given back, it would stop every drain after it.
+				report.claimed.push(job.id);
+				count(report, await failTooLong(job, store, seconds));
+				slots.release();
+				continue;
+			}
 			if (!budget.fits(seconds)) {
 				// Its size only shows once claimed: give it back unspent and stop here.
 				logger.info(

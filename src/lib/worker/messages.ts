@@ -55,6 +55,23 @@ export const UNEXPECTED_FAILURE: LocalizedText = Object.freeze({
 });
 
 /**
+ * What the edge worker writes when a job's measured plan cannot fit in a
+ * fresh isolate's wall clock: the job fails at once with this sentence
+ * (`error_code` `too_long_for_worker`) instead of blocking every drain.
+ * Run such kinds on the Node runner.
+ *
+ * @example
+ * ```ts
+ * pickLocale(TOO_LONG_FOR_WORKER, 'pt-BR');
+ * ```
+ */
+export const TOO_LONG_FOR_WORKER: LocalizedText = Object.freeze({
+	en: 'This job is too large to be processed here. Try a smaller file or split the work.',
+	'pt-BR': 'Este trabalho é grande demais para ser processado aqui. Tente um arquivo menor ou divida o trabalho.',
+	es: 'Este trabajo es demasiado grande para procesarlo aquí. Prueba con un archivo más pequeño o divide el trabajo.',
+});
+
+/**
  * What the worker writes when a job's params no longer satisfy its kind's
  * schema (the schema changed after the job was queued).
  *

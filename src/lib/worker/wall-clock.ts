@@ -43,6 +43,7 @@ export interface WallClockOptions {
 export class WallClockBudget {
 	readonly #deadline: number;
 	readonly #now: () => number;
+	readonly #capacityMs: number;
 
 	constructor(options: WallClockOptions = {}) {
 		const wallClockMs = options.wallClockMs ?? 150_000;
@@ -52,6 +53,21 @@ export class WallClockBudget {
 			throw new RangeError(`marginMs must be >= 0; got ${String(marginMs)}`);
 		this.#now = options.now ?? (() => performance.now());
 		this.#deadline = (options.startedAtMs ?? 0) + wallClockMs - marginMs;
+		this.#capacityMs = wallClockMs - marginMs;
+	}
+
+	/**
+	 * Whether work expected to take `seconds` could finish in a fresh isolate
+	 * at all. A job that cannot is never given back for another isolate to try:
+	 * it would stop every drain after it.
+	 *
+	 * @example
+	 * ```ts
+	 * if (!budget.couldEverFit(estimate)) await store.fail(job.id, tooLong, { errorCode: 'too_long_for_worker' });
+	 * ```
+	 */
+	couldEverFit(seconds: number): boolean {
+		return seconds * 1000 <= this.#capacityMs;
 	}
 
 	/**
