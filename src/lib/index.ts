@@ -133,7 +133,7 @@ export { retryDelaySeconds, type RetryBackoff } from './worker/backoff.ts';
 export { WallClockBudget, type WallClockOptions } from './worker/wall-clock.ts';
 export { estimateSeconds, DEFAULT_PHASE } from './worker/plan-source.ts';
 export { parseKickRequest, type KickRequest } from './worker/kick-request.ts';
-export { bearerChecker, timingSafeEqualText } from './worker/bearer-secret.ts';
+export { bearerChecker, signWakeUpToken, timingSafeEqualText } from './worker/bearer-secret.ts';
 export type { JobOutcome } from './worker/job-runner.ts';
 export type { WorkerLogger } from './worker/logger.ts';
 

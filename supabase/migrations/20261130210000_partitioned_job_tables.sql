@@ -576,6 +576,40 @@ begin
 end
 $$;
 
+-- The wake-up carries no secret: pg_net keeps its queue (headers included) in
+-- a table until it sends, so the kick signs a short-lived token instead,
+-- 'v1.<unix seconds>.<hex HMAC-SHA256(secret, "v1.<unix seconds>")>', which
+-- the worker verifies (bearerChecker: at most 5 minutes old). HMAC is built on
+-- the core sha256() so no extension is needed.
+create function supabase_jobs.kick_token(secret text, at bigint)
+returns text
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  k bytea := pg_catalog.convert_to(secret, 'UTF8');
+  inner_key bytea;
+  outer_key bytea;
+  i int;
+begin
+  if pg_catalog.length(k) > 64 then
+    k := pg_catalog.sha256(k);
+  end if;
+  k := k || pg_catalog.decode(pg_catalog.repeat('00', 64 - pg_catalog.length(k)), 'hex');
+  inner_key := k;
+  outer_key := k;
+  for i in 0..63 loop
+    inner_key := pg_catalog.set_byte(inner_key, i, pg_catalog.get_byte(k, i) # 54);
+    outer_key := pg_catalog.set_byte(outer_key, i, pg_catalog.get_byte(k, i) # 92);
+  end loop;
+  return 'v1.' || at || '.' || pg_catalog.encode(
+    pg_catalog.sha256(outer_key || pg_catalog.sha256(inner_key || pg_catalog.convert_to('v1.' || at, 'UTF8'))), 'hex');
+end
+$$;
+comment on function supabase_jobs.kick_token(text, bigint) is
+  'The Bearer token of one wake-up: v1.<unix seconds>.<hex HMAC-SHA256(secret, "v1.<unix seconds>")>. The worker accepts it for 5 minutes.';
+revoke all on function supabase_jobs.kick_token(text, bigint) from public, anon, authenticated, service_role;
+
 create function supabase_jobs.kick_body(body jsonb)
 returns bigint
 language plpgsql
@@ -597,7 +631,8 @@ begin
       url := endpoint.url,
       body := body,
       params := '{}'::jsonb,
-      headers := pg_catalog.jsonb_build_object('Content-Type', 'application/json', 'Authorization', 'Bearer ' || endpoint.secret),
+      headers := pg_catalog.jsonb_build_object('Content-Type', 'application/json', 'Authorization',
+        'Bearer ' || supabase_jobs.kick_token(endpoint.secret, pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now()))::bigint)),
       timeout_milliseconds := (select s.kick_timeout_ms from supabase_jobs.settings s where s.id)
     );
   exception when others then

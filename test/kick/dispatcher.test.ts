@@ -51,7 +51,8 @@ describe('the dispatcher delivers what pg_net would', () => {
 		const request = await worker.nth(seen);
 		expect(request.method).toBe('POST');
 		expect(request.path).toBe('/functions/v1/jobs-worker');
-		expect(request.headers.authorization).toBe(`Bearer ${WORKER_SECRET}`);
+		expect(request.headers.authorization).toMatch(/^Bearer v1\.\d+\.[0-9a-f]{64}$/);
+		expect(request.headers.authorization).not.toContain(WORKER_SECRET);
 		expect(request.headers['content-type']).toBe('application/json');
 		expect(request.body).toEqual({
 			job_id: job!.id,

@@ -3,6 +3,7 @@
  * kind through pg_net (the local stand-in queue here), with the worker URL and
  * secret from Vault, and never makes enqueue fail.
  */
+import { createHmac } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
 import {
@@ -43,7 +44,15 @@ describe('enqueue kicks the worker', () => {
 		const [request] = requests;
 		expect(request!.method).toBe('POST');
 		expect(request!.url).toBe(WORKER_URL);
-		expect(request!.headers).toEqual({ 'Content-Type': 'application/json', Authorization: `Bearer ${WORKER_SECRET}` });
+		// A signed token that expires in minutes, never the secret itself, waits in pg_net's queue.
+		expect(request!.headers).toEqual({
+			'Content-Type': 'application/json',
+			Authorization: expect.stringMatching(/^Bearer v1\.\d+\.[0-9a-f]{64}$/),
+		});
+		expect(JSON.stringify(request!.headers)).not.toContain(WORKER_SECRET);
+		const [, at, mac] = /^Bearer v1\.(\d+)\.([0-9a-f]{64})$/.exec(request!.headers.Authorization as string)!;
+		expect(mac).toBe(createHmac('sha256', WORKER_SECRET).update(`v1.${at}`).digest('hex'));
+		expect(Math.abs(Number(at) - Date.now() / 1000)).toBeLessThan(60);
 		expect(request!.body).toEqual({
 			job_id: job.id,
 			job_table: 'jobs',

@@ -2,10 +2,11 @@
  * The worker's pure parts: locale choice, backoff, the Bearer check, the
  * wake-up body, the wall-clock budget and the plan's estimate.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
 import { retryDelaySeconds } from '../../src/lib/worker/backoff.ts';
-import { bearerChecker, timingSafeEqualText } from '../../src/lib/worker/bearer-secret.ts';
+import { bearerChecker, signWakeUpToken, timingSafeEqualText } from '../../src/lib/worker/bearer-secret.ts';
 import { isJobUserError, JobUserError } from '../../src/lib/worker/job-user-error.ts';
 import { parseKickRequest } from '../../src/lib/worker/kick-request.ts';
 import { pickLocale, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
@@ -72,6 +73,30 @@ describe('the Bearer secret', () => {
 		expect(await timingSafeEqualText('a', 'a')).toBe(true);
 		expect(await timingSafeEqualText('a', 'b')).toBe(false);
 		expect(() => bearerChecker('short')).toThrow(/16 characters/);
+	});
+});
+
+describe("the signed wake-up token (no plain secret in pg_net's queue)", () => {
+	const secret = 'a-long-enough-secret-123';
+	const req = (authorization: string) => new Request('http://w/', { method: 'POST', headers: { authorization } });
+	const at = 1_800_000_000;
+
+	it('is HMAC-SHA256 of "v1.<seconds>" under the secret, as node:crypto computes it', async () => {
+		const expected = createHmac('sha256', secret).update(`v1.${at}`).digest('hex');
+		expect(await signWakeUpToken(secret, at)).toBe(`v1.${at}.${expected}`);
+	});
+
+	it('is accepted for 5 minutes either side of now, and refused forged, stale or under another secret', async () => {
+		const check = bearerChecker(secret, () => (at + 60) * 1000);
+		expect(await check(req(`Bearer ${await signWakeUpToken(secret, at)}`))).toBe(true);
+		expect(await check(req(`Bearer ${await signWakeUpToken(secret, at - 301 + 60)}`))).toBe(false);
+		expect(await check(req(`Bearer ${await signWakeUpToken('another-long-enough-secret', at)}`))).toBe(false);
+		const forged = (await signWakeUpToken(secret, at)).replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+		expect(await check(req(`Bearer ${forged}`))).toBe(false);
+		// A token for another moment does not become valid by editing its time.
+		expect(await check(req(`Bearer ${(await signWakeUpToken(secret, at)).replace(`v1.${at}`, `v1.${at + 1}`)}`))).toBe(
+			false,
+		);
 	});
 });
 
