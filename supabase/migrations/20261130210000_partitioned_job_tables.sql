@@ -1511,43 +1511,6 @@ comment on function public.job_phase_history(text, integer, text) is
   'Phase timings of the latest done jobs of a kind, newest first: what PhasePlan.fromHistory fits medians and per-kilochar slopes from.';
 
 -- ---------------------------------------------------------------------------
--- Grants: nothing by default, then exactly what each role needs.
-do $$
-declare
-  fn text;
-begin
-  foreach fn in array array[
-    'public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text)',
-    'public.job_enqueue_many(text, jsonb, text)',
-    'public.job_claim(uuid, text)',
-    'public.job_claim_next(text[], integer, text)',
-    'public.job_tick(uuid, real, text, integer, text)',
-    'public.job_succeed(uuid, uuid, integer, jsonb, text)',
-    'public.job_succeed_many(jsonb, text)',
-    'public.job_fail(uuid, text, integer, text, jsonb, text)',
-    'public.job_retry(uuid, text, interval, integer, text)',
-    'public.job_release(uuid, integer, text)',
-    'public.job_cancel(uuid, text, text)',
-    'public.job_reclaim_stale(interval, text)',
-    'public.job_get(uuid, text)',
-    'public.job_status(uuid, integer, text)',
-    'public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text)',
-    'public.job_phase_history(text, integer, text)'
-  ] loop
-    execute pg_catalog.format('revoke all on function %s from public, anon, authenticated', fn);
-    execute pg_catalog.format('grant execute on function %s to service_role', fn);
-  end loop;
-end
-$$;
-grant execute on function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text) to authenticated;
-grant execute on function public.job_enqueue_many(text, jsonb, text) to authenticated;
-grant execute on function public.job_cancel(uuid, text, text) to authenticated;
-grant execute on function public.job_get(uuid, text) to authenticated;
-grant execute on function public.job_status(uuid, integer, text) to authenticated;
-grant execute on function public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text) to authenticated;
-grant execute on function public.job_phase_history(text, integer, text) to authenticated;
-
--- ---------------------------------------------------------------------------
 -- The schedules' bodies and Realtime Authorization, static over the parent.
 create or replace function supabase_jobs.backstop()
 returns integer
@@ -1630,38 +1593,53 @@ end
 $$;
 
 -- ---------------------------------------------------------------------------
--- Plan once per session. The hot statements above filter the partitioned
--- parent by a parameter (job_table); left to itself, the plan cache keeps
--- re-planning them for every call (a custom plan prunes partitions at plan
--- time, and looks cheaper than the generic plan that prunes at execution).
--- Forcing the generic plan makes each call execute a plan cached per session.
--- Listings keep custom plans: their optional filters pick an index per call.
+-- Per function, in one list: who may call it (nothing by default, then exactly
+-- what each role needs), and whether it plans once per session. The hot
+-- statements filter the partitioned parent by a parameter (job_table); left to
+-- itself, the plan cache re-plans them on every call (a custom plan prunes
+-- partitions at plan time and looks cheaper than the generic plan, which
+-- prunes at execution). Listings keep custom plans: their optional filters
+-- pick an index per call.
 do $$
 declare
-  fn text;
+  f record;
 begin
-  foreach fn in array array[
-    'public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text)',
-    'public.job_enqueue_many(text, jsonb, text)',
-    'public.job_claim(uuid, text)',
-    'public.job_claim_next(text[], integer, text)',
-    'public.job_tick(uuid, real, text, integer, text)',
-    'public.job_succeed(uuid, uuid, integer, jsonb, text)',
-    'public.job_succeed_many(jsonb, text)',
-    'public.job_fail(uuid, text, integer, text, jsonb, text)',
-    'public.job_retry(uuid, text, interval, integer, text)',
-    'public.job_release(uuid, integer, text)',
-    'public.job_cancel(uuid, text, text)',
-    'public.job_get(uuid, text)',
-    'public.job_status(uuid, integer, text)',
-    'supabase_jobs.job_table_label(text)',
-    'supabase_jobs.raise_not_closable(text, uuid, int, text)',
-    'supabase_jobs.after_jobs_inserted()',
-    'supabase_jobs.after_jobs_updated()',
-    'supabase_jobs.send_job_messages(uuid[], boolean)',
-    'supabase_jobs.owns_job_topic(text)'
-  ] loop
-    execute pg_catalog.format('alter function %s set plan_cache_mode = force_generic_plan', fn);
+  for f in select * from (values
+      -- function,                                                                          api,   users, generic plan
+      ('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text)',                   true,  true,  true),
+      ('public.job_enqueue_many(text, jsonb, text)',                                          true,  true,  true),
+      ('public.job_claim(uuid, text)',                                                        true,  false, true),
+      ('public.job_claim_next(text[], integer, text)',                                        true,  false, true),
+      ('public.job_tick(uuid, real, text, integer, text)',                                    true,  false, true),
+      ('public.job_succeed(uuid, uuid, integer, jsonb, text)',                                true,  false, true),
+      ('public.job_succeed_many(jsonb, text)',                                                true,  false, true),
+      ('public.job_fail(uuid, text, integer, text, jsonb, text)',                             true,  false, true),
+      ('public.job_retry(uuid, text, interval, integer, text)',                               true,  false, true),
+      ('public.job_release(uuid, integer, text)',                                             true,  false, true),
+      ('public.job_cancel(uuid, text, text)',                                                 true,  true,  true),
+      ('public.job_reclaim_stale(interval, text)',                                            true,  false, false),
+      ('public.job_get(uuid, text)',                                                          true,  true,  true),
+      ('public.job_status(uuid, integer, text)',                                              true,  true,  true),
+      ('public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text)', true, true, false),
+      ('public.job_phase_history(text, integer, text)',                                       true,  true,  false),
+      ('supabase_jobs.job_table_label(text)',                                                 false, false, true),
+      ('supabase_jobs.raise_not_closable(text, uuid, int, text)',                             false, false, true),
+      ('supabase_jobs.after_jobs_inserted()',                                                 false, false, true),
+      ('supabase_jobs.after_jobs_updated()',                                                  false, false, true),
+      ('supabase_jobs.send_job_messages(uuid[], boolean)',                                    false, false, true),
+      ('supabase_jobs.owns_job_topic(text)',                                                  false, false, true)
+    ) as v(fn, api, users, generic)
+  loop
+    if f.api then
+      execute pg_catalog.format('revoke all on function %s from public, anon, authenticated', f.fn);
+      execute pg_catalog.format('grant execute on function %s to service_role', f.fn);
+      if f.users then
+        execute pg_catalog.format('grant execute on function %s to authenticated', f.fn);
+      end if;
+    end if;
+    if f.generic then
+      execute pg_catalog.format('alter function %s set plan_cache_mode = force_generic_plan', f.fn);
+    end if;
   end loop;
 end
 $$;
