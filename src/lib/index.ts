@@ -127,6 +127,7 @@ export {
 	UNEXPECTED_FAILURE,
 	INVALID_PARAMS,
 	TOO_LONG_FOR_WORKER,
+	TIMED_OUT,
 	type LocalizedText,
 } from './worker/messages.ts';
 export { retryDelaySeconds, type RetryBackoff } from './worker/backoff.ts';

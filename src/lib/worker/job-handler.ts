@@ -66,6 +66,13 @@ export interface JobHandlerOptions<P extends JobParams = JobParams> {
 	 * payload is not loaded yet (`job.payload` is then null).
 	 */
 	size?(input: { params: P; job: Job<P> }): PhaseSizes | null | undefined;
+	/**
+	 * The longest one run may take, in milliseconds. Past it the handler's
+	 * signal aborts and the job fails with a sentence for the user
+	 * (`error_code` `timed_out`), on the edge and in the Node runner alike: a
+	 * run that hangs never holds a slot forever.
+	 */
+	timeoutMs?: number;
 }
 
 /**
@@ -80,6 +87,7 @@ export interface JobHandler<K extends JobKind = JobKind> {
 	readonly kind: K;
 	run(context: JobHandlerContext<JobKindParams<K>>): Promise<JobHandlerResult> | JobHandlerResult;
 	size?(input: { params: JobKindParams<K>; job: Job<JobKindParams<K>> }): PhaseSizes | null | undefined;
+	readonly timeoutMs?: number;
 }
 
 /**
@@ -113,7 +121,12 @@ export function defineJobHandler<K extends JobKind>(
 	if (typeof kind?.parseParams !== 'function')
 		throw new TypeError('defineJobHandler: the first argument must be a kind made by defineJobKind');
 	if (typeof run !== 'function') throw new TypeError(`defineJobHandler(${kind.name}): run must be a function`);
-	const handler: JobHandler<K> = { kind, run };
+	const { timeoutMs } = options;
+	if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1))
+		throw new RangeError(
+			`defineJobHandler(${kind.name}): timeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}`,
+		);
+	const handler: JobHandler<K> = { kind, run, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
 	if (options.size) handler.size = options.size;
 	return Object.freeze(handler);
 }

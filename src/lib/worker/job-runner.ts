@@ -23,7 +23,7 @@ import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
 import type { HandlerRegistry, JobHandler } from './job-handler.ts';
 import { isJobUserError } from './job-user-error.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
-import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, UNEXPECTED_FAILURE } from './messages.ts';
+import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAILURE } from './messages.ts';
 import type { PlanSource } from './plan-source.ts';
 
 /**
@@ -294,7 +294,17 @@ export class JobRunner {
 			signal: outside.signal,
 		});
 		const handlerController = new AbortController();
-		const handlerLink = linkSignals(handlerController, [tracker.signal, outside.signal]);
+		// The kind's time limit: past it the handler is aborted and the job fails, with a sentence.
+		const timeLimit = new AbortController();
+		const timeLimitTimer =
+			handler.timeoutMs === undefined
+				? undefined
+				: setTimeout(
+						() =>
+							timeLimit.abort(new StageInterruptedError(`job ${job.id} ran past its ${handler.timeoutMs} ms limit`)),
+						handler.timeoutMs,
+					);
+		const handlerLink = linkSignals(handlerController, [tracker.signal, outside.signal, timeLimit.signal]);
 
 		// The heartbeat: a handler that neither runs phases nor reports would
 		// otherwise look dead to reclaim_stale and never learn about a cancel.
@@ -338,6 +348,7 @@ export class JobRunner {
 			work.catch(() => {});
 		} finally {
 			clearTimeout(heartbeatTimer);
+			clearTimeout(timeLimitTimer);
 			handlerLink.unlink();
 			outsideLink.unlink();
 		}
@@ -378,6 +389,16 @@ export class JobRunner {
 			return 'lost';
 		}
 		entry.markClosing();
+		if (timeLimit.signal.aborted) {
+			logger.warn(`${PREFIX} job ${job.id} (${job.kind}) ran past its ${handler.timeoutMs} ms limit; failed`);
+			return await this.#close(job, 'failed', () =>
+				store.fail(job.id, pickLocale(TIMED_OUT, job.locale), {
+					errorCode: 'timed_out',
+					attempt,
+					timings: tracker.timings(),
+				}),
+			);
+		}
 		if (isStageInterruptedError(error)) {
 			logger.info(`${PREFIX} job ${job.id}: the handler was interrupted (${error.message})`);
 			return 'cancelled';

@@ -55,6 +55,21 @@ export const UNEXPECTED_FAILURE: LocalizedText = Object.freeze({
 });
 
 /**
+ * What a worker writes when a run passes its kind's time limit
+ * (`defineJobHandler(kind, run, { timeoutMs })`, `error_code` `timed_out`).
+ *
+ * @example
+ * ```ts
+ * pickLocale(TIMED_OUT, 'pt-BR');
+ * ```
+ */
+export const TIMED_OUT: LocalizedText = Object.freeze({
+	en: 'This job took longer than it is allowed to and was stopped.',
+	'pt-BR': 'Este trabalho demorou mais do que o permitido e foi interrompido.',
+	es: 'Este trabajo tardó más de lo permitido y se detuvo.',
+});
+
+/**
  * What the edge worker writes when a job's measured plan cannot fit in a
  * fresh isolate's wall clock: the job fails at once with this sentence
  * (`error_code` `too_long_for_worker`) instead of blocking every drain.
