@@ -12,8 +12,9 @@
 --     converted in place (their rows, ids and primary keys stay);
 --   * the row shape, its CHECKs, its indexes, its row triggers and its column
 --     comments are written once, on the parent; partitions inherit them.
---     Limits are written once, one inlinable function each (gathered by
---     supabase_jobs.job_limits()), which the CHECKs,--     the input checks and supabase_jobs.limits() all read;
+--     Limits are written once, one function each (gathered by
+--     supabase_jobs.job_limits()): the input checks and supabase_jobs.limits()
+--     call them, and the CHECKs are written from them as constants;
 --   * side effects are per statement: one AFTER INSERT statement trigger sends
 --     ONE NOTIFY and ONE kick per statement (whatever the number of rows and
 --     kinds) and one list message per owner; one AFTER UPDATE statement trigger
@@ -24,7 +25,11 @@
 --     can have joined job:<id> before the id exists;
 --   * batch calls: job_enqueue_many (one statement, all or nothing, the bad
 --     item's index in the error) and job_succeed_many (one statement closing
---     many jobs, each with its own result, timings and broadcast).
+--     many jobs, each with its own result, timings and broadcast); job_status
+--     (the status alone, for a worker's cancellation check);
+--   * the wake-up carries a signed token that expires in minutes, never the
+--     worker secret (pg_net keeps its queue, headers included, in a table);
+--   * the Realtime read policy matches each message's own topic.
 -- Invariants kept (every earlier test holds): the state machine is enforced
 -- for every caller by the guard trigger, which now decides "a worker or a
 -- user?" by privilege (row_security_active: BYPASSRLS roles, superusers and the
@@ -45,7 +50,9 @@
 -- tables of a few million rows take seconds. Apply outside peak hours.
 -- Breaking: the return type of the job_* functions (a superset of the old
 -- columns); supabase_jobs.attachments and its installers are gone (a per-table
--- behaviour now lives on the parent, or in supabase_jobs.attach()).
+-- behaviour now lives on the parent, or in supabase_jobs.attach_partition());
+-- the wake-up's Authorization header is a signed token: deploy the worker of
+-- this version (its bearerChecker accepts both) with these migrations.
 
 -- ---------------------------------------------------------------------------
 -- Limits, written once (one function each, gathered by job_limits()).
