@@ -943,6 +943,31 @@ $$;
 revoke all on function supabase_jobs.check_job_input(text, jsonb, bytea, integer, text, text) from public;
 grant execute on function supabase_jobs.check_job_input(text, jsonb, bytea, integer, text, text) to authenticated, service_role;
 
+-- The checks every worker call shares, naming the field at fault: the job id,
+-- the attempt (from 1), the sentence for the user when one is required (its
+-- length is never refused: supabase_jobs.sentence shortens it) and timings.
+create function supabase_jobs.check_call(id uuid, attempt int default null, error text default null,
+                                         error_required boolean default false, timings jsonb default null)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if id is null then
+    perform supabase_jobs.invalid('id', 'id is required');
+  end if;
+  perform supabase_jobs.check_attempt(attempt);
+  if error_required and (error is null or btrim(error) = '') then
+    perform supabase_jobs.invalid('error', 'error is required: say why the job stopped, in a sentence for the user');
+  end if;
+  if timings is not null and pg_catalog.jsonb_typeof(timings) <> 'object' then
+    perform supabase_jobs.invalid('timings', 'timings must be a JSON object of phase -> {seconds, size}');
+  end if;
+end
+$$;
+revoke all on function supabase_jobs.check_call(uuid, int, text, boolean, jsonb) from public;
+grant execute on function supabase_jobs.check_call(uuid, int, text, boolean, jsonb) to authenticated, service_role;
+
 -- A user may only enqueue for themself; a worker may name any owner.
 create function supabase_jobs.owner_for(owner_id uuid)
 returns uuid
@@ -1083,9 +1108,7 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
+  perform supabase_jobs.check_call(id);
   return query
   update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1
    where t.job_table = label and t.id = job_claim.id and t.status = 'queued'
@@ -1134,10 +1157,7 @@ declare
   current_status public.job_status;
   current_attempts int;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
-  perform supabase_jobs.check_attempt(attempt);
+  perform supabase_jobs.check_call(id, attempt);
   if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
     perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
   end if;
@@ -1180,13 +1200,7 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
   result supabase_jobs.job;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
-  perform supabase_jobs.check_attempt(attempt);
-  if timings is not null and pg_catalog.jsonb_typeof(timings) <> 'object' then
-    perform supabase_jobs.invalid('timings', 'timings must be a JSON object of phase -> {seconds, size}');
-  end if;
+  perform supabase_jobs.check_call(id, attempt, timings => timings);
   update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
    where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
   returning t.* into result;
@@ -1240,18 +1254,9 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
   result supabase_jobs.job;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
-  perform supabase_jobs.check_attempt(attempt);
-  if error is null or btrim(error) = '' then
-    perform supabase_jobs.invalid('error', 'error is required: say why the job stopped, in a sentence for the user');
-  end if;
+  perform supabase_jobs.check_call(id, attempt, error, true, timings);
   if error_code is not null and error_code !~ '^[a-z][a-z0-9_]{0,63}$' then
     perform supabase_jobs.invalid('error_code', pg_catalog.format('error_code is a snake_case identifier; got %L', left(error_code, 80)));
-  end if;
-  if timings is not null and pg_catalog.jsonb_typeof(timings) <> 'object' then
-    perform supabase_jobs.invalid('timings', 'timings must be a JSON object of phase -> {seconds, size}');
   end if;
   update supabase_jobs.job as t
      set status = 'failed', error = supabase_jobs.sentence(job_fail.error), error_code = coalesce(job_fail.error_code, 'failed'),
@@ -1276,13 +1281,7 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
   result supabase_jobs.job;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
-  perform supabase_jobs.check_attempt(attempt);
-  if error is null or btrim(error) = '' then
-    perform supabase_jobs.invalid('error', 'error is required: say why the job stopped, in a sentence for the user');
-  end if;
+  perform supabase_jobs.check_call(id, attempt, error, true);
   if delay is null or delay < interval '0' then
     perform supabase_jobs.invalid('delay', 'delay must be zero or positive');
   end if;
@@ -1312,10 +1311,7 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
   result supabase_jobs.job;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
-  perform supabase_jobs.check_attempt(attempt);
+  perform supabase_jobs.check_call(id, attempt);
   update supabase_jobs.job as t set status = 'queued', attempts = t.attempts - 1
    where t.job_table = label and t.id = job_release.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
   returning t.* into result;
@@ -1337,9 +1333,7 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
+  perform supabase_jobs.check_call(id);
   return query
   with cancelled as (
     update supabase_jobs.job as t set status = 'cancelled', error = supabase_jobs.sentence(reason)
@@ -1398,9 +1392,7 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
   result supabase_jobs.job;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
+  perform supabase_jobs.check_call(id);
   select t.* into result from supabase_jobs.job as t where t.job_table = label and t.id = job_get.id;
   if result.id is null then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
@@ -1424,10 +1416,7 @@ declare
   found_status public.job_status;
   found_attempts integer;
 begin
-  if id is null then
-    perform supabase_jobs.invalid('id', 'id is required');
-  end if;
-  perform supabase_jobs.check_attempt(attempt);
+  perform supabase_jobs.check_call(id, attempt);
   select t.status, t.attempts into found_status, found_attempts
     from supabase_jobs.job as t where t.job_table = label and t.id = job_status.id;
   if found_status is null then

@@ -11,7 +11,7 @@ import {
 	TimeoutError,
 	isJobNotFoundError,
 } from '../errors.ts';
-import { LIST_MAX, shortenSentence } from '../internal/limits.ts';
+import { LIST_MAX } from '../internal/limits.ts';
 import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
@@ -614,7 +614,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	/**
 	 * running -> failed, with `error` written for the user (in their language,
 	 * not a traceback). Same refusals as {@link succeed}. A sentence over the
-	 * 2,000-character limit is shortened (ending in `…`), never refused: the
+	 * 2,000-character limit is shortened by the database (ending in `…`), never refused: the
 	 * seed's own `fail(id, \`...${e.message}\`)` must close the row whatever the exception says.
 	 *
 	 * @example
@@ -628,7 +628,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			id,
 			this.one('job_fail', {
 				id,
-				error: typeof error === 'string' ? shortenSentence(error) : error,
+				error,
 				attempt: this.attemptOf(id, options.attempt),
 				error_code: options.errorCode,
 				timings: options.timings ?? undefined,
@@ -653,7 +653,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			id,
 			this.one('job_retry', {
 				id,
-				error: typeof error === 'string' ? shortenSentence(error) : error,
+				error,
 				delay: delay === undefined ? undefined : `${delay} seconds`,
 				attempt: this.attemptOf(id, options.attempt),
 			}),
@@ -688,11 +688,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async cancel(id: string, options: CancelOptions = {}): Promise<R | null> {
 		if (!JobStore.known(id)) return null;
-		const { reason } = options;
-		return await this.maybeOne('job_cancel', {
-			id,
-			reason: typeof reason === 'string' ? shortenSentence(reason) : reason,
-		});
+		return await this.maybeOne('job_cancel', { id, reason: options.reason });
 	}
 
 	/**
