@@ -8,6 +8,7 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { startLocalPostgres } from '../../src/local/postgres/embedded.ts';
 import { prepareDatabase, withDatabase } from '../../src/local/postgres/migrate.ts';
+import { ensureAppBuilt } from '../../src/local/demo/stack.ts';
 
 declare module 'vitest' {
 	export interface ProvidedContext {
@@ -17,6 +18,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+	// The demo app is built here, before any test file runs: built inside the browser
+	// tests, it raced the package test's `npm pack` (svelte-kit sync rewrites
+	// .svelte-kit/ while vite build reads it) and could ship a client that never hydrates.
+	await ensureAppBuilt();
 	const server = await startLocalPostgres();
 	const templateDb = `sj_template_${process.pid}`;
 	const admin = postgres(server.url, { max: 1, onnotice: () => {} });
