@@ -56,6 +56,7 @@ export type {
 	JobStoreOptions,
 	EnqueueInput,
 	ClaimNextOptions,
+	ClaimOptions,
 	AttemptOptions,
 	SucceedOptions,
 	FailOptions,

@@ -128,8 +128,8 @@ describe('the dispatcher delivers what pg_net would', () => {
 });
 
 describe('the dispatcher runs the cron schedules where pg_cron is absent', () => {
-	it('a due minute runs the reclaim schedule, which reclaims a stale job, and records the run', async () => {
-		const id = await runningJob(db.sql, user, 'thumbnail', '10 minutes');
+	it('a due minute runs the reclaim schedule, which reclaims a job whose worker missed its declared heartbeat, and records the run', async () => {
+		const id = await runningJob(db.sql, user, 'thumbnail', '10 minutes', 'jobs', 60_000);
 		await db.sql`delete from cron.job_run_details`;
 		const runs = await dispatcher.runDueSchedules(new Date('2026-12-01T10:42:00Z'));
 		expect(runs.map((r) => [r.jobname, r.status]).sort()).toEqual([

@@ -22,9 +22,14 @@ export async function runningJob(
 	kind: string,
 	silentFor: string,
 	jobTable = 'jobs',
+	heartbeatMs: number | null = null,
 ): Promise<string> {
 	const id = await enqueueFor(sql, user, kind, jobTable);
-	await as(sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid, job_table => ${jobTable})`);
+	await as(
+		sql,
+		serviceRole,
+		(tx) => tx`select job_claim(${id}::uuid, job_table => ${jobTable}, heartbeat_ms => ${heartbeatMs})`,
+	);
 	await sql.unsafe(
 		`update ${jobTable === 'jobs' ? 'public.jobs' : jobTable} set heartbeat_at = now() - $1::interval where id = $2`,
 		[silentFor, id],

@@ -111,8 +111,14 @@ describe('supabase_jobs.reclaim_all', () => {
 		expect(closed!.error).toMatch(/stopped unexpectedly/);
 	});
 
-	it('refuses without stale_after (22004)', async () => {
-		await expect(db.sql`select * from supabase_jobs.reclaim_all(null)`).rejects.toMatchObject({ code: '22004' });
+	it('without stale_after it guesses nothing: only jobs whose worker missed its declared heartbeat are reclaimed', async () => {
+		const bare = await runningJob(db.sql, user, 'thumbnail', '1 day');
+		const declared = await runningJob(db.sql, user, 'thumbnail', '1 minute', 'jobs', 5000);
+		const rows = await db.sql`select * from supabase_jobs.reclaim_all(null)`;
+		expect(rows.map((r) => r.id)).toEqual([declared]);
+		expect((await db.sql`select status from public.jobs where id = ${bare}`)[0]!.status).toBe('running');
+		await db.sql`update public.jobs set status = 'cancelled' where id = ${bare}`;
+		await expect(db.sql`select * from supabase_jobs.reclaim_all('-1 minute')`).rejects.toMatchObject({ code: '22023' });
 	});
 
 	it('the reclaim schedule reads stale_after from supabase_jobs.settings', async () => {
@@ -211,7 +217,7 @@ describe('supabase_jobs.settings', () => {
 			(tx) => tx`select stale_after, backstop_after, kick_timeout_ms, finished_retention from supabase_jobs.settings`,
 		);
 		expect({ ...settings }).toEqual({
-			stale_after: '00:05:00',
+			stale_after: null,
 			backstop_after: '00:00:30',
 			kick_timeout_ms: 5000,
 			finished_retention: null,

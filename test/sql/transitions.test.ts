@@ -152,6 +152,78 @@ describe('5. The worker that died holding the job', () => {
 		expect(await sqlstate(worker((tx) => tx`select * from job_reclaim_stale(null)`))).toBe('22004');
 	});
 
+	describe('the liveness contract: a heartbeat declared at claim, never a guessed threshold', () => {
+		async function claimedWith(heartbeatMs: number | null): Promise<Row> {
+			const job = await enqueue();
+			const [row] = await worker((tx) => tx`select * from job_claim(${job.id}, 'jobs', ${heartbeatMs})`);
+			return row!;
+		}
+		const silentFor = (id: string, interval: string) =>
+			db.sql`update jobs set heartbeat_at = now() - ${interval}::interval where id = ${id}`;
+
+		it('the claim stores the heartbeat interval the worker declared', async () => {
+			expect((await claimedWith(2000)).heartbeat_ms).toBe(2000);
+			expect((await claimedWith(null)).heartbeat_ms).toBeNull();
+		});
+
+		it('a heartbeat outside 100 ms..1 hour is refused at claim (22023, field heartbeat_ms) and the job stays queued', async () => {
+			const job = await enqueue();
+			const e = await worker((tx) => tx`select * from job_claim(${job.id}, 'jobs', 50)`).catch((x) => x);
+			expect(e.code).toBe('22023');
+			expect(e.detail).toBe('field=heartbeat_ms');
+			expect((await raw(job.id)).status).toBe('queued');
+			expect(await sqlstate(worker((tx) => tx`select * from job_claim_next(null, 1, 'jobs', 3600001)`))).toBe('22023');
+		});
+
+		it('reclaim_silent readmits a job whose worker missed three declared beats', async () => {
+			const job = await claimedWith(1000);
+			await silentFor(job.id, '3.5 seconds');
+			const rows = await worker((tx) => tx`select * from job_reclaim_silent()`);
+			expect(rows.map((r: Row) => r.id)).toContain(job.id);
+			expect((await raw(job.id)).status).toBe('queued');
+		});
+
+		it('two missed beats are not yet a dead worker', async () => {
+			const job = await claimedWith(1000);
+			await silentFor(job.id, '2 seconds');
+			await worker((tx) => tx`select * from job_reclaim_silent()`);
+			expect((await raw(job.id)).status).toBe('running');
+		});
+
+		it('a job claimed without a declared heartbeat is never reclaimed by reclaim_silent, however long it is silent', async () => {
+			const job = await claimedWith(null);
+			await silentFor(job.id, '10 days');
+			const rows = await worker((tx) => tx`select * from job_reclaim_silent()`);
+			expect(rows.map((r: Row) => r.id)).not.toContain(job.id);
+			expect((await raw(job.id)).status).toBe('running');
+		});
+
+		it('a job claimed without a declared heartbeat is reclaimed only with an explicit stale_after', async () => {
+			const job = await claimedWith(null);
+			await silentFor(job.id, '10 minutes');
+			await worker((tx) => tx`select * from job_reclaim_stale(interval '5 minutes')`);
+			expect((await raw(job.id)).status).toBe('queued');
+		});
+
+		it('the reclaim schedule guesses nothing: settings.stale_after is null by default and reclaim_all applies only declared heartbeats', async () => {
+			const [settings] = await db.sql`select stale_after from supabase_jobs.settings`;
+			expect(settings!.stale_after).toBeNull();
+			const bare = await claimedWith(null);
+			const declared = await claimedWith(500);
+			await silentFor(bare.id, '1 hour');
+			await silentFor(declared.id, '1 hour');
+			const rows = await worker((tx) => tx`select * from supabase_jobs.reclaim_all(null)`);
+			const ids = rows.map((r: Row) => r.id);
+			expect(ids).toContain(declared.id);
+			expect(ids).not.toContain(bare.id);
+			expect((await raw(bare.id)).status).toBe('running');
+		});
+
+		it('users cannot call reclaim_silent (42501)', async () => {
+			expect(await sqlstate(as(db.sql, alice, (tx) => tx`select * from job_reclaim_silent()`))).toBe('42501');
+		});
+	});
+
 	it('rows whose last heartbeat is older than stale_after go back to queued', async () => {
 		const job = await claimed();
 		await db.sql`update jobs set heartbeat_at = now() - interval '10 minutes' where id = ${job.id}`;

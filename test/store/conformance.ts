@@ -344,6 +344,50 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(seen).toEqual(['queued', 'running', 'done']);
 		});
 
+		test("a watcher learns within seconds that its job's worker went silent, and that it came back", async () => {
+			const { sub, store: screen } = await asUser();
+			const queued = await worker.enqueue(uniqueKind('silent'), { ownerId: sub });
+			const job = (await worker.claim(queued.id, { heartbeatMs: 200 }))!;
+			expect(job.heartbeatMs).toBe(200);
+			const seen: Job[] = [];
+			const frames = new Signal();
+			const watching = (async () => {
+				for await (const j of screen.watch(job.id, { intervalMs: 50, emitOn: ['status'] })) {
+					seen.push(j);
+					frames.notify();
+				}
+			})();
+			// The worker promised a beat every 200 ms and sends none.
+			await frames.until(() => seen.some((j) => j.workerSilent));
+			const silentAt = seen.findIndex((j) => j.workerSilent);
+			expect(seen[silentAt]).toMatchObject({ status: 'running', heartbeatMs: 200 });
+			expect(seen.slice(0, silentAt).every((j) => !j.workerSilent)).toBe(true);
+			// It comes back: one tick is a sign of life.
+			await worker.tick(job.id, { progress: 5 });
+			await frames.until(() => seen.length > silentAt + 1);
+			expect(seen[silentAt + 1]).toMatchObject({ status: 'running', workerSilent: false });
+			await worker.succeed(job.id);
+			await watching;
+			expect(seen.at(-1)).toMatchObject({ status: 'done', workerSilent: false });
+		});
+
+		test('a job claimed without a declared heartbeat is never called silent by a watcher', async () => {
+			const job = await running(uniqueKind('bare'));
+			expect(job.heartbeatMs).toBeNull();
+			const counted = counting(h.adapter(SERVICE));
+			const seen: Job[] = [];
+			const ticks = (async () => {
+				for (let i = 1; i <= 3; i++) await counted.signal.until(() => counted.count('job_get') >= i + 1);
+				await worker.succeed(job.id);
+			})();
+			for await (const j of new JobStore(counted.adapter).watch(job.id, { intervalMs: 20 })) seen.push(j);
+			await ticks;
+			expect(seen.map((j) => [j.status, j.workerSilent])).toEqual([
+				['running', false],
+				['done', false],
+			]);
+		});
+
 		test('watch yields the current status immediately, so a late subscriber gets exactly one value', async () => {
 			const job = await running(uniqueKind('late'));
 			await worker.succeed(job.id);
@@ -523,6 +567,29 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(await rejection(late.succeed(first.id))).toBeInstanceOf(JobAlreadyFinishedError);
 			expect((await store.get(first.id)).status).toBe('running');
 			expect((await store.succeed(second.id)).status).toBe('done');
+		});
+
+		test('a worker declares its heartbeat at claim: reclaimSilent readmits it after three missed beats, and never a job claimed without one', async () => {
+			const declared = (await store.claim((await store.enqueue('extract')).id, { heartbeatMs: 1000 }))!;
+			await store.enqueue('extract');
+			const [next] = await store.claimNext({ kinds: ['extract'], heartbeatMs: 1000 });
+			const bare = (await store.claim((await store.enqueue('extract')).id))!;
+			expect([declared.heartbeatMs, next!.heartbeatMs, bare.heartbeatMs]).toEqual([1000, 1000, null]);
+			for (const j of [declared, next!, bare]) await h.backdate(j.id, 3600, table);
+			const reclaimed = await new JobStore(h.adapter(SERVICE), { table }).reclaimSilent();
+			expect(reclaimed.map((j) => j.id).sort()).toEqual([declared.id, next!.id].sort());
+			expect((await store.get(bare.id)).status).toBe('running');
+			await store.succeed(bare.id);
+		});
+
+		test('a heartbeat the database cannot hold is refused at claim, naming heartbeat_ms, and the job stays queued', async () => {
+			const queued = await store.enqueue('extract');
+			const e = await rejection(store.claim(queued.id, { heartbeatMs: 10 }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).details).toBe('field=heartbeat_ms');
+			expect(await rejection(store.claim(queued.id, { heartbeatMs: 1.5 }))).toBeInstanceOf(InvalidJobInputError);
+			expect((await store.get(queued.id)).status).toBe('queued');
+			await store.cancel(queued.id);
 		});
 
 		test('reclaim_stale refuses without stale_after', async () => {

@@ -71,6 +71,24 @@ describe('JobProgress stage labels', () => {
 	});
 });
 
+describe('JobProgress when the worker goes silent', () => {
+	it('says "not responding — it will be retried" while a running job\'s worker is silent, in the user\'s language, and stops saying it when it comes back', () => {
+		const props = $state({
+			job: snap({ status: 'running', progress: 4, workerSilent: true }) as JobSnapshot,
+			locale: 'pt-BR',
+		});
+		app = mount(JobProgress, { target: host(), props });
+		flushSync();
+		expect(target.querySelector('[role="status"]')?.textContent).toBe(messagesFor('pt-BR').notResponding);
+		props.job = snap({ status: 'running', progress: 5, workerSilent: false });
+		flushSync();
+		expect(target.querySelector('[role="status"]')).toBeNull();
+		props.job = snap({ status: 'failed', progress: 5, workerSilent: true });
+		flushSync();
+		expect(target.textContent).not.toContain(messagesFor('pt-BR').notResponding);
+	});
+});
+
 describe('JobStatusBadge', () => {
 	const cases: [JobSnapshotStatus, string, boolean][] = [
 		['queued', 'Queued', false],

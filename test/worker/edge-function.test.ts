@@ -4,6 +4,7 @@
  * tracker and closes the row; a wrong secret claims nothing; a cancel reaches
  * the handler's signal.
  */
+import { DEFAULT_HEARTBEAT_MS } from '../../src/lib/worker/job-runner.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
@@ -58,6 +59,8 @@ describe('the jobs-worker edge function under Deno', () => {
 			(f) => f.status === 'running' && f.stage === 'steps' && f.progress > 0 && f.progress < 100,
 		);
 		expect(during.length).toBeGreaterThanOrEqual(2);
+		// The edge runner declared its liveness contract at claim.
+		expect(during.every((f) => f.heartbeatMs === DEFAULT_HEARTBEAT_MS)).toBe(true);
 		// The tracker's timings went to succeed(): what PhasePlan.fromHistory fits later.
 		expect(Object.keys(done.timings ?? {}).sort()).toEqual(['steps', 'wrapup']);
 		expect(done.timings!.steps!.size).toBe(900);

@@ -131,6 +131,34 @@ describe('runWorkers', () => {
 		await runner.stop();
 	});
 
+	it('runWorkers declares its heartbeat at claim: the row carries the liveness contract the runner keeps', async () => {
+		let started!: () => void;
+		const running = new Promise<void>((r) => (started = r));
+		let finish!: () => void;
+		const held = new Promise<void>((r) => (finish = r));
+		const kind = defineJobKind({ name: 'test.heartbeat', params: z.object({}) });
+		const runner = runWorkers({
+			sql: db.sql,
+			store,
+			handlers: [
+				defineJobHandler(kind, async () => {
+					started();
+					await held;
+				}),
+			],
+			concurrency: 1,
+			heartbeatMs: 1234,
+			handleSignals: false,
+			logger: new RecordingLogger(),
+		});
+		const job = await store.enqueue(kind, { params: {} });
+		await running;
+		expect(await store.get(job.id)).toMatchObject({ status: 'running', heartbeatMs: 1234 });
+		finish();
+		await runner.stop();
+		expect((await store.get(job.id)).status).toBe('done');
+	});
+
 	it('the poll backstop finds a job that no notification announced', async () => {
 		const handler = defineJobHandler(counted, () => {});
 		let next: (() => void) | null = null;

@@ -30,8 +30,11 @@ export const JOB_FUNCTIONS = {
 		},
 	},
 	job_enqueue_many: { returns: 'jobs', args: { kind: 'text', items: 'jsonb', job_table: 'text' } },
-	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text' } },
-	job_claim_next: { returns: 'jobs', args: { kinds: 'text[]', limit: 'integer', job_table: 'text' } },
+	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text', heartbeat_ms: 'integer' } },
+	job_claim_next: {
+		returns: 'jobs',
+		args: { kinds: 'text[]', limit: 'integer', job_table: 'text', heartbeat_ms: 'integer' },
+	},
 	job_tick: {
 		returns: 'status',
 		args: { id: 'uuid', progress: 'real', stage: 'text', attempt: 'integer', job_table: 'text' },
@@ -52,6 +55,7 @@ export const JOB_FUNCTIONS = {
 	job_release: { returns: 'job', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
 	job_cancel: { returns: 'jobs', args: { id: 'uuid', reason: 'text', job_table: 'text' } },
 	job_reclaim_stale: { returns: 'jobs', args: { stale_after: 'interval', job_table: 'text' } },
+	job_reclaim_silent: { returns: 'jobs', args: { job_table: 'text' } },
 	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
 	job_status: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
 	job_list_recent: {

@@ -8,6 +8,7 @@
  */
 import { isJobError, TimeoutError } from '../errors.ts';
 import { beforeDeadline, MAX_TIMER_MS } from '../internal/timers.ts';
+import type { Liveness } from '../internal/liveness.ts';
 import { isTerminalStatus } from '../state.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
 import type { Job } from './job.ts';
@@ -88,8 +89,10 @@ export interface FollowInput<R extends Job> {
 	 * @default `job:${id}`
 	 */
 	topic?: string;
-	/** True when `next` differs from `last` in an emitOn field. */
+	/** True when `next` differs from `last` in an emitOn field (or in workerSilent). */
 	changed(last: R, next: R): boolean;
+	/** Decides workerSilent; the loop reads the row when a silence is due (heartbeats send no message). */
+	liveness: Liveness;
 	intervalMs: number;
 	/** Epoch ms; Infinity without a timeout. */
 	deadline: number;
@@ -116,7 +119,7 @@ export interface FollowInput<R extends Job> {
  * ```
  */
 export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncGenerator<R, void, undefined> {
-	const { id, read, changed, intervalMs, deadline, signal } = input;
+	const { id, read, changed, liveness, intervalMs, deadline, signal } = input;
 	const label = tableLabel(input.table);
 	const inbox = new Inbox<TopicEvent>();
 	/** The last value yielded: emitOn compares against it. */
@@ -157,7 +160,12 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 		while (!isTerminalStatus(last.status)) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) throw input.timeout(last);
-			const event = await inbox.next(live && !owed ? remaining : Math.min(intervalMs, remaining), signal);
+			// A heartbeat writes no message: when the declared beats are due to
+			// have been missed, a read tells whether the worker is still there
+			// (and, once it is silent, every interval whether it came back).
+			const checkAt = current.workerSilent ? Date.now() + intervalMs : liveness.silentAt(current);
+			const quiet = live && !owed ? remaining : Math.min(intervalMs, remaining);
+			const event = await inbox.next(Math.min(quiet, Math.max(0, checkAt - Date.now())), signal);
 			if (event === 'aborted') return;
 
 			/** Candidate states, oldest first. */
@@ -165,7 +173,7 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 			let read: R | null = null;
 			if (event === 'elapsed') {
 				if (Date.now() >= deadline) throw input.timeout(last);
-				if (live && !owed) continue;
+				if (live && !owed && Date.now() < checkAt) continue;
 				read = await tryRead();
 			} else if (event.kind === 'status') {
 				live = event.status === 'live';
@@ -206,9 +214,9 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 				states.push(read);
 			}
 			if (signal?.aborted) return;
-			for (const next of states) {
-				if (next.updatedAt.getTime() < current.updatedAt.getTime()) continue;
-				current = next;
+			for (const state of states) {
+				if (state.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				current = liveness.judge(state);
 				if (isTerminalStatus(current.status) || changed(last, current)) {
 					last = current;
 					yield current;

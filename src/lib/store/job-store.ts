@@ -17,6 +17,7 @@ import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
 import { followTopic } from './follow-topic.ts';
+import { Liveness } from '../internal/liveness.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
 import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job, type JobParams } from './job.ts';
 import { isJobKind, type JobKind, type JobKindParams, type JobKindInput } from './job-kind.ts';
@@ -78,11 +79,28 @@ export interface EnqueueInput<P = JobParams> {
  * const jobs = await store.claimNext({ kinds: ['extract'], limit: 5 });
  * ```
  */
-export interface ClaimNextOptions {
+export interface ClaimNextOptions extends ClaimOptions {
 	/** Only these kinds (names or declared kinds); all kinds when omitted. */
 	kinds?: readonly (string | JobKind)[];
 	/** At most this many jobs. @default 1 */
 	limit?: number;
+}
+
+/**
+ * The liveness contract a worker declares when it claims: how often it will
+ * beat (tick, or write a heartbeat when nothing changed). A job whose worker
+ * misses three beats in a row is reclaimed by `reclaimSilent` (and the
+ * reclaim schedule), and a watcher sees `workerSilent` after two. Without
+ * it nothing is guessed: the job is reclaimed only by an explicit `staleAfterMs`.
+ *
+ * @example
+ * ```ts
+ * const job = await store.claim(jobId, { heartbeatMs: 5000 });
+ * ```
+ */
+export interface ClaimOptions {
+	/** Milliseconds between the beats this worker promises (100 ms to 1 hour). */
+	heartbeatMs?: number;
 }
 
 /**
@@ -512,9 +530,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * if (job === null) return;
 	 * ```
 	 */
-	async claim(id: string): Promise<R | null> {
+	async claim(id: string, options: ClaimOptions = {}): Promise<R | null> {
+		const heartbeatMs = checkInt('heartbeatMs', options.heartbeatMs);
 		if (!JobStore.known(id)) return null;
-		return this.fence(await this.maybeOne('job_claim', { id }));
+		return this.fence(await this.maybeOne('job_claim', { id, heartbeat_ms: heartbeatMs }));
 	}
 
 	/**
@@ -551,6 +570,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const rows = await this.rows('job_claim_next', {
 			kinds: options.kinds?.map(kindName),
 			limit: checkInt('limit', options.limit),
+			heartbeat_ms: checkInt('heartbeatMs', options.heartbeatMs),
 		});
 		return rows.map((r) => this.fence(parseJobRow(r) as R));
 	}
@@ -813,6 +833,22 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
+	 * Readmits running jobs whose worker broke the liveness contract it
+	 * declared at claim (`heartbeatMs`): three beats missed in a row. Jobs
+	 * claimed without a declared heartbeat are never touched, so nothing is
+	 * guessed; this is what the reclaim schedule runs every minute.
+	 *
+	 * @example
+	 * ```ts
+	 * setInterval(() => void store.reclaimSilent(), 10_000);
+	 * ```
+	 */
+	async reclaimSilent(): Promise<R[]> {
+		const rows = await this.rows('job_reclaim_silent', {});
+		return rows.map((r) => parseJobRow(r) as R);
+	}
+
+	/**
 	 * A predicate for `runCancellable`: resolves true once the job is no longer
 	 * running (cancelled, reclaimed, finished or gone), so the work in flight is
 	 * abandoned. Each call is one short read.
@@ -868,8 +904,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
 				details: `status=${last.status}`,
 			});
-		const changed = (a: R, b: R) => emitOn.some((field) => !sameValue(a[field], b[field]));
+		// A worker going silent (or back) is always news, whatever emitOn says.
+		const changed = (a: R, b: R) =>
+			a.workerSilent !== b.workerSilent || emitOn.some((field) => !sameValue(a[field], b[field]));
 		if (signal?.aborted) return;
+		const liveness = new Liveness();
 
 		let last = await beforeDeadline(
 			this.get(id),
@@ -877,6 +916,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
 		);
 		if (signal?.aborted) return;
+		last = liveness.judge(last);
 		yield last;
 		if (isTerminalStatus(last.status)) return;
 
@@ -892,6 +932,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				read: () => this.get(id),
 				realtime,
 				changed,
+				liveness,
 				intervalMs,
 				deadline,
 				timeout,
@@ -900,16 +941,19 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			});
 			return;
 		}
+		let current = last;
 		while (!isTerminalStatus(last.status)) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) throw timeout(last);
-			if ((await pause(Math.min(intervalMs, remaining), signal)) === 'aborted') return;
+			// Read again when the declared beats are due, if that comes before the next poll.
+			const checkIn = current.workerSilent ? intervalMs : liveness.silentAt(current) - Date.now();
+			if ((await pause(Math.min(intervalMs, remaining, Math.max(0, checkIn)), signal)) === 'aborted') return;
 			if (Date.now() >= deadline) throw timeout(last);
-			const next = await beforeDeadline(this.get(id), deadline, () => timeout(last));
+			current = liveness.judge(await beforeDeadline(this.get(id), deadline, () => timeout(last)));
 			if (signal?.aborted) return;
-			if (isTerminalStatus(next.status) || changed(last, next)) {
-				last = next;
-				yield next;
+			if (isTerminalStatus(current.status) || changed(last, current)) {
+				last = current;
+				yield current;
 			}
 		}
 	}

@@ -36,6 +36,8 @@ export interface JobSummary {
 	finishedAt: Date | null;
 	locale: string | null;
 	ownerId: string | null;
+	/** The heartbeat interval the running attempt's worker declared at claim; null when none. */
+	heartbeatMs: number | null;
 }
 
 /** The fields of a {@link Job} a broadcast refreshes; the rest keep the value of the last full read. */
@@ -56,6 +58,7 @@ export const SUMMARY_FIELDS = [
 	'finishedAt',
 	'locale',
 	'ownerId',
+	'heartbeatMs',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
 
 const timestamp = z.string().transform((v, ctx) => {
@@ -85,6 +88,8 @@ const summarySchema = z
 		finished_at: timestamp.nullable(),
 		locale: z.string().nullable(),
 		owner_id: z.string().nullable(),
+		// Absent from messages written before the liveness contract migration.
+		heartbeat_ms: z.number().int().nullable().default(null),
 		job_table: z.string(),
 	})
 	.transform((r) => ({
@@ -106,6 +111,7 @@ const summarySchema = z
 			finishedAt: r.finished_at,
 			locale: r.locale,
 			ownerId: r.owner_id,
+			heartbeatMs: r.heartbeat_ms,
 		} satisfies JobSummary,
 	}));
 

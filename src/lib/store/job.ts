@@ -50,6 +50,14 @@ export interface Job<P extends JobParams = JobParams> {
 	progress: number;
 	stage: string | null;
 	heartbeatAt: Date | null;
+	/** The heartbeat interval (ms) the running attempt's worker declared at claim; null when none. */
+	heartbeatMs: number | null;
+	/**
+	 * Set by `watch` only: the worker of this running job has missed two of the
+	 * beats it declared, so it may be dead ("not responding; it will be
+	 * retried"). False in every row read directly.
+	 */
+	workerSilent: boolean;
 	ownerId: string | null;
 	locale: string | null;
 	availableAt: Date;
@@ -134,6 +142,8 @@ export const jobRowSchema = z
 		progress: z.number(),
 		stage: z.string().nullable(),
 		heartbeat_at: timestamp.nullable(),
+		// Absent from rows of job tables migrated before the liveness contract.
+		heartbeat_ms: z.number().int().nullable().default(null),
 		owner_id: z.string().nullable(),
 		locale: z.string().nullable(),
 		available_at: timestamp,
@@ -158,6 +168,8 @@ export const jobRowSchema = z
 		progress: r.progress,
 		stage: r.stage,
 		heartbeatAt: r.heartbeat_at,
+		heartbeatMs: r.heartbeat_ms,
+		workerSilent: false,
 		ownerId: r.owner_id,
 		locale: r.locale,
 		availableAt: r.available_at,

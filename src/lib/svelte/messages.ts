@@ -25,6 +25,8 @@ export interface JobMessages {
 	/** What the strip says when there is nothing queued or running. */
 	nothingInFlight: string;
 	loadMore: string;
+	/** Under a running job whose worker stopped answering. */
+	notResponding: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		inFlight: 'Queued or running',
 		nothingInFlight: 'Nothing queued or running.',
 		loadMore: 'Load more',
+		notResponding: 'Not responding — it will be retried',
 	},
 	'pt-BR': {
 		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
@@ -61,6 +64,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		inFlight: 'Na fila ou em execução',
 		nothingInFlight: 'Nada na fila nem em execução.',
 		loadMore: 'Carregar mais',
+		notResponding: 'Sem resposta — será tentado de novo',
 	},
 };
 

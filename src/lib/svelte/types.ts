@@ -46,6 +46,11 @@ export interface JobSnapshot {
 	updatedAt: Date;
 	startedAt: Date | null;
 	finishedAt: Date | null;
+	/**
+	 * The worker of this running job missed the beats it declared at claim
+	 * (set by `JobStore.watch`): show "not responding; it will be retried".
+	 */
+	workerSilent?: boolean;
 }
 
 /**

@@ -180,6 +180,17 @@ export class WatchedJob {
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
 
 	/**
+	 * True while the job is running but its worker has missed the heartbeats
+	 * it declared: it may have died, and the job will be retried if so.
+	 *
+	 * @example
+	 * job.workerSilent && 'Not responding — it will be retried';
+	 */
+	readonly workerSilent: boolean = $derived(
+		this.#snapshot?.status === 'running' && this.#snapshot.workerSilent === true,
+	);
+
+	/**
 	 * How many times the job was claimed; a change means a new attempt.
 	 *
 	 * @example

@@ -11,7 +11,7 @@ import type { RetryBackoff } from './backoff.ts';
 import { bearerChecker } from './bearer-secret.ts';
 import { edgeWaitUntil, onBeforeUnload } from './edge-runtime.ts';
 import { HandlerRegistry, type JobHandler } from './job-handler.ts';
-import { JobRunner, type JobOutcome } from './job-runner.ts';
+import { DEFAULT_HEARTBEAT_MS, JobRunner, type JobOutcome } from './job-runner.ts';
 import { parseKickRequest, type KickRequest } from './kick-request.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { pickLocale, TOO_LONG_FOR_WORKER } from './messages.ts';
@@ -169,7 +169,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		plans,
 		backoff: options.retry ?? {},
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
-		heartbeatMs: options.heartbeatMs ?? 5000,
+		heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
 		logger,
 		onSettled: options.onJobSettled,
 	});
@@ -244,7 +244,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 				);
 				return { ...report, stoppedBy: 'over_budget' };
 			}
-			const job = await store.claim(id);
+			const job = await store.claim(id, { heartbeatMs: runner.heartbeatMs });
 			if (!job) return { ...report, stoppedBy: 'not_claimed' };
 			if (!budget.couldEverFit(seconds)) {
 				report.claimed.push(job.id);
@@ -283,7 +283,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 			await slots.acquire();
 			let job: Job | undefined;
 			try {
-				if (!stopping) [job] = await store.claimNext({ kinds: fitting, limit: 1 });
+				if (!stopping) [job] = await store.claimNext({ kinds: fitting, limit: 1, heartbeatMs: runner.heartbeatMs });
 			} catch (e) {
 				slots.release();
 				throw e;

@@ -161,6 +161,9 @@ function abortedPromise(signal: AbortSignal): Promise<Settled<never>> {
 	});
 }
 
+/** How often a runner beats when the handler reports nothing: the liveness contract it declares at claim. */
+export const DEFAULT_HEARTBEAT_MS = 5000;
+
 /**
  * Runs claimed jobs; keeps the set of those in flight so a worker can give them back.
  *
@@ -174,9 +177,12 @@ function abortedPromise(signal: AbortSignal): Promise<Settled<never>> {
 export class JobRunner {
 	readonly running = new Set<RunningJob>();
 	readonly #s: JobRunnerSettings;
+	/** Declared at every claim: this runner beats at least this often for each job it runs. */
+	readonly heartbeatMs: number;
 
 	constructor(settings: JobRunnerSettings) {
 		this.#s = settings;
+		this.heartbeatMs = settings.heartbeatMs;
 	}
 
 	/** The handler for a kind, if this worker has one. */

@@ -11,7 +11,7 @@ import { tableLabel } from '../store/job-summary.ts';
 import type { JobStore, SucceedOptions } from '../store/job-store.ts';
 import type { RetryBackoff } from './backoff.ts';
 import { HandlerRegistry, type JobHandler } from './job-handler.ts';
-import { JobRunner, type JobOutcome } from './job-runner.ts';
+import { DEFAULT_HEARTBEAT_MS, JobRunner, type JobOutcome } from './job-runner.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { PlanSource } from './plan-source.ts';
 import { SucceedBatcher } from './succeed-batcher.ts';
@@ -155,7 +155,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		}),
 		backoff: options.retry ?? {},
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
-		heartbeatMs: options.heartbeatMs ?? 5000,
+		heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
 		logger,
 		// A slot is free once the handler is done: the next claim overlaps the close in flight.
 		onWorked: () => {
@@ -238,7 +238,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			if (free > 0) {
 				let jobs: Job[];
 				try {
-					jobs = await store.claimNext({ kinds, limit: free });
+					jobs = await store.claimNext({ kinds, limit: free, heartbeatMs: runner.heartbeatMs });
 				} catch (e) {
 					logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
 					await waitForWake(pollMs);

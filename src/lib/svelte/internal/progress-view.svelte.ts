@@ -13,6 +13,7 @@ export interface JobProgressView {
 	readonly stage: string | null;
 	readonly attempts: number;
 	readonly error?: string | null;
+	readonly workerSilent?: boolean;
 }
 
 /**
