@@ -256,7 +256,9 @@ Next steps:
        select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');
 
   4. Declare your kinds in supabase/functions/jobs-worker/kinds.ts (your app imports it to enqueue),
-     write their work in handlers.ts, then deploy again.
+     write their work in handlers.ts, then deploy again. Signed-in users may enqueue only the kinds
+     you register, in a migration of your own (one line per kind they may start):
+       select supabase_jobs.register_job_kind('example.word-count');
      With pg_cron enabled (Database -> Extensions), also run once:
        select supabase_jobs.install_schedules();
 `;

@@ -27,6 +27,7 @@ export type JobErrorCode =
 	| 'stale_after_required'
 	| 'unknown_job_table'
 	| 'permission_denied'
+	| 'quota_exceeded'
 	| 'stage_interrupted'
 	| 'timeout'
 	| (string & {});
@@ -232,6 +233,26 @@ export class PermissionDeniedError extends JobError {
 }
 
 /**
+ * The owner already has as many queued or running jobs (or payload bytes) as
+ * the job table or the kind allows (SQLSTATE PT429, HTTP 429 through
+ * PostgREST); nothing was queued. `quota` names the limit, e.g.
+ * `max_active_per_owner`.
+ *
+ * @example
+ * if (e instanceof QuotaExceededError) toast('You have too many jobs waiting; try again when one finishes.');
+ */
+export class QuotaExceededError extends JobError {
+	/** The limit that was reached (`max_active_per_owner`, `max_payload_bytes_per_owner`), from DETAIL `quota=...`. */
+	readonly quota: string | null;
+
+	constructor(message = 'quota exceeded', options?: JobErrorOptions) {
+		super('quota_exceeded', message, options);
+		this.name = 'QuotaExceededError';
+		this.quota = /(?:^|[\s,;])quota=([^\s,;]+)/.exec(options?.details ?? '')?.[1] ?? null;
+	}
+}
+
+/**
  * runCancellable or a ProgressTracker saw a cancellation (or its abort signal
  * fired) and gave up. Not a failure: the handler just returns.
  * `status` is the job status that stopped the work, when a tick saw one.
@@ -315,6 +336,8 @@ export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredEr
 export const isUnknownJobTableError = (e: unknown): e is UnknownJobTableError => hasCode(e, 'unknown_job_table');
 /** @example if (isPermissionDeniedError(e)) redirect(303, '/login'); */
 export const isPermissionDeniedError = (e: unknown): e is PermissionDeniedError => hasCode(e, 'permission_denied');
+/** @example if (isQuotaExceededError(e)) toast(e.message); */
+export const isQuotaExceededError = (e: unknown): e is QuotaExceededError => hasCode(e, 'quota_exceeded');
 /** @example if (isStageInterruptedError(e)) return; */
 export const isStageInterruptedError = (e: unknown): e is StageInterruptedError => hasCode(e, 'stage_interrupted');
 /** @example if (isTimeoutError(e)) showRetryButton(); */

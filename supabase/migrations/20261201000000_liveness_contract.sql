@@ -62,6 +62,7 @@ set search_path = ''
 as $$ begin return 3; end $$;
 comment on function supabase_jobs.missed_beats() is
   'Beats in a row a worker may miss before its running job is reclaimed (job_reclaim_silent).';
+revoke all on function supabase_jobs.missed_beats() from public;
 grant execute on function supabase_jobs.missed_beats() to authenticated, service_role;
 
 -- Repair comments on the existing partitions (Studio shows a partition's own).

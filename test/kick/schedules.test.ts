@@ -15,6 +15,7 @@ beforeAll(async () => {
 	db = await useTestDatabase();
 	user = await createUser(db.sql);
 	await db.sql`select supabase_jobs.create_job_table('exports')`;
+	await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
 });
 
 beforeEach(async () => {

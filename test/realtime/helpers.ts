@@ -15,7 +15,7 @@ import { createStandin, type Standin } from '../../src/local/standin/server.ts';
 import type { QueryEvent } from '../../src/local/standin/db.ts';
 import { createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import type { ConformanceCaller, ConformanceHarness } from '../store/harness.ts';
-import { counting, Signal } from '../store/harness.ts';
+import { counting, createJobTable, Signal } from '../store/harness.ts';
 
 export const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
@@ -106,9 +106,7 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 					[id, seconds],
 				);
 			},
-			createJobTable: async (name) => {
-				await db.sql`select supabase_jobs.create_job_table(${name})`;
-			},
+			createJobTable: (name, options) => createJobTable(db.sql, name, options),
 		},
 	};
 }

@@ -12,6 +12,7 @@ const sql = db.sql;
 
 beforeAll(async () => {
 	await sql`select supabase_jobs.create_job_table('exports')`;
+	await sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
 });
 
 const messages = async (topic: string) =>
@@ -176,13 +177,14 @@ describe('privileges and attach', () => {
 		]);
 	});
 
-	test('every job table has the guard, the statement triggers (kick, notify, broadcast) and the requeue notify', async () => {
+	test('every job table has the guard, the statement triggers (admission, kick, notify, broadcast) and the requeue notify', async () => {
 		const rows = await sql<{ t: string; triggers: string[] }[]>`
 			select c.oid::regclass::text as t, array_agg(tg.tgname::text order by tg.tgname) as triggers
 			  from supabase_jobs.job_tables j join pg_class c on c.oid = j.table_name
 			  join pg_trigger tg on tg.tgrelid = c.oid and not tg.tgisinternal
 			 group by c.oid order by 1`;
 		const expected = [
+			'admit_jobs_inserted',
 			'after_jobs_inserted',
 			'after_jobs_updated',
 			'guard_job_insert',

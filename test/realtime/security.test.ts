@@ -19,6 +19,7 @@ const SCREEN_COLUMNS = [
 	'error',
 	'error_code',
 	'finished_at',
+	'heartbeat_ms',
 	'id',
 	'job_table',
 	'kind',

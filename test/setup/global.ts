@@ -32,6 +32,15 @@ export default async function setup(project: TestProject) {
 		await admin.end();
 	}
 	await prepareDatabase(withDatabase(server.url, templateDb));
+	// Tests of everything else have users enqueue kinds they invent on the spot:
+	// public.jobs is opened to every kind here, explicitly. The registry's own
+	// tests (test/sql/kinds-and-quotas.test.ts) close it again in their database.
+	const template = postgres(withDatabase(server.url, templateDb), { max: 1, onnotice: () => {} });
+	try {
+		await template`select supabase_jobs.register_job_kind('*')`;
+	} finally {
+		await template.end();
+	}
 	project.provide('adminUrl', server.url);
 	project.provide('templateDb', templateDb);
 	return async () => {

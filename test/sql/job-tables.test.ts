@@ -9,10 +9,12 @@ let db: TestDatabase;
 beforeAll(async () => {
 	db = await useTestDatabase();
 	await db.sql`select supabase_jobs.create_job_table('exports')`;
+	await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
 	await db.sql`create schema billing`;
 	// A job table in its own schema needs that schema usable by the roles that call the functions.
 	await db.sql`grant usage on schema billing to authenticated, service_role`;
 	await db.sql`select supabase_jobs.create_job_table('invoices_jobs', 'billing')`;
+	await db.sql`select supabase_jobs.register_job_kind('*', 'billing.invoices_jobs')`; // users invent kinds in these tests
 });
 
 describe('1. The table: subclass BaseJobModel and pick a name', () => {

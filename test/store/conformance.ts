@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import {
 	InvalidJobInputError,
+	QuotaExceededError,
 	JobAlreadyFinishedError,
 	JobCancelledError,
 	JobNotFoundError,
@@ -599,6 +600,40 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(e).toBeInstanceOf(StaleAfterRequiredError);
 			expect((e as StaleAfterRequiredError).code).toBe('stale_after_required');
 			expect(counted.calls).toEqual([]); // refused before any SQL
+		});
+	});
+
+	describe(`JobStore over ${label}: what a user may queue`, () => {
+		const table = `admit_${randomUUID().slice(0, 8)}`;
+		beforeAll(async () => {
+			await h.createJobTable(table, { kinds: ['export.csv'], maxActivePerOwner: 2 });
+		});
+
+		test('an unknown kind is refused at enqueue with InvalidJobInputError naming the kind, and nothing is written', async () => {
+			const { store } = await asUser();
+			const users = new JobStore(store.adapter, { table });
+			const e = await rejection(users.enqueue('export.anything'));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('kind');
+			expect(e.message).toMatch(/not registered/);
+			expect(await rejection(users.enqueueMany('made.up', [{}, {}]))).toBeInstanceOf(InvalidJobInputError);
+			expect((await users.listRecent()).jobs).toEqual([]);
+			// A worker is trusted server code: it may queue any kind.
+			expect((await new JobStore(h.adapter(SERVICE), { table }).enqueue('internal.reindex')).status).toBe('queued');
+		});
+
+		test('past the per-owner quota enqueue throws QuotaExceededError naming the limit, and writes nothing', async () => {
+			const { store } = await asUser();
+			const users = new JobStore(store.adapter, { table });
+			const first = await users.enqueue('export.csv');
+			await users.enqueue('export.csv');
+			const e = await rejection(users.enqueue('export.csv'));
+			expect(e).toBeInstanceOf(QuotaExceededError);
+			expect((e as QuotaExceededError).quota).toBe('max_active_per_owner');
+			expect((await users.listRecent()).jobs).toHaveLength(2);
+			// Room comes back when a job ends.
+			await users.cancel(first.id);
+			expect((await users.enqueue('export.csv')).status).toBe('queued');
 		});
 	});
 

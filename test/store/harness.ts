@@ -5,9 +5,29 @@
  * through the stand-in HTTP service), plus two superuser chores a test cannot
  * do through the job API: creating users and moving a heartbeat back in time.
  */
+import type { Sql } from 'postgres';
 import type { JobAdapter, JobFunctionName } from '../../src/lib/store/adapter.ts';
 
 export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string };
+
+export interface JobTableOptions {
+	kinds?: string[];
+	maxActivePerOwner?: number;
+}
+
+/**
+ * The SQL behind createJobTable, for both harnesses.
+ *
+ * @example
+ * await createJobTable(db.sql, 'exports', { kinds: ['csv'] });
+ */
+export async function createJobTable(sql: Sql, name: string, options: JobTableOptions = {}): Promise<void> {
+	await sql`select supabase_jobs.create_job_table(${name})`;
+	// Users invent kinds in most tests: the table is open unless kinds are named.
+	for (const kind of options.kinds ?? ['*']) await sql`select supabase_jobs.register_job_kind(${kind}, ${name})`;
+	if (options.maxActivePerOwner !== undefined)
+		await sql`update supabase_jobs.job_tables set max_active_per_owner = ${options.maxActivePerOwner} where label = ${name}`;
+}
 
 export interface ConformanceHarness {
 	/** An adapter that calls the job API as `caller` (PostgREST semantics: role + request.jwt.claims). */
@@ -16,8 +36,12 @@ export interface ConformanceHarness {
 	createUser(): Promise<string>;
 	/** Moves a running job's started_at and heartbeat_at `seconds` into the past (a worker that went silent). */
 	backdate(id: string, seconds: number, table?: string): Promise<void>;
-	/** Creates a job table with supabase_jobs.create_job_table. */
-	createJobTable(name: string): Promise<void>;
+	/**
+	 * Creates a job table with supabase_jobs.create_job_table. Users may enqueue
+	 * any kind in it unless `kinds` names the registered ones; `maxActivePerOwner`
+	 * sets the table's per-owner quota.
+	 */
+	createJobTable(name: string, options?: JobTableOptions): Promise<void>;
 }
 
 /** Resolves once `predicate` holds, re-checked on every `notify()`: waits on events, never on time. */

@@ -9,7 +9,7 @@ import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { claimsFor, createUser, useTestDatabase } from '../helpers/db.ts';
 import { describeJobStoreConformance } from './conformance.ts';
-import { Signal } from './harness.ts';
+import { createJobTable, Signal } from './harness.ts';
 
 const db = await useTestDatabase();
 // As a transaction pooler requires: no named prepared statements.
@@ -25,9 +25,7 @@ describeJobStoreConformance('postgres.js', async () => ({
 			[id, seconds],
 		);
 	},
-	createJobTable: async (name) => {
-		await db.sql`select supabase_jobs.create_job_table(${name})`;
-	},
+	createJobTable: (name, options) => createJobTable(db.sql, name, options),
 }));
 
 describe('postgresAdapter', () => {

@@ -10,6 +10,7 @@ import {
 	PermissionDeniedError,
 	StageInterruptedError,
 	StaleAfterRequiredError,
+	QuotaExceededError,
 	TimeoutError,
 	UnknownJobTableError,
 	isIllegalTransitionError,
@@ -22,6 +23,7 @@ import {
 	isPermissionDeniedError,
 	isStageInterruptedError,
 	isStaleAfterRequiredError,
+	isQuotaExceededError,
 	isTimeoutError,
 	isUnknownJobTableError,
 } from '../../src/lib/errors.ts';
@@ -34,6 +36,7 @@ const table = [
 	[IllegalTransitionError, 'illegal_transition', isIllegalTransitionError],
 	[InvalidJobInputError, 'invalid_input', isInvalidJobInputError],
 	[StaleAfterRequiredError, 'stale_after_required', isStaleAfterRequiredError],
+	[QuotaExceededError, 'quota_exceeded', isQuotaExceededError],
 	[UnknownJobTableError, 'unknown_job_table', isUnknownJobTableError],
 	[PermissionDeniedError, 'permission_denied', isPermissionDeniedError],
 	[StageInterruptedError, 'stage_interrupted', isStageInterruptedError],

@@ -15,6 +15,7 @@ const mapping = [
 	['42601', 'InvalidJobInputError', 'invalid_input'],
 	['54023', 'InvalidJobInputError', 'invalid_input'],
 	['22004', 'StaleAfterRequiredError', 'stale_after_required'],
+	['PT429', 'QuotaExceededError', 'quota_exceeded'],
 	['42P01', 'UnknownJobTableError', 'unknown_job_table'],
 	['42501', 'PermissionDeniedError', 'permission_denied'],
 ] as const;

@@ -331,6 +331,7 @@ describe('the worker', () => {
 
 	it('claims from the job table a wake-up names, and ignores one that does not exist', async () => {
 		await db.sql`select supabase_jobs.create_job_table('exports')`;
+		await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
 		const exports = new JobStore(postgresAdapter(db.sql), { table: 'exports' });
 		const job = await exports.enqueue('test.sized', { params: { seconds: 0 } });
 		const { worker, logger } = makeWorker();

@@ -122,6 +122,7 @@ describe('NOTIFY supabase_jobs', () => {
 
 	it('every job table has the notify triggers, and one created later too', async () => {
 		await db.sql`select supabase_jobs.create_job_table('app_exports')`;
+		await db.sql`select supabase_jobs.register_job_kind('*', 'app_exports')`; // users invent kinds in these tests
 		const triggers = await db.sql`
 			select c.relname as table, array_agg(t.tgname::text order by t.tgname) as triggers
 			from pg_trigger t join pg_class c on c.oid = t.tgrelid
