@@ -54,10 +54,8 @@ comment on column supabase_jobs.job_tables.max_active_per_owner is
   'At most this many queued or running jobs per owner in this table (PT429 past it); null: no limit. Change with: update supabase_jobs.job_tables set max_active_per_owner = 500 where label = ''jobs'';';
 comment on column supabase_jobs.job_tables.max_payload_bytes_per_owner is
   'At most this many payload bytes over one owner''s queued and running jobs in this table (PT429 past it); null: no limit.';
--- The admission check reads the limits as the inserting user.
+-- The admission check reads the limits as the inserting user (job_tables_readable already lets it see the rows).
 grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supabase_jobs.job_tables to authenticated;
-drop policy if exists job_tables_readable_limits on supabase_jobs.job_tables;
-create policy job_tables_readable_limits on supabase_jobs.job_tables for select to authenticated using (true);
 
 -- What a quota counts: one owner's live jobs of one table (few rows, whatever
 -- the history). Partial, so finished rows never enter it.

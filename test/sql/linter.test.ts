@@ -62,7 +62,7 @@ const RUN: Record<string, Run> = {
 	'0024_rls_policy_always_true': { title: 'no write policy for anon/authenticated is always true' },
 	'0026_pg_graphql_anon_table_exposed': { title: 'anon sees no table of ours in the GraphQL schema' },
 	'0027_pg_graphql_authenticated_table_exposed': {
-		title: 'signed-in users see only the job tables and the job table registry in the GraphQL schema',
+		title: 'signed-in users see only the job tables, the job table registry and the registered kinds in the GraphQL schema',
 		accepted: [
 			...['jobs', 'exports', 'document_analyses'].map((t) => ({
 				detail: `table \`public.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
@@ -72,6 +72,11 @@ const RUN: Record<string, Run> = {
 				detail:
 					'table `supabase_jobs.job_tables` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'the SECURITY INVOKER job_* functions resolve the table label there as the caller; pg_graphql reflects only schemas on the search_path (load_sql_context.sql: current_schemas), and supabase_jobs is on none',
+			},
+			{
+				detail:
+					'table `supabase_jobs.job_kinds` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
+				why: 'the admission trigger runs as the inserting user (so "is this a user" is decided by privilege) and reads which kinds users may enqueue: no secret, and supabase_jobs is on no search_path pg_graphql reflects',
 			},
 		],
 	},
