@@ -62,7 +62,8 @@ const RUN: Record<string, Run> = {
 	'0024_rls_policy_always_true': { title: 'no write policy for anon/authenticated is always true' },
 	'0026_pg_graphql_anon_table_exposed': { title: 'anon sees no table of ours in the GraphQL schema' },
 	'0027_pg_graphql_authenticated_table_exposed': {
-		title: 'signed-in users see only the job tables, the job table registry and the registered kinds in the GraphQL schema',
+		title:
+			'signed-in users see only the job tables, the job table registry and the registered kinds in the GraphQL schema',
 		accepted: [
 			...['jobs', 'exports', 'document_analyses'].map((t) => ({
 				detail: `table \`public.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
