@@ -615,7 +615,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const e = await rejection(users.enqueue('export.anything'));
 			expect(e).toBeInstanceOf(InvalidJobInputError);
 			expect((e as InvalidJobInputError).field).toBe('kind');
-			expect(e.message).toMatch(/not registered/);
+			expect((e as InvalidJobInputError).message).toMatch(/not registered/);
 			expect(await rejection(users.enqueueMany('made.up', [{}, {}]))).toBeInstanceOf(InvalidJobInputError);
 			expect((await users.listRecent()).jobs).toEqual([]);
 			// A worker is trusted server code: it may queue any kind.
