@@ -24,7 +24,7 @@ alter table supabase_jobs.job add column heartbeat_ms integer;
 
 -- The range, once: limit functions as the partitioned layer writes them; the
 -- CHECK is written from them, the claims call check_heartbeat_ms().
-create function supabase_jobs.heartbeat_ms_min() returns int language plpgsql immutable parallel safe set search_path = '' as $$ begin return 100; end $$;
+create function supabase_jobs.heartbeat_ms_min() returns int language plpgsql immutable parallel safe set search_path = '' as $$ begin return 10; end $$;
 create function supabase_jobs.heartbeat_ms_max() returns int language plpgsql immutable parallel safe set search_path = '' as $$ begin return 3600000; end $$;
 revoke all on function supabase_jobs.heartbeat_ms_min(), supabase_jobs.heartbeat_ms_max() from public;
 grant execute on function supabase_jobs.heartbeat_ms_min(), supabase_jobs.heartbeat_ms_max() to authenticated, service_role;

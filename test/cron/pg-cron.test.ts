@@ -61,42 +61,46 @@ if (missing) {
 			expect(second.map((j) => [j.jobid, j.jobname])).toEqual(first.map((j) => [j.jobid, j.jobname]));
 		});
 
-		it('a pg_cron run of supabase-jobs-reclaim reclaims a stale job', { timeout: 100_000 }, async () => {
-			const user = await createUser(sql);
-			const [job] = await as(
-				sql,
-				serviceRole,
-				(tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid)`,
-			);
-			const id = job!.id as string;
-			await as(sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
-			await sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
+		it(
+			'a pg_cron run of supabase-jobs-reclaim reclaims a job whose worker missed its declared heartbeat',
+			{ timeout: 100_000 },
+			async () => {
+				const user = await createUser(sql);
+				const [job] = await as(
+					sql,
+					serviceRole,
+					(tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid)`,
+				);
+				const id = job!.id as string;
+				await as(sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid, heartbeat_ms => 5000)`);
+				await sql`update public.jobs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
 
-			// pg_cron 1.4 runs at minute boundaries: one bounded wait for the next one,
-			// on the event itself — the requeue NOTIFY the reclaim's write sends.
-			let requeued!: () => void;
-			const heard = new Promise<void>((resolve) => (requeued = resolve));
-			const listening = await sql.listen('supabase_jobs', (payload) => {
-				const note = JSON.parse(payload) as { job_id?: string; reason?: string };
-				if (note.job_id === id && note.reason === 'requeue') requeued();
-			});
-			try {
-				let timer: ReturnType<typeof setTimeout> | undefined;
-				const outOfTime = new Promise<never>((_, reject) => {
-					timer = setTimeout(() => reject(new Error('no pg_cron reclaim within 75 s')), 75_000);
+				// pg_cron 1.4 runs at minute boundaries: one bounded wait for the next one,
+				// on the event itself — the requeue NOTIFY the reclaim's write sends.
+				let requeued!: () => void;
+				const heard = new Promise<void>((resolve) => (requeued = resolve));
+				const listening = await sql.listen('supabase_jobs', (payload) => {
+					const note = JSON.parse(payload) as { job_id?: string; reason?: string };
+					if (note.job_id === id && note.reason === 'requeue') requeued();
 				});
-				await Promise.race([heard, outOfTime]).finally(() => clearTimeout(timer));
-			} finally {
-				await listening.unlisten();
-			}
-			const [row] = await sql`select status::text from public.jobs where id = ${id}`;
-			expect(row!.status).toBe('queued');
-			const runs = await sql`
+				try {
+					let timer: ReturnType<typeof setTimeout> | undefined;
+					const outOfTime = new Promise<never>((_, reject) => {
+						timer = setTimeout(() => reject(new Error('no pg_cron reclaim within 75 s')), 75_000);
+					});
+					await Promise.race([heard, outOfTime]).finally(() => clearTimeout(timer));
+				} finally {
+					await listening.unlisten();
+				}
+				const [row] = await sql`select status::text from public.jobs where id = ${id}`;
+				expect(row!.status).toBe('queued');
+				const runs = await sql`
 				select j.jobname, d.status, d.return_message
 				from cron.job_run_details d join cron.job j using (jobid)
 				where j.jobname = 'supabase-jobs-reclaim'`;
-			expect(runs.length).toBeGreaterThan(0);
-			expect(runs.map((r) => r.status)).toContain('succeeded');
-		});
+				expect(runs.length).toBeGreaterThan(0);
+				expect(runs.map((r) => r.status)).toContain('succeeded');
+			},
+		);
 	});
 }

@@ -585,7 +585,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 
 		test('a heartbeat the database cannot hold is refused at claim, naming heartbeat_ms, and the job stays queued', async () => {
 			const queued = await store.enqueue('extract');
-			const e = await rejection(store.claim(queued.id, { heartbeatMs: 10 }));
+			const e = await rejection(store.claim(queued.id, { heartbeatMs: 5 }));
 			expect(e).toBeInstanceOf(InvalidJobInputError);
 			expect((e as InvalidJobInputError).details).toBe('field=heartbeat_ms');
 			expect(await rejection(store.claim(queued.id, { heartbeatMs: 1.5 }))).toBeInstanceOf(InvalidJobInputError);

@@ -99,7 +99,7 @@ export interface ClaimNextOptions extends ClaimOptions {
  * ```
  */
 export interface ClaimOptions {
-	/** Milliseconds between the beats this worker promises (100 ms to 1 hour). */
+	/** Milliseconds between the beats this worker promises (10 ms to 1 hour). */
 	heartbeatMs?: number;
 }
 

