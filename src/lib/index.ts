@@ -57,6 +57,8 @@ export { JobStore } from './store/job-store.ts';
 export type {
 	JobStoreOptions,
 	EnqueueInput,
+	Enqueued,
+	RescheduleOptions,
 	ClaimNextOptions,
 	ClaimOptions,
 	AttemptOptions,

@@ -73,6 +73,20 @@ describe('subscribeList over Realtime', () => {
 		expect(a.supabase.getChannels()).toEqual([]);
 	});
 
+	test('subscribed by tag, it pushes only the changes of jobs carrying every tag asked', async () => {
+		const a = await f.user();
+		const r = recorder();
+		const stop = a.store.subscribeList({ onChange: r.onChange, onRealtime: r.onRealtime, tags: ['invoice'] });
+		await r.until(() => r.statuses.includes('live'));
+		await a.store.enqueue('extract', { tags: ['report'] });
+		const tagged = await a.store.enqueue('extract', { tags: ['invoice', 'acme'] });
+		await f.worker.cancel(tagged.id);
+		await r.until(() => r.jobs().some((j) => j.id === tagged.id && j.status === 'cancelled'));
+		stop();
+		expect(r.jobs().every((j) => j.tags.includes('invoice'))).toBe(true);
+		expect(r.jobs().map((j) => j.status)).toEqual(['queued', 'cancelled']);
+	});
+
 	test('is the subscribe of the Svelte JobListSource', async () => {
 		const a = await f.user();
 		const r = recorder();

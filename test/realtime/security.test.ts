@@ -15,6 +15,7 @@ const f = await useRealtimeFixture();
 /** The columns a broadcast may carry, and nothing else. */
 const SCREEN_COLUMNS = [
 	'attempts',
+	'available_at',
 	'created_at',
 	'error',
 	'error_code',
@@ -31,6 +32,7 @@ const SCREEN_COLUMNS = [
 	'stage',
 	'started_at',
 	'status',
+	'tags',
 	'updated_at',
 ];
 

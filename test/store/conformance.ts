@@ -637,6 +637,98 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		});
 	});
 
+	describe(`JobStore over ${label}: scheduled runs, idempotency keys and tags`, () => {
+		test('runAt / delayMs: a scheduled job is not claimable before its time, and the row says when it starts', async () => {
+			const kind = uniqueKind('later');
+			const job = await worker.enqueue(kind, { delayMs: 60_000 });
+			expect(job.status).toBe('queued');
+			expect(job.availableAt.getTime() - job.createdAt.getTime()).toBeGreaterThanOrEqual(59_000);
+			expect(await worker.claimNext({ kinds: [kind] })).toEqual([]);
+			const at = new Date(Date.now() + 3_600_000);
+			const moved = await worker.reschedule(job.id, { runAt: at });
+			expect(moved.availableAt.toISOString()).toBe(at.toISOString());
+			await worker.reschedule(job.id, {}); // now
+			expect((await worker.claimNext({ kinds: [kind] })).map((j) => j.id)).toEqual([job.id]);
+			await worker.succeed(job.id);
+		});
+
+		test('a scheduled job can be cancelled before it starts; a started one cannot be rescheduled', async () => {
+			const kind = uniqueKind('later');
+			const scheduled = await worker.enqueue(kind, { runAt: new Date(Date.now() + 600_000) });
+			expect((await worker.cancel(scheduled.id))?.status).toBe('cancelled');
+			expect(await rejection(worker.reschedule(scheduled.id, { delayMs: 1000 }))).toBeInstanceOf(JobCancelledError);
+			const started = await running(kind);
+			const e = await rejection(worker.reschedule(started.id, { delayMs: 1000 }));
+			expect(e).toBeInstanceOf(JobAlreadyFinishedError);
+			expect(await rejection(worker.enqueue(kind, { runAt: new Date(), delayMs: 5 }))).toBeInstanceOf(
+				InvalidJobInputError,
+			);
+			await worker.succeed(started.id);
+		});
+
+		test("a user reschedules their own queued job; another user's reschedule finds nothing", async () => {
+			const a = await asUser();
+			const b = await asUser();
+			const job = await a.store.enqueue(uniqueKind('mine'), { delayMs: 600_000 });
+			const moved = await a.store.reschedule(job.id, { delayMs: 1_200_000 });
+			expect(moved.availableAt.getTime()).toBeGreaterThan(job.availableAt.getTime());
+			expect(await rejection(b.store.reschedule(job.id, {}))).toBeInstanceOf(JobNotFoundError);
+			await a.store.cancel(job.id);
+		});
+
+		test('idempotencyKey: enqueue twice with one key and the second returns the first job, flagged existing', async () => {
+			const { store } = await asUser();
+			const kind = uniqueKind('export');
+			const key = `form-${randomUUID()}`;
+			const first = await store.enqueue(kind, { idempotencyKey: key, params: { n: 1 } });
+			const again = await store.enqueue(kind, { idempotencyKey: key, params: { n: 2 } });
+			expect(first.existing).toBe(false);
+			expect(again).toMatchObject({ id: first.id, existing: true, idempotencyKey: key, params: { n: 1 } });
+			// Finished, the key still stands within its time to live...
+			await store.cancel(first.id);
+			expect((await store.enqueue(kind, { idempotencyKey: key })).id).toBe(first.id);
+			// ...and not past it.
+			const other = `form-${randomUUID()}`;
+			const short = await store.enqueue(kind, { idempotencyKey: other, idempotencyTtlMs: 0 });
+			expect((await store.enqueue(kind, { idempotencyKey: other })).id, 'live: the key holds').toBe(short.id);
+			await store.cancel(short.id);
+			expect((await store.enqueue(kind, { idempotencyKey: other })).existing, 'finished, TTL 0: a new job').toBe(false);
+			// Another user's key is theirs alone.
+			const b = await asUser();
+			const theirs = await b.store.enqueue(kind, { idempotencyKey: key });
+			expect(theirs.existing).toBe(false);
+			expect(theirs.id).not.toBe(first.id);
+		});
+
+		test('tags: listRecent returns the jobs carrying every tag asked', async () => {
+			const { store } = await asUser();
+			const kind = uniqueKind('tagged');
+			const a = await store.enqueue(kind, { tags: ['invoice', 'acme'] });
+			const b = await store.enqueue(kind, { tags: ['invoice'] });
+			await store.enqueue(kind);
+			expect((await store.listRecent({ kind, tags: ['invoice'] })).jobs.map((j) => j.id)).toEqual([b.id, a.id]);
+			expect((await store.listRecent({ kind, tags: ['invoice', 'acme'] })).jobs.map((j) => j.id)).toEqual([a.id]);
+			expect(a.tags).toEqual(['invoice', 'acme']);
+			expect(
+				await rejection(store.enqueue(kind, { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) })),
+			).toBeInstanceOf(InvalidJobInputError);
+		});
+
+		test('enqueueMany takes runAt, delayMs and tags per item', async () => {
+			const kind = uniqueKind('many');
+			const at = new Date(Date.now() + 3_600_000);
+			const [x, y] = await worker.enqueueMany(kind, [
+				{ runAt: at, tags: ['a'] },
+				{ delayMs: 0, tags: ['b'] },
+			]);
+			expect(x!.availableAt.toISOString()).toBe(at.toISOString());
+			expect(x!.tags).toEqual(['a']);
+			expect((await worker.claimNext({ kinds: [kind], limit: 2 })).map((j) => j.id)).toEqual([y!.id]);
+			await worker.succeed(y!.id);
+			await worker.cancel(x!.id);
+		});
+	});
+
 	describe(`JobStore over ${label}: 6. Listing`, () => {
 		test('listRecent returns the newest first, filtered by kind and status', async () => {
 			const kind = uniqueKind('extract');

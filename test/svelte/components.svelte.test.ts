@@ -4,7 +4,7 @@ import CancelButton from '../../src/lib/components/CancelButton.svelte';
 import JobProgress from '../../src/lib/components/JobProgress.svelte';
 import JobStatusBadge from '../../src/lib/components/JobStatusBadge.svelte';
 import JobStrip from '../../src/lib/components/JobStrip.svelte';
-import { messagesFor, resolveJobLocale } from '../../src/lib/svelte/messages.ts';
+import { messagesFor, resolveJobLocale, startTime } from '../../src/lib/svelte/messages.ts';
 import type { JobSnapshot, JobSnapshotStatus } from '../../src/lib/svelte/types.ts';
 import { snap } from './fixtures/sources.ts';
 
@@ -86,6 +86,23 @@ describe('JobProgress when the worker goes silent', () => {
 		props.job = snap({ status: 'failed', progress: 5, workerSilent: true });
 		flushSync();
 		expect(target.textContent).not.toContain(messagesFor('pt-BR').notResponding);
+	});
+});
+
+describe('JobProgress of a scheduled job', () => {
+	it('says "Scheduled for <time>" while a queued job waits for its start, in the locale, then the status', () => {
+		const at = new Date(Date.now() + 3_600_000);
+		const props = $state({
+			job: snap({ status: 'queued', progress: 0, availableAt: at }) as JobSnapshot,
+			locale: 'pt-BR',
+		});
+		app = mount(JobProgress, { target: host(), props });
+		flushSync();
+		const expected = messagesFor('pt-BR').scheduledFor.replace('{time}', startTime(at, 'pt-BR'));
+		expect(target.querySelector('[role="progressbar"]')!.getAttribute('aria-valuetext')).toBe(expected);
+		props.job = snap({ status: 'queued', progress: 0, availableAt: new Date(Date.now() - 1000) });
+		flushSync();
+		expect(target.textContent).toContain(messagesFor('pt-BR').status.queued);
 	});
 });
 

@@ -69,6 +69,46 @@ export interface EnqueueInput<P = JobParams> {
 	locale?: string;
 	/** The owner, when a worker (service role) enqueues on a user's behalf. Users always own what they enqueue. */
 	ownerId?: string;
+	/** Not claimable before this time (a scheduled run). Give `runAt` or `delayMs`, not both. */
+	runAt?: Date;
+	/** Not claimable for this many milliseconds, counted by the database's clock. */
+	delayMs?: number;
+	/** Labels to find the job by (`listRecent({ tags })`, `subscribeList({ tags })`): at most 10, 1..64 characters each. */
+	tags?: readonly string[];
+	/**
+	 * At most one job per key (and job table and owner): while a job with this
+	 * key is queued or running, or for `idempotencyTtlMs` after it was created,
+	 * enqueue returns that job (`existing: true`) instead of writing a new one.
+	 * A double click or a retried form post never starts the work twice.
+	 */
+	idempotencyKey?: string;
+	/** How long a key stands for its job, finished or not. @default 86_400_000 (24 h) */
+	idempotencyTtlMs?: number;
+}
+
+/**
+ * What {@link JobStore.enqueue} returns when given an `idempotencyKey`: the
+ * job, and whether it already existed (the key matched a job enqueued before).
+ *
+ * @example
+ * ```ts
+ * const job: Enqueued<Job> = await store.enqueue('export', { idempotencyKey: formId });
+ * if (job.existing) console.log('already on its way');
+ * ```
+ */
+export type Enqueued<J> = J & { readonly existing: boolean };
+
+/**
+ * Options of {@link JobStore.reschedule}: the new start, as a time or a delay from now.
+ *
+ * @example
+ * ```ts
+ * await store.reschedule(job.id, { runAt: new Date(Date.now() + 3_600_000) });
+ * ```
+ */
+export interface RescheduleOptions {
+	runAt?: Date;
+	delayMs?: number;
 }
 
 /**
@@ -203,6 +243,8 @@ export interface ListRecentOptions {
 	limit?: number;
 	/** `nextCursor` of the previous page. */
 	cursor?: string | null;
+	/** Only jobs carrying every one of these tags. */
+	tags?: readonly string[];
 }
 
 /**
@@ -280,6 +322,8 @@ export interface SubscribeListOptions {
 	intervalMs?: number;
 	/** Told how the owner topic stands (`live`, `down`, `refused`). */
 	onRealtime?: (status: JobTopicStatus) => void;
+	/** Only changes of jobs carrying every one of these tags (the "read again" calls still come). */
+	tags?: readonly string[];
 }
 
 /** The functions that return job rows. */
@@ -305,6 +349,31 @@ function checkFinite(field: string, value: number | undefined): number | undefin
 }
 
 const kindName = (kind: string | JobKind) => (isJobKind(kind) ? kind.name : kind);
+
+function checkDate(field: string, value: Date): Date {
+	if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+		throw invalid(field, `${field} must be a valid Date; got ${String(value)}`);
+	return value;
+}
+
+const hasTags = (tags: readonly string[], wanted: readonly string[]) => wanted.every((t) => tags.includes(t));
+
+function checkTags(field: string, tags: readonly string[] | undefined): string[] | undefined {
+	if (tags === undefined) return undefined;
+	if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))
+		throw invalid(field, `${field} must be an array of strings`);
+	return [...tags];
+}
+
+/** run_at / delay arguments: the database's clock counts a delay, so browsers with a wrong clock schedule right. */
+function startArgs(input: { runAt?: Date; delayMs?: number }): { run_at?: string; delay?: string } {
+	if (input.runAt !== undefined && input.delayMs !== undefined)
+		throw invalid('runAt', 'give runAt or delayMs, not both');
+	return {
+		...(input.runAt !== undefined ? { run_at: checkDate('runAt', input.runAt).toISOString() } : {}),
+		...(input.delayMs !== undefined ? { delay: `${checkFinite('delayMs', input.delayMs)! / 1000} seconds` } : {}),
+	};
+}
 
 /** Bytes as base64, the way job_enqueue_many takes a payload inside its JSON items. */
 function toBase64(bytes: Uint8Array): string {
@@ -451,9 +520,14 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * return { jobId: job.id };
 	 * ```
 	 */
+	enqueue<K extends JobKind>(
+		kind: K,
+		input: EnqueueInput<JobKindInput<K>> & { idempotencyKey: string },
+	): Promise<Enqueued<Job<JobKindParams<K>>>>;
 	enqueue<K extends JobKind>(kind: K, input: EnqueueInput<JobKindInput<K>>): Promise<Job<JobKindParams<K>>>;
+	enqueue(kind: string, input: EnqueueInput<P> & { idempotencyKey: string }): Promise<Enqueued<R>>;
 	enqueue(kind: string, input?: EnqueueInput<P>): Promise<R>;
-	async enqueue(kind: string | JobKind, input: EnqueueInput<unknown> = {}): Promise<Job> {
+	async enqueue(kind: string | JobKind, input: EnqueueInput<unknown> = {}): Promise<Job | Enqueued<Job>> {
 		let params = input.params as JobParams | undefined;
 		if (isJobKind(kind)) {
 			params = kind.parseParams(input.params ?? {});
@@ -461,14 +535,45 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			throw invalid('params', 'params must be a JSON object (put large input in payload)');
 		}
 		const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
-		return await this.one('job_enqueue', {
+		const args = {
 			kind: kindName(kind),
 			params,
 			payload,
 			max_attempts: checkInt('max_attempts', input.maxAttempts),
 			locale: input.locale,
 			owner_id: input.ownerId,
+			...startArgs(input),
+			tags: checkTags('tags', input.tags),
+		};
+		if (input.idempotencyKey === undefined) return await this.one('job_enqueue', args);
+		const ttl = input.idempotencyTtlMs;
+		if (ttl !== undefined && !(Number.isFinite(ttl) && ttl >= 0))
+			throw invalid(
+				'idempotencyTtlMs',
+				`idempotencyTtlMs must be a finite number of milliseconds >= 0; got ${String(ttl)}`,
+			);
+		const [row] = await this.adapter.call('job_enqueue_once', {
+			...args,
+			idempotency_key: input.idempotencyKey,
+			key_ttl: ttl === undefined ? undefined : `${ttl / 1000} seconds`,
 		});
+		if (!row) throw new UnexpectedRowError('job_enqueue_once returned no row');
+		return { ...parseJobRow(row.job as RawRow), existing: row.existing === true };
+	}
+
+	/**
+	 * Moves the start of a queued job (its owner or a worker): to `runAt`, or
+	 * `delayMs` from now, or now. Refused once it started or finished
+	 * ({@link JobAlreadyFinishedError}) or was cancelled ({@link JobCancelledError}).
+	 *
+	 * @example
+	 * ```ts
+	 * await store.reschedule(job.id, { delayMs: 15 * 60_000 }); // in a quarter of an hour
+	 * ```
+	 */
+	async reschedule(id: string, options: RescheduleOptions = {}): Promise<R> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		return await this.one('job_reschedule', { id, ...startArgs(options) });
 	}
 
 	/**
@@ -499,6 +604,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
 					throw invalid('params', 'params must be a JSON object (put large input in payload)');
 				checkInt('max_attempts', input.maxAttempts);
+				if (input.idempotencyKey !== undefined)
+					throw invalid('idempotencyKey', 'enqueueMany takes no idempotencyKey: enqueue each keyed job alone');
 			} catch (e) {
 				if (e instanceof InvalidJobInputError) {
 					const field = `items[${i}].${e.field ?? 'params'}`;
@@ -513,6 +620,9 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				...(input.maxAttempts !== undefined ? { max_attempts: input.maxAttempts } : {}),
 				...(input.locale !== undefined ? { locale: input.locale } : {}),
 				...(input.ownerId !== undefined ? { owner_id: input.ownerId } : {}),
+				...(input.runAt !== undefined ? { run_at: checkDate('runAt', input.runAt).toISOString() } : {}),
+				...(input.delayMs !== undefined ? { delay_ms: checkFinite('delayMs', input.delayMs) } : {}),
+				...(input.tags !== undefined ? { tags: checkTags('tags', input.tags) } : {}),
 			};
 		});
 		const out = await this.rows('job_enqueue_many', { kind: kindName(kind), items: rows });
@@ -746,6 +856,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			kind: options.kind === undefined ? undefined : kindName(options.kind),
 			status: options.status,
 			statuses: options.statuses,
+			tags: checkTags('tags', options.tags),
 		};
 		// One row past the page says whether another page exists, so a count that is a
 		// multiple of `limit` does not end on an empty page.
@@ -982,6 +1093,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const intervalMs = options.intervalMs ?? 2000;
 		checkTimerMs('intervalMs', intervalMs);
 		const label = tableLabel(this.table);
+		const wantedTags = checkTags('tags', options.tags) ?? [];
 		const realtime = this.adapter.realtime;
 		let stopped = false;
 		let poller: ReturnType<typeof setInterval> | null = null;
@@ -1018,7 +1130,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				subscription = realtime.subscribe(`jobs:${owner}`, {
 					message: (row) => {
 						const message = parseJobBroadcast(row);
-						if (message && message.jobTable === label) notify(message.job);
+						if (message && message.jobTable === label && hasTags(message.job.tags, wantedTags)) notify(message.job);
 					},
 					status: (status) => {
 						if (stopped) return;

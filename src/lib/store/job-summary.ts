@@ -38,6 +38,9 @@ export interface JobSummary {
 	ownerId: string | null;
 	/** The heartbeat interval the running attempt's worker declared at claim; null when none. */
 	heartbeatMs: number | null;
+	/** Not claimable before this: a queued job in the future is scheduled. */
+	availableAt: Date;
+	tags: string[];
 }
 
 /** The fields of a {@link Job} a broadcast refreshes; the rest keep the value of the last full read. */
@@ -59,6 +62,8 @@ export const SUMMARY_FIELDS = [
 	'locale',
 	'ownerId',
 	'heartbeatMs',
+	'availableAt',
+	'tags',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
 
 const timestamp = z.string().transform((v, ctx) => {
@@ -90,6 +95,8 @@ const summarySchema = z
 		owner_id: z.string().nullable(),
 		// Absent from messages written before the liveness contract migration.
 		heartbeat_ms: z.number().int().nullable().default(null),
+		available_at: timestamp,
+		tags: z.array(z.string()).default([]),
 		job_table: z.string(),
 	})
 	.transform((r) => ({
@@ -112,6 +119,8 @@ const summarySchema = z
 			locale: r.locale,
 			ownerId: r.owner_id,
 			heartbeatMs: r.heartbeat_ms,
+			availableAt: r.available_at,
+			tags: r.tags,
 		} satisfies JobSummary,
 	}));
 

@@ -62,6 +62,10 @@ export interface Job<P extends JobParams = JobParams> {
 	locale: string | null;
 	availableAt: Date;
 	timings: PhaseTimings | null;
+	/** Labels chosen at enqueue. */
+	tags: string[];
+	/** The key of `enqueue({ idempotencyKey })`; null otherwise. */
+	idempotencyKey: string | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -148,6 +152,9 @@ export const jobRowSchema = z
 		locale: z.string().nullable(),
 		available_at: timestamp,
 		timings: timings.nullable(),
+		// Absent from rows of job tables migrated before tags and keys.
+		tags: z.array(z.string()).default([]),
+		idempotency_key: z.string().nullable().default(null),
 	})
 	.transform((r): Job => ({
 		id: r.id,
@@ -174,6 +181,8 @@ export const jobRowSchema = z
 		locale: r.locale,
 		availableAt: r.available_at,
 		timings: r.timings,
+		tags: r.tags,
+		idempotencyKey: r.idempotency_key,
 	}));
 
 /**

@@ -27,6 +27,8 @@ export interface JobMessages {
 	loadMore: string;
 	/** Under a running job whose worker stopped answering. */
 	notResponding: string;
+	/** A queued job with a future start; `{time}` is replaced by the start, in the locale. */
+	scheduledFor: string;
 }
 
 /**
@@ -54,6 +56,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		nothingInFlight: 'Nothing queued or running.',
 		loadMore: 'Load more',
 		notResponding: 'Not responding — it will be retried',
+		scheduledFor: 'Scheduled for {time}',
 	},
 	'pt-BR': {
 		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
@@ -65,6 +68,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		nothingInFlight: 'Nada na fila nem em execução.',
 		loadMore: 'Carregar mais',
 		notResponding: 'Sem resposta — será tentado de novo',
+		scheduledFor: 'Agendado para {time}',
 	},
 };
 
@@ -100,4 +104,19 @@ function browserLanguage(): string | null {
 	// Only in a browser: Node 21+ also has `navigator`, but its language is the server's.
 	if (typeof window === 'undefined' || typeof navigator === 'undefined') return null;
 	return navigator.language || null;
+}
+
+/**
+ * A scheduled start as people read it: the time today, date and time otherwise.
+ *
+ * @example
+ * startTime(new Date('2026-12-01T14:00:00'), 'en'); // '2:00 PM' (today) or 'Dec 1, 2026, 2:00 PM'
+ */
+export function startTime(at: Date, locale?: string | null, now: Date = new Date()): string {
+	const tag = resolveJobLocale(locale);
+	const sameDay = at.toDateString() === now.toDateString();
+	return new Intl.DateTimeFormat(
+		tag,
+		sameDay ? { timeStyle: 'short' } : { dateStyle: 'medium', timeStyle: 'short' },
+	).format(at);
 }

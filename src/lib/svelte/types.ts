@@ -51,6 +51,8 @@ export interface JobSnapshot {
 	 * (set by `JobStore.watch`): show "not responding; it will be retried".
 	 */
 	workerSilent?: boolean;
+	/** Not claimable before this: a queued job with a future start is scheduled. */
+	availableAt?: Date | null;
 }
 
 /**

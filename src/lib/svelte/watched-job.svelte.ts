@@ -191,6 +191,14 @@ export class WatchedJob {
 	);
 
 	/**
+	 * When a queued job may start: in the future for a scheduled run.
+	 *
+	 * @example
+	 * job.availableAt && job.availableAt > new Date() && `Scheduled for ${job.availableAt.toLocaleTimeString()}`;
+	 */
+	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
+
+	/**
 	 * How many times the job was claimed; a change means a new attempt.
 	 *
 	 * @example

@@ -14,6 +14,7 @@ export interface JobProgressView {
 	readonly attempts: number;
 	readonly error?: string | null;
 	readonly workerSilent?: boolean;
+	readonly availableAt?: Date | null;
 }
 
 /**
