@@ -72,6 +72,7 @@ export type {
 	WatchOptions,
 } from './store/job-store.ts';
 export type { Job, JobParams } from './store/job.ts';
+export { defineSchedule, type JobSchedule } from './store/job-schedule.ts';
 export { UnexpectedRowError, jobRowSchema, parseJobRow } from './store/job.ts';
 export { defineJobKind } from './store/job-kind.ts';
 export type { JobKind, JobKindInput, JobKindParams } from './store/job-kind.ts';

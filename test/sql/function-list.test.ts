@@ -21,7 +21,9 @@ describe('the job API in TypeScript is the one in pg_proc', () => {
 			where n.nspname = 'public' and (p.proname like 'job\\_%' or p.proname like 'stage\\_%')`;
 		const inSql = Object.fromEntries(rows.map((r) => [r.name, r.args.map((a, i) => `${a}:${r.types[i]}`)]));
 		const normal = (type: string) =>
-			({ text: 'text', 'text[]': 'text[]', integer: 'integer', real: 'real', timestamptz: 'timestamp with time zone' })[type] ?? type.replace(/^public\./, '');
+			({ text: 'text', 'text[]': 'text[]', integer: 'integer', real: 'real', timestamptz: 'timestamp with time zone' })[
+				type
+			] ?? type.replace(/^public\./, '');
 		const inTs = Object.fromEntries(
 			Object.entries(JOB_FUNCTIONS).map(([name, spec]) => [
 				name,

@@ -17,6 +17,7 @@ import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
 import { followTopic } from './follow-topic.ts';
+import type { JobSchedule } from './job-schedule.ts';
 import { Liveness } from '../internal/liveness.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
 import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job, type JobParams } from './job.ts';
@@ -552,7 +553,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				'idempotencyTtlMs',
 				`idempotencyTtlMs must be a finite number of milliseconds >= 0; got ${String(ttl)}`,
 			);
-		const [row] = await this.adapter.call('job_enqueue_once', {
+		const [row] = await this.call('job_enqueue_once', {
 			...args,
 			idempotency_key: input.idempotencyKey,
 			key_ttl: ttl === undefined ? undefined : `${ttl / 1000} seconds`,
@@ -941,6 +942,24 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		}
 		const rows = await this.rows('job_reclaim_stale', { stale_after: `${this.staleAfterMs / 1000} seconds` });
 		return rows.map((r) => parseJobRow(r) as R);
+	}
+
+	/**
+	 * Makes the recurring schedules of this store's table exactly these (added,
+	 * changed and removed at once), with one pg_cron entry each. Each run is a
+	 * job enqueued once per minute slot; slots missed while the database or
+	 * pg_cron was down are skipped, not backfilled. Service role only.
+	 *
+	 * @example
+	 * ```ts
+	 * await store.syncSchedules([defineSchedule({ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' })]);
+	 * ```
+	 */
+	async syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
+		const value = await this.call('job_sync_schedules', {
+			schedules: schedules.map((s) => ({ name: s.name, kind: s.kind, cron: s.cron, params: s.params })),
+		});
+		return Number(value);
 	}
 
 	/**
