@@ -72,7 +72,7 @@ export const TERMINAL_JOB_STATUSES = [
  * ```
  */
 export const JOB_TRANSITIONS = {
-	queued: ['running', 'cancelled'],
+	queued: ['running', 'cancelled', 'failed'],
 	running: ['done', 'failed', 'cancelled', 'queued'],
 	done: [],
 	failed: [],

@@ -195,7 +195,7 @@ describe('npx supabase-jobs init', () => {
 				const [row] = await sql<{ jobs: string | null; analyses: string | null; enqueue: string | null }[]>`
 					select to_regclass('public.jobs')::text as jobs,
 					       to_regclass('public.document_analyses')::text as analyses,
-					       to_regprocedure('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text)')::text as enqueue`;
+					       to_regproc('public.job_enqueue')::text as enqueue`;
 				expect(row).toEqual({ jobs: 'jobs', analyses: null, enqueue: expect.stringContaining('job_enqueue') });
 				const [job] = await sql`select status from public.job_enqueue('extract', '{"filename":"a.txt"}'::jsonb)`;
 				expect(job!.status).toBe('queued');

@@ -75,6 +75,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 		expect(rows.map((r) => r.fn)).toEqual([
 			'supabase_jobs.after_jobs_inserted()',
 			'supabase_jobs.after_jobs_updated()',
+			// Recurring schedules: pg_cron's cron.schedule is the owner's to call (job_sync_schedules, service role).
+			'supabase_jobs.install_recurring()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
 			'supabase_jobs.kick_body(jsonb)',
 			'supabase_jobs.owns_job_topic(text)',

@@ -94,6 +94,40 @@ describe('scheduled runs', () => {
 	});
 });
 
+describe('expiry before start', () => {
+	it('a queued job past expires_at is never claimed, and the reclaim schedule closes it failed with a sentence in its language', async () => {
+		const [job] = await as(
+			db.sql,
+			serviceRole,
+			// Its start two hours ago, an hour to be started: expired already.
+			(tx) =>
+				tx`select id from job_enqueue('expiring', locale => 'pt-BR', run_at => now() - interval '2 hours', expire_after => interval '1 hour')`,
+		);
+		expect(await as(db.sql, serviceRole, (tx) => tx`select id from job_claim(${job!.id})`)).toEqual([]);
+		expect(await as(db.sql, serviceRole, (tx) => tx`select id from job_claim_next(array['expiring'])`)).toEqual([]);
+		const closed = await db.sql`select * from supabase_jobs.reclaim_all(null)`;
+		expect(closed.map((r) => ({ ...r }))).toContainEqual({ job_table: 'jobs', id: job!.id, status: 'failed' });
+		const [row] = await db.sql`select status, error_code, error, finished_at from public.jobs where id = ${job!.id}`;
+		expect(row).toMatchObject({
+			status: 'failed',
+			error_code: 'expired',
+			error: 'Expirou antes de poder começar. Tente novamente.',
+		});
+		expect(row!.finished_at).toBeInstanceOf(Date);
+	});
+
+	it('a job still in time is left alone', async () => {
+		const [job] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select id from job_enqueue('expiring', expire_after => interval '1 hour')`,
+		);
+		await db.sql`select * from supabase_jobs.reclaim_all(null)`;
+		const [row] = await db.sql`select status from public.jobs where id = ${job!.id}`;
+		expect(row!.status).toBe('queued');
+	});
+});
+
 describe('tags', () => {
 	it('filtering by tag uses the GIN index', async () => {
 		await db.sql`set enable_seqscan = off`;

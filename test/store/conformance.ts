@@ -714,6 +714,28 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			).toBeInstanceOf(InvalidJobInputError);
 		});
 
+		test('priority: claims take the highest priority first, then the oldest', async () => {
+			const kind = uniqueKind('prio');
+			const low = await worker.enqueue(kind, { priority: -1 });
+			const normal = await worker.enqueue(kind);
+			const urgent = await worker.enqueue(kind, { priority: 10 });
+			const [second] = await worker.enqueueMany(kind, [{ priority: 10 }]);
+			const order = [];
+			for (let i = 0; i < 4; i++) order.push((await worker.claimNext({ kinds: [kind] }))[0]!.id);
+			expect(order).toEqual([urgent.id, second!.id, normal.id, low.id]);
+			expect(urgent.priority).toBe(10);
+			for (const id of order) await worker.succeed(id);
+			expect(await rejection(worker.enqueue(kind, { priority: 1.5 }))).toBeInstanceOf(InvalidJobInputError);
+		});
+
+		test('expireAfterMs: the row says when a job that nobody starts expires', async () => {
+			const kind = uniqueKind('expiring');
+			const job = await worker.enqueue(kind, { delayMs: 60_000, expireAfterMs: 3_600_000 });
+			expect(job.expiresAt!.getTime() - job.availableAt.getTime()).toBe(3_600_000);
+			expect(await rejection(worker.enqueue(kind, { expireAfterMs: 0 }))).toBeInstanceOf(InvalidJobInputError);
+			await worker.cancel(job.id);
+		});
+
 		test('enqueueMany takes runAt, delayMs and tags per item', async () => {
 			const kind = uniqueKind('many');
 			const at = new Date(Date.now() + 3_600_000);

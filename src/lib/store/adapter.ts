@@ -30,6 +30,8 @@ export const JOB_FUNCTIONS = {
 			run_at: 'timestamptz',
 			delay: 'interval',
 			tags: 'text[]',
+			priority: 'smallint',
+			expire_after: 'interval',
 		},
 	},
 	job_enqueue_once: {
@@ -47,6 +49,8 @@ export const JOB_FUNCTIONS = {
 			delay: 'interval',
 			tags: 'text[]',
 			key_ttl: 'interval',
+			priority: 'smallint',
+			expire_after: 'interval',
 		},
 	},
 	job_enqueue_many: { returns: 'jobs', args: { kind: 'text', items: 'jsonb', job_table: 'text' } },

@@ -85,6 +85,14 @@ export interface EnqueueInput<P = JobParams> {
 	idempotencyKey?: string;
 	/** How long a key stands for its job, finished or not. @default 86_400_000 (24 h) */
 	idempotencyTtlMs?: number;
+	/** Claims take the highest priority first, then the oldest. An integer from -32768 to 32767. @default 0 */
+	priority?: number;
+	/**
+	 * A job nobody started within this many milliseconds of its start time is
+	 * never claimed and ends failed ("It expired before it could start"), closed
+	 * by the reclaim schedule.
+	 */
+	expireAfterMs?: number;
 }
 
 /**
@@ -351,6 +359,12 @@ function checkFinite(field: string, value: number | undefined): number | undefin
 
 const kindName = (kind: string | JobKind) => (isJobKind(kind) ? kind.name : kind);
 
+function checkPositive(field: string, value: number): number {
+	if (!(Number.isFinite(value) && value > 0))
+		throw invalid(field, `${field} must be a positive number of milliseconds; got ${String(value)}`);
+	return value;
+}
+
 function checkDate(field: string, value: Date): Date {
 	if (!(value instanceof Date) || Number.isNaN(value.getTime()))
 		throw invalid(field, `${field} must be a valid Date; got ${String(value)}`);
@@ -545,6 +559,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			owner_id: input.ownerId,
 			...startArgs(input),
 			tags: checkTags('tags', input.tags),
+			priority: checkInt('priority', input.priority),
+			expire_after:
+				input.expireAfterMs === undefined
+					? undefined
+					: `${checkPositive('expireAfterMs', input.expireAfterMs) / 1000} seconds`,
 		};
 		if (input.idempotencyKey === undefined) return await this.one('job_enqueue', args);
 		const ttl = input.idempotencyTtlMs;
@@ -624,6 +643,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				...(input.runAt !== undefined ? { run_at: checkDate('runAt', input.runAt).toISOString() } : {}),
 				...(input.delayMs !== undefined ? { delay_ms: checkFinite('delayMs', input.delayMs) } : {}),
 				...(input.tags !== undefined ? { tags: checkTags('tags', input.tags) } : {}),
+				...(input.priority !== undefined ? { priority: checkInt('priority', input.priority) } : {}),
+				...(input.expireAfterMs !== undefined
+					? { expire_after_ms: checkPositive('expireAfterMs', input.expireAfterMs) }
+					: {}),
 			};
 		});
 		const out = await this.rows('job_enqueue_many', { kind: kindName(kind), items: rows });

@@ -66,6 +66,10 @@ export interface Job<P extends JobParams = JobParams> {
 	tags: string[];
 	/** The key of `enqueue({ idempotencyKey })`; null otherwise. */
 	idempotencyKey: string | null;
+	/** Claims take the highest first. */
+	priority: number;
+	/** A queued job not started by then expires (fails with error_code `expired`). */
+	expiresAt: Date | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -155,6 +159,8 @@ export const jobRowSchema = z
 		// Absent from rows of job tables migrated before tags and keys.
 		tags: z.array(z.string()).default([]),
 		idempotency_key: z.string().nullable().default(null),
+		priority: z.number().int().default(0),
+		expires_at: timestamp.nullable().default(null),
 	})
 	.transform((r): Job => ({
 		id: r.id,
@@ -183,6 +189,8 @@ export const jobRowSchema = z
 		timings: r.timings,
 		tags: r.tags,
 		idempotencyKey: r.idempotency_key,
+		priority: r.priority,
+		expiresAt: r.expires_at,
 	}));
 
 /**

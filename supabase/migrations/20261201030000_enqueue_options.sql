@@ -1,6 +1,6 @@
 -- Queue features users bring from pg-boss / graphile-worker / BullMQ /
--- Trigger.dev, part one: scheduled runs (run_at / delay, reschedule),
--- idempotency keys, and tags.
+-- Trigger.dev, chosen at enqueue: scheduled runs (run_at / delay, reschedule),
+-- priority, expiry before start, idempotency keys, and tags.
 --
 -- Invariants:
 --   * A job is claimable from available_at on (the claim already waits for it):
@@ -12,12 +12,19 @@
 --     nothing. Enqueues of one key are serialised by a transaction lock on the
 --     key, so racing enqueues cannot both write. Keys of different owners never
 --     meet (nothing of one user's jobs is visible to another).
+--   * Claims take the highest priority first (then the oldest available_at):
+--     priority is an integer, default 0; no aging: a low-priority job waits as
+--     long as higher ones keep coming (give it its own kind and worker if that
+--     is not what you want).
+--   * A queued job past expires_at is never claimed; the reclaim schedule closes
+--     it as failed ('expired', a sentence in the job's language).
 --   * tags is a set of short labels (at most 10, each 1..64 characters) chosen
 --     at enqueue; job_list_recent filters on them (rows having every tag asked)
 --     through a GIN index; Realtime messages carry them, so a list subscribed
 --     by tag filters without a query.
 --
--- Breaks: job_enqueue, job_enqueue_many and job_list_recent gain trailing
+-- The state machine gains queued -> failed (expiry only).
+-- Breaks: job_enqueue, job_enqueue_many, job_claim, job_claim_next and job_list_recent gain trailing
 -- arguments (callers by name are unaffected). Realtime messages gain
 -- available_at and tags. A user may now change available_at of their own
 -- queued job (through job_reschedule); nothing else of it.
@@ -25,6 +32,10 @@
 alter table supabase_jobs.job add column tags text[] not null default '{}';
 alter table supabase_jobs.job add column idempotency_key text;
 alter table supabase_jobs.job add column idempotency_expires_at timestamptz;
+alter table supabase_jobs.job add column priority smallint not null default 0;
+alter table supabase_jobs.job add column expires_at timestamptz;
+comment on column supabase_jobs.job.priority is 'Claims take the highest first (then the oldest available_at); default 0. No aging.';
+comment on column supabase_jobs.job.expires_at is 'A queued job not started by then is never claimed and is closed as failed (error_code expired).';
 comment on column supabase_jobs.job.tags is 'Labels chosen at enqueue (at most 10, 1..64 characters each); job_list_recent filters on them.';
 comment on column supabase_jobs.job.idempotency_key is 'Set by job_enqueue_once: no other job of this table with this key is created while this one is live or finished before idempotency_expires_at.';
 comment on column supabase_jobs.job.idempotency_expires_at is 'After this (and once the job finished), its idempotency_key no longer stands in for a new job.';
@@ -43,13 +54,17 @@ begin
 end
 $$;
 
+-- Claim order: priority first.
+drop index supabase_jobs.job_claim_idx;
+create index job_claim_idx on supabase_jobs.job (job_table, priority desc, available_at, created_at, id) where status = 'queued';
+
 create index job_tags_idx on supabase_jobs.job using gin (tags) where tags <> '{}';
 create index job_idempotency_key_idx on supabase_jobs.job (job_table, idempotency_key) where idempotency_key is not null;
 
 -- Users write the new columns of their own jobs through the job_* functions
 -- (SECURITY INVOKER): the schedule at enqueue and of their queued jobs
 -- (job_reschedule), tags, and the key of job_enqueue_once.
-grant insert (available_at, tags, idempotency_key, idempotency_expires_at) on supabase_jobs.job to authenticated;
+grant insert (available_at, tags, idempotency_key, idempotency_expires_at, priority, expires_at) on supabase_jobs.job to authenticated;
 grant update (available_at) on supabase_jobs.job to authenticated;
 
 -- The checks of the new arguments, once.
@@ -102,7 +117,8 @@ grant execute on function supabase_jobs.start_time(timestamptz, interval, text) 
 -- The one insert of a single job, shared by job_enqueue and job_enqueue_once.
 create function supabase_jobs.insert_job(
   label text, kind text, params jsonb, payload bytea, max_attempts integer, locale text, owner_id uuid,
-  run_at timestamptz, delay interval, tags text[], idempotency_key text default null, key_ttl interval default null)
+  run_at timestamptz, delay interval, tags text[], priority smallint default null, expire_after interval default null,
+  idempotency_key text default null, key_ttl interval default null)
 returns supabase_jobs.job
 language plpgsql
 set search_path = ''
@@ -113,18 +129,21 @@ declare
 begin
   perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
   perform supabase_jobs.check_tags(tags);
+  if expire_after is not null and expire_after <= interval '0' then
+    perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
+  end if;
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
-                                      idempotency_key, idempotency_expires_at)
+                                      priority, expires_at, idempotency_key, idempotency_expires_at)
   values (label, kind, coalesce(params, '{}'::jsonb), payload,
           coalesce(max_attempts, supabase_jobs.max_attempts_default()), locale, owner_id,
-          starts, coalesce(tags, '{}'), idempotency_key, now() + key_ttl)
+          starts, coalesce(tags, '{}'), coalesce(priority, 0), starts + expire_after, idempotency_key, now() + key_ttl)
   returning t.* into result;
   result.payload := null;
   return result;
 end
 $$;
-revoke all on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], text, interval) from public;
-grant execute on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], text, interval) to authenticated, service_role;
+revoke all on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], smallint, interval, text, interval) from public;
+grant execute on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], smallint, interval, text, interval) to authenticated, service_role;
 
 -- ---------------------------------------------------------------------------
 drop function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text);
@@ -138,7 +157,9 @@ create function public.job_enqueue(
   job_table text default 'jobs',
   run_at timestamptz default null,
   delay interval default null,
-  tags text[] default null
+  tags text[] default null,
+  priority smallint default null,
+  expire_after interval default null
 )
 returns supabase_jobs.job
 language plpgsql
@@ -146,11 +167,11 @@ set search_path = ''
 as $$
 begin
   return supabase_jobs.insert_job(supabase_jobs.job_table_label(job_table), kind, params, payload, max_attempts, locale,
-    supabase_jobs.owner_for(owner_id), run_at, delay, tags);
+    supabase_jobs.owner_for(owner_id), run_at, delay, tags, priority, expire_after);
 end
 $$;
-comment on function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[]) is
-  'Writes a queued job row and returns it (payload omitted). run_at or delay: not claimable before then. tags: labels to filter by. Bad input raises 22023 naming the field and writes nothing.';
+comment on function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval) is
+  'Writes a queued job row and returns it (payload omitted). run_at or delay: not claimable before then. tags: labels to filter by. priority: higher is claimed first. expire_after: closed as failed (expired) if not started that long after its start. Bad input raises 22023 naming the field and writes nothing.';
 
 -- The same, once per idempotency key (per job table and owner): a live job
 -- with the key, or one created within key_ttl, is returned instead (existing = true).
@@ -166,7 +187,9 @@ create function public.job_enqueue_once(
   run_at timestamptz default null,
   delay interval default null,
   tags text[] default null,
-  key_ttl interval default interval '24 hours'
+  key_ttl interval default interval '24 hours',
+  priority smallint default null,
+  expire_after interval default null
 )
 returns table (existing boolean, job jsonb)
 language plpgsql
@@ -199,10 +222,10 @@ begin
     return;
   end if;
   return query select false, pg_catalog.to_jsonb(supabase_jobs.insert_job(
-    label, kind, params, payload, max_attempts, locale, owner, run_at, delay, tags, idempotency_key, key_ttl));
+    label, kind, params, payload, max_attempts, locale, owner, run_at, delay, tags, priority, expire_after, idempotency_key, key_ttl));
 end
 $$;
-comment on function public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval) is
+comment on function public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval) is
   'job_enqueue once per idempotency_key, job table and owner: a queued/running job with the key, or one created within key_ttl (default 24 h), is returned (existing = true) instead of a new one. A double click or a retried form post never starts the work twice. Racing calls with one key are serialised.';
 
 -- items also take run_at (ISO time), delay_ms (integer) and tags (array of text).
@@ -237,7 +260,7 @@ begin
     end if;
     return query
     with added as (
-      insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags)
+      insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at)
       select label, kind, coalesce(e.value -> 'params', '{}'::jsonb),
              pg_catalog.decode(e.value ->> 'payload', 'base64'),
              coalesce((e.value ->> 'max_attempts')::integer, supabase_jobs.max_attempts_default()),
@@ -246,7 +269,12 @@ begin
              coalesce((e.value ->> 'run_at')::timestamptz,
                       now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
                       now()),
-             coalesce(array(select pg_catalog.jsonb_array_elements_text(e.value -> 'tags')), '{}')
+             coalesce(array(select pg_catalog.jsonb_array_elements_text(e.value -> 'tags')), '{}'),
+             coalesce((e.value ->> 'priority')::smallint, 0),
+             coalesce((e.value ->> 'run_at')::timestamptz,
+                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
+                      now())
+               + pg_catalog.make_interval(secs => ((e.value ->> 'expire_after_ms')::bigint / 1000.0)::double precision)
         from pg_catalog.jsonb_array_elements(items) with ordinality e
        order by e.ordinality
       returning t as j)
@@ -266,10 +294,13 @@ begin
           raise exception 'tags is not an array';
         end if;
         item_tags := array(select pg_catalog.jsonb_array_elements_text(coalesce(item.value -> 'tags', '[]')));
-        perform (item.value ->> 'delay_ms')::bigint;
+        perform (item.value ->> 'delay_ms')::bigint, (item.value ->> 'priority')::smallint;
+        if (item.value ->> 'expire_after_ms')::bigint <= 0 then
+          raise exception 'expire_after_ms must be positive';
+        end if;
       exception when others then
         perform supabase_jobs.invalid(pg_catalog.format('items[%s]', item.i),
-          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text): %s', item.i, sqlerrm));
+          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority a small integer, expire_after_ms a positive integer): %s', item.i, sqlerrm));
       end;
       perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts,
         item.value ->> 'locale', pg_catalog.format('items[%s].', item.i));
@@ -286,7 +317,7 @@ begin
 end
 $$;
 comment on function public.job_enqueue_many(text, jsonb, text) is
-  'Writes many queued jobs of one kind in one statement (all or nothing) and returns them in order (payload omitted). Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
+  'Writes many queued jobs of one kind in one statement (all or nothing) and returns them in order (payload omitted). Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
 
 -- Moves a queued job's start; its owner or a worker. A job that started,
 -- finished or was cancelled cannot be rescheduled.
@@ -377,14 +408,149 @@ $$;
 comment on function public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text, text[]) is
   'Newest jobs first, filtered by kind, status(es) and tags (rows having every tag given), keyset-paginated: pass "<created_at>~<id>" of the last row as cursor. [] when nothing matches.';
 
+-- ---------------------------------------------------------------------------
+-- Claims: priority first, never an expired job (same signatures).
+create or replace function public.job_claim(id uuid, job_table text default 'jobs', heartbeat_ms integer default null)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  perform supabase_jobs.check_call(id);
+  perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  return query
+  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
+   where t.job_table = label and t.id = job_claim.id and t.status = 'queued'
+     and t.available_at <= now() and t.attempts < t.max_attempts
+     and (t.expires_at is null or t.expires_at > now())
+  returning t.*;
+end
+$$;
+create or replace function public.job_claim_next(kinds text[] default null, "limit" integer default 1, job_table text default 'jobs', heartbeat_ms integer default null)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
+  end if;
+  perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  return query
+  with next as (
+    select n.id from supabase_jobs.job as n
+     where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
+       and (kinds is null or n.kind = any (kinds))
+       and (n.expires_at is null or n.expires_at > now())
+     order by n.priority desc, n.available_at, n.created_at, n.id
+     limit "limit"
+     for update skip locked)
+  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+    from next where t.job_table = label and t.id = next.id
+  returning t.*;
+end
+$$;
+
+-- The sentence of an expired job (the other sentences unchanged).
+create or replace function supabase_jobs.user_message(key text, locale text, n int default null)
+returns text
+language sql immutable parallel safe
+set search_path = ''
+as $$
+  select case
+    when coalesce(lower(locale), '') like 'pt%' then
+      case key
+        when 'worker_lost' then format('O processamento parou inesperadamente %s vez(es) e não foi concluído. Tente novamente mais tarde.', n)
+        when 'cancelled' then 'Cancelado a pedido do usuário.'
+        when 'expired' then 'Expirou antes de poder começar. Tente novamente.'
+        else key
+      end
+    else
+      case key
+        when 'worker_lost' then format('The work stopped unexpectedly %s time(s) and could not finish. Please try again later.', n)
+        when 'cancelled' then 'Cancelled at the user''s request.'
+        when 'expired' then 'It expired before it could start. Please try again.'
+        else key
+      end
+  end
+$$;
+
+-- A queued job that expired before it could start ends failed: a new edge of
+-- the state machine (the table docs and tests read, and the expression the guard runs).
+insert into supabase_jobs.transitions (from_status, to_status, via) values
+  ('queued', 'failed', 'expiry: the reclaim schedule closes a queued job past expires_at');
+create or replace function supabase_jobs.can_transition(from_status public.job_status, to_status public.job_status)
+returns boolean
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$
+begin
+  return case from_status
+    when 'queued' then to_status in ('running', 'cancelled', 'failed')
+    when 'running' then to_status in ('done', 'failed', 'cancelled', 'queued')
+    else false
+  end;
+end
+$$;
+
+-- Expired queued jobs are closed by the reclaim schedule, table by table.
+create function supabase_jobs.expire_jobs(label text)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return query
+  with expired as (
+    update supabase_jobs.job as t
+       set status = 'failed', error = supabase_jobs.user_message('expired', t.locale), error_code = 'expired'
+     where t.job_table = label and t.status = 'queued' and t.expires_at <= now()
+    returning t as j)
+  select w.* from expired cross join lateral supabase_jobs.without_payload(expired.j) as w;
+end
+$$;
+revoke all on function supabase_jobs.expire_jobs(text) from public, anon, authenticated;
+grant execute on function supabase_jobs.expire_jobs(text) to service_role;
+create index job_expiry_idx on supabase_jobs.job (job_table, expires_at) where status = 'queued' and expires_at is not null;
+
+create or replace function supabase_jobs.reclaim_all(stale_after interval)
+returns table (job_table text, id uuid, status public.job_status)
+language plpgsql
+set search_path = ''
+as $$
+declare
+  tbl regclass;
+  label text;
+begin
+  if stale_after is not null and stale_after <= interval '0' then
+    perform supabase_jobs.invalid('stale_after', pg_catalog.format('stale_after must be positive; got %s', stale_after));
+  end if;
+  for tbl in select t.table_name from supabase_jobs.job_tables t order by t.table_name::text loop
+    label := supabase_jobs.table_label(tbl);
+    return query
+      select label, r.id, r.status from supabase_jobs.reclaim_jobs(label, stale_after) r
+      union all
+      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.reclaim_all(interval) is
+  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired). One row per job readmitted (queued) or closed (failed).';
+
 -- Grants and plans, as the function list of the partitioned layer sets them.
 do $$
 declare
   f record;
 begin
   for f in select * from (values
-      ('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[])', true, true),
-      ('public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval)', true, true),
+      ('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval)', true, true),
+      ('public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval)', true, true),
+      ('public.job_claim(uuid, text, integer)', false, true),
+      ('public.job_claim_next(text[], integer, text, integer)', false, true),
       ('public.job_enqueue_many(text, jsonb, text)', true, true),
       ('public.job_reschedule(uuid, timestamptz, interval, text)', true, true),
       ('public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text, text[])', true, false)
