@@ -70,7 +70,8 @@ describe('the demo in a browser', () => {
 		await page.waitForFunction(() => {
 			const bar = document.querySelector('[data-testid=job] [role=progressbar]');
 			const v = Number(bar?.getAttribute('aria-valuenow'));
-			return bar?.getAttribute('aria-valuetext') === 'Analysing' && v > 5 && v < 90;
+			// aria-valuetext says the number first: "37%, Analysing".
+			return bar?.getAttribute('aria-valuetext') === `${v}%, Analysing` && v > 5 && v < 90;
 		});
 		shots.push(await snap(page, '02-job-running'));
 
@@ -84,7 +85,8 @@ describe('the demo in a browser', () => {
 		expect(values).toEqual([...values].sort((a, b) => a - b));
 		expect(new Set(values.filter((v) => v > 0 && v < 100)).size).toBeGreaterThanOrEqual(3);
 		expect(values.at(-1)).toBe(100);
-		expect(seen.map((f) => f.text)).toContain('Analysing');
+		expect(seen.some((f) => /^\d+%, Analysing$/.test(f.text))).toBe(true);
+		expect(seen.at(-1)!.text, 'the ended job reads as ended, not as its last stage').toBe('Done');
 		expect(seen.map((f) => f.status)).toContain('running');
 
 		// The worker ran the three phases on this file and recorded their timings.
@@ -116,7 +118,8 @@ describe('the demo in a browser', () => {
 		await recordFrames(page);
 		await page.waitForFunction(() => {
 			const bar = document.querySelector('[data-testid=job] [role=progressbar]');
-			return bar?.getAttribute('aria-valuetext') === 'Analysing' && Number(bar.getAttribute('aria-valuenow')) > 2;
+			const v = Number(bar?.getAttribute('aria-valuenow'));
+			return bar?.getAttribute('aria-valuetext') === `${v}%, Analysing` && v > 2;
 		});
 		shots.push(await snap(page, '05-before-cancel'));
 
@@ -136,10 +139,11 @@ describe('the demo in a browser', () => {
 		const cancelled = seen.findIndex((f) => f.status === 'cancelled');
 		expect(cancelled).toBeGreaterThan(0);
 		expect(seen[cancelled]!.t - clickedAt).toBeLessThan(2 * TICK_MS);
-		// Nothing moved after the cancel: the bar froze where the work stopped.
-		const frozen = seen[cancelled]!.value;
+		// Nothing moved after the cancel, and the ended job reads as ended: no stage, no percentage.
+		const frozen = seen[cancelled - 1]!.value;
 		expect(frozen).toBeLessThan(100);
-		expect(seen.slice(cancelled).every((f) => f.value === frozen && f.status === 'cancelled')).toBe(true);
+		expect(seen.slice(cancelled).every((f) => f.status === 'cancelled' && f.text === 'Cancelled')).toBe(true);
+		expect(await page.getByRole('button', { name: 'Cancel' }).count(), 'no Cancel on an ended job').toBe(0);
 		const [row] = await db.sql<{ status: string; progress: number; payload: Buffer | null }[]>`
 			select status, progress, payload from public.jobs where id = ${id}`;
 		expect(row).toMatchObject({ status: 'cancelled', payload: null });

@@ -68,6 +68,7 @@ export function mergeSnapshot<T extends JobSnapshot>(prev: T | null, next: T): T
 		if (pt !== null && nt !== null && nt < pt && next.attempts === prev.attempts) return null;
 		if (!isNewAttempt(prev, next)) progress = Math.max(prev.progress, progress);
 	}
-	if (next.status === 'done') progress = 100;
+	// 100% only together with Done: the last tick of a run never fills the bar before the row ends.
+	progress = next.status === 'done' ? 100 : Math.min(99, progress);
 	return { ...next, progress };
 }

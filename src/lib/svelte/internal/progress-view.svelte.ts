@@ -34,7 +34,8 @@ export class MonotonicProgress {
 
 	readonly value: number = $derived.by(() => {
 		const { status, progress, attempts } = this.#view();
-		let value = status === 'done' ? 100 : clampProgress(progress);
+		// 100% only together with Done: a run's last tick never fills the bar before the row says so.
+		let value = status === 'done' ? 100 : Math.min(99, clampProgress(progress));
 		const prev = this.#shown;
 		if (
 			prev &&
