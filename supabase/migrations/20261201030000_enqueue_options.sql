@@ -682,3 +682,5 @@ exception when others then
   raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
 end
 $$;
+-- A redefinition resets the function's settings: plan once per session again.
+alter function supabase_jobs.send_job_messages(uuid[], boolean) set plan_cache_mode = force_generic_plan;
