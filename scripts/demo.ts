@@ -68,8 +68,4 @@ if (stack && !stopping) {
 			void shutdown(1);
 		}
 	});
-	void stack.worker?.exited.then(({ code, signal }) => {
-		if (!stopping)
-			console.error(`The worker exited (${code ?? signal}):\n${stack!.worker!.lines.slice(-20).join('\n')}`);
-	});
 }

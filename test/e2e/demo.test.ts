@@ -208,4 +208,17 @@ describe('the demo in a browser', () => {
 		await mine.close();
 		console.log(`screenshots:\n  ${shots.join('\n  ')}`);
 	});
+
+	it('the demo supervises its worker: killed, it is started again and the next upload is done', async () => {
+		const worker = stack.worker!;
+		const restarted = worker.nextStart();
+		worker.current.process.kill('SIGKILL');
+		const next = await restarted;
+		await next.waitForLine(/jobs-worker listening on/);
+		expect(worker.restarts).toBe(1);
+		const page = await openDashboard(first);
+		await upload(page, 'after-restart.txt', 'text/plain', prose(3));
+		await page.locator('[data-testid=job][data-status=done]').waitFor({ timeout: 30_000 });
+		await page.close();
+	});
 });

@@ -89,6 +89,17 @@ describe('JobProgress when the worker goes silent', () => {
 	});
 });
 
+describe('JobProgress of a job given back to the queue', () => {
+	it('says "retrying (attempt 2 of 3)" once an attempt ended early and the job waits again', () => {
+		app = mount(JobProgress, {
+			target: host(),
+			props: { job: snap({ status: 'queued', progress: 0, attempts: 1, maxAttempts: 3 }), locale: 'en' },
+		});
+		flushSync();
+		expect(target.querySelector('.sj-progress__stage')!.textContent).toBe('Retrying (attempt 2 of 3)');
+	});
+});
+
 describe('JobProgress of a scheduled job', () => {
 	it('says "Scheduled for <time>" while a queued job waits for its start, in the locale, then the status', () => {
 		const at = new Date(Date.now() + 3_600_000);

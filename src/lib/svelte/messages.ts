@@ -29,6 +29,8 @@ export interface JobMessages {
 	notResponding: string;
 	/** A queued job with a future start; `{time}` is replaced by the start, in the locale. */
 	scheduledFor: string;
+	/** A job queued again after an attempt ended early; `{n}` and `{max}` are replaced. */
+	retrying: string;
 }
 
 /**
@@ -57,6 +59,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		loadMore: 'Load more',
 		notResponding: 'Not responding — it will be retried',
 		scheduledFor: 'Scheduled for {time}',
+		retrying: 'Retrying (attempt {n} of {max})',
 	},
 	'pt-BR': {
 		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
@@ -69,6 +72,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		loadMore: 'Carregar mais',
 		notResponding: 'Sem resposta — será tentado de novo',
 		scheduledFor: 'Agendado para {time}',
+		retrying: 'Tentando de novo (tentativa {n} de {max})',
 	},
 };
 

@@ -53,6 +53,8 @@ export interface JobSnapshot {
 	workerSilent?: boolean;
 	/** Not claimable before this: a queued job with a future start is scheduled. */
 	availableAt?: Date | null;
+	/** Claims allowed; with `attempts`, "retrying (attempt 2 of 3)". */
+	maxAttempts?: number;
 }
 
 /**

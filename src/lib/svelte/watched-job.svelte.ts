@@ -199,6 +199,14 @@ export class WatchedJob {
 	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
 
 	/**
+	 * How many claims the job is allowed (0 before the first snapshot).
+	 *
+	 * @example
+	 * job.attempts > 0 && job.status === 'queued' && `retrying (attempt ${job.attempts + 1} of ${job.maxAttempts})`;
+	 */
+	readonly maxAttempts: number = $derived(this.#snapshot?.maxAttempts ?? 0);
+
+	/**
 	 * How many times the job was claimed; a change means a new attempt.
 	 *
 	 * @example

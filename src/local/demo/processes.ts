@@ -19,6 +19,47 @@ export interface Child {
 	stop(graceMs?: number): Promise<void>;
 }
 
+/** Lines of output, and waits for one matching a pattern; shared by a child and its supervisor. */
+class LineLog {
+	readonly lines: string[] = [];
+	#waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+
+	push(line: string): void {
+		this.lines.push(line);
+		if (this.lines.length > 2000) this.lines.splice(0, 1000);
+		for (const w of [...this.#waiters]) {
+			if (w.pattern.test(line)) {
+				this.#waiters.splice(this.#waiters.indexOf(w), 1);
+				w.resolve(line);
+			}
+		}
+	}
+
+	/** The first line (already seen or to come) matching `pattern`; rejects on timeout or when `gone` settles first. */
+	waitFor(name: string, pattern: RegExp, timeoutMs: number, gone: Promise<string> | null): Promise<string> {
+		const seen = this.lines.find((l) => pattern.test(l));
+		if (seen) return Promise.resolve(seen);
+		return new Promise<string>((resolve, reject) => {
+			const timer = setTimeout(
+				() =>
+					reject(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms:\n${this.lines.join('\n')}`)),
+				timeoutMs,
+			);
+			this.#waiters.push({
+				pattern,
+				resolve: (line) => {
+					clearTimeout(timer);
+					resolve(line);
+				},
+			});
+			void gone?.then((why) => {
+				clearTimeout(timer);
+				reject(new Error(`${name} ${why} before a line matching ${pattern}:\n${this.lines.join('\n')}`));
+			});
+		});
+	}
+}
+
 export function startChild(
 	name: string,
 	command: string,
@@ -26,18 +67,10 @@ export function startChild(
 	options: { cwd: string; env: NodeJS.ProcessEnv; echo?: (line: string) => void },
 ): Child {
 	const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-	const lines: string[] = [];
-	const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+	const log = new LineLog();
 	const onLine = (line: string) => {
-		lines.push(line);
-		if (lines.length > 2000) lines.splice(0, 1000);
+		log.push(line);
 		options.echo?.(line);
-		for (const w of [...waiters]) {
-			if (w.pattern.test(line)) {
-				waiters.splice(waiters.indexOf(w), 1);
-				w.resolve(line);
-			}
-		}
 	};
 	createInterface({ input: child.stdout! }).on('line', onLine);
 	createInterface({ input: child.stderr! }).on('line', onLine);
@@ -48,30 +81,15 @@ export function startChild(
 	return {
 		name,
 		process: child,
-		lines,
+		lines: log.lines,
 		exited,
 		waitForLine(pattern, timeoutMs = 60_000) {
-			const seen = lines.find((l) => pattern.test(l));
-			if (seen) return Promise.resolve(seen);
-			return new Promise<string>((resolve, reject) => {
-				const timer = setTimeout(
-					() => reject(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}`)),
-					timeoutMs,
-				);
-				waiters.push({
-					pattern,
-					resolve: (line) => {
-						clearTimeout(timer);
-						resolve(line);
-					},
-				});
-				void exited.then(({ code, signal }) => {
-					clearTimeout(timer);
-					reject(
-						new Error(`${name} exited (${code ?? signal}) before a line matching ${pattern}:\n${lines.join('\n')}`),
-					);
-				});
-			});
+			return log.waitFor(
+				name,
+				pattern,
+				timeoutMs,
+				exited.then(({ code, signal }) => `exited (${code ?? signal})`),
+			);
 		},
 		kill() {
 			if (alive()) child.kill('SIGTERM');
@@ -82,6 +100,83 @@ export function startChild(
 			const timer = setTimeout(() => alive() && child.kill('SIGKILL'), graceMs);
 			await exited;
 			clearTimeout(timer);
+		},
+	};
+}
+
+/** A child kept running by {@link supervise}. */
+export interface SupervisedChild extends Child {
+	/** The incarnation running now. */
+	readonly current: Child;
+	/** How many times it was started again after dying. */
+	readonly restarts: number;
+	/** Resolves with the next incarnation once it has been started again. */
+	nextStart(): Promise<Child>;
+}
+
+/**
+ * Keeps a child running as the edge runtime keeps a function available: when
+ * it dies while not stopped, it is started again (after a pause that grows
+ * from 200 ms to 5 s while it keeps dying young). One `Child` to the caller:
+ * `lines` and `waitForLine` span every incarnation; `exited` settles on stop.
+ */
+export function supervise(
+	name: string,
+	start: (echo: (line: string) => void) => Child,
+	options: { log?: (line: string) => void } = {},
+): SupervisedChild {
+	const log = new LineLog();
+	let stopping = false;
+	let restarts = 0;
+	let pauseMs = 200;
+	let current = start((line) => log.push(line));
+	let started: ((child: Child) => void)[] = [];
+	let resolveExited!: (v: { code: number | null; signal: NodeJS.Signals | null }) => void;
+	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveExited = r));
+	const watch = (child: Child) => {
+		const startedAt = Date.now();
+		void child.exited.then((how) => {
+			if (stopping) return resolveExited(how);
+			pauseMs = Date.now() - startedAt > 30_000 ? 200 : Math.min(pauseMs * 2, 5000);
+			options.log?.(`${name} exited (${how.code ?? how.signal}); starting it again in ${pauseMs} ms`);
+			setTimeout(() => {
+				if (stopping) return resolveExited(how);
+				restarts++;
+				current = start((line) => log.push(line));
+				watch(current);
+				const waiting = started;
+				started = [];
+				waiting.forEach((resolve) => resolve(current));
+			}, pauseMs);
+		});
+	};
+	watch(current);
+	return {
+		name,
+		get process() {
+			return current.process;
+		},
+		get current() {
+			return current;
+		},
+		get restarts() {
+			return restarts;
+		},
+		lines: log.lines,
+		exited,
+		waitForLine(pattern, timeoutMs = 60_000) {
+			return log.waitFor(name, pattern, timeoutMs, null);
+		},
+		nextStart() {
+			return new Promise<Child>((resolve) => started.push(resolve));
+		},
+		kill() {
+			stopping = true;
+			current.kill();
+		},
+		async stop(graceMs = 5000) {
+			stopping = true;
+			await current.stop(graceMs);
 		},
 	};
 }

@@ -20,7 +20,7 @@ import { freePort } from '../postgres/embedded.ts';
 import { applyCompat, applyMigrations, projectRoot } from '../postgres/migrate.ts';
 import { createStandin, type Standin } from '../standin/server.ts';
 import { startDurablePostgres, type DurablePostgres } from './postgres.ts';
-import { run, startChild, type Child } from './processes.ts';
+import { run, startChild, supervise, type Child, type SupervisedChild } from './processes.ts';
 
 /** The Supabase CLI's default JWT secret: with it the stand-in's keys are the CLI's well-known demo keys. */
 export const DEMO_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
@@ -41,7 +41,8 @@ export interface DemoStack {
 	databaseUrl: string | null;
 	standin: Standin | null;
 	dispatcher: Dispatcher | null;
-	worker: Child | null;
+	/** The Deno worker, started again whenever it dies (null against a real project). */
+	worker: SupervisedChild | null;
 	app: Child;
 	/** How long each step took. */
 	steps: DemoStep[];
@@ -164,26 +165,35 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 		const workerSecret = randomBytes(24).toString('base64url');
 		const worker = await step('Deno worker listening', async () => {
 			const port = await freePort();
-			const child = startChild(
+			// Supervised as the edge runtime would: a worker that dies is started again on the same port.
+			const child = supervise(
 				'worker',
-				join(root, 'node_modules/.bin/deno'),
-				['run', '-A', '--config', 'functions/jobs-worker/deno.json', 'functions/jobs-worker/index.ts'],
-				{
-					cwd: root,
-					env: {
-						...process.env,
-						NO_COLOR: '1',
-						DENO_NO_UPDATE_CHECK: '1',
-						SUPABASE_DB_URL: databaseUrl,
-						JOBS_WORKER_SECRET: workerSecret,
-						PORT: String(port),
-						// A long-lived local server, not an isolate with a wall clock.
-						JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
-						JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
-						DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
-					},
-					echo: options.echo && ((line) => options.echo!('worker', line)),
-				},
+				(keep) =>
+					startChild(
+						'worker',
+						join(root, 'node_modules/.bin/deno'),
+						['run', '-A', '--config', 'functions/jobs-worker/deno.json', 'functions/jobs-worker/index.ts'],
+						{
+							cwd: root,
+							env: {
+								...process.env,
+								NO_COLOR: '1',
+								DENO_NO_UPDATE_CHECK: '1',
+								SUPABASE_DB_URL: databaseUrl,
+								JOBS_WORKER_SECRET: workerSecret,
+								PORT: String(port),
+								// A long-lived local server, not an isolate with a wall clock.
+								JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
+								JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
+								DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
+							},
+							echo: (line) => {
+								keep(line);
+								options.echo?.('worker', line);
+							},
+						},
+					),
+				{ log },
 			);
 			children.push(child);
 			cleanups.push(() => child.stop());

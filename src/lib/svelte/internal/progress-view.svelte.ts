@@ -15,6 +15,7 @@ export interface JobProgressView {
 	readonly error?: string | null;
 	readonly workerSilent?: boolean;
 	readonly availableAt?: Date | null;
+	readonly maxAttempts?: number;
 }
 
 /**
