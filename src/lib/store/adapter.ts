@@ -283,6 +283,13 @@ export interface JobTopicListener {
  */
 export interface JobTopicSubscription {
 	close(): void;
+	/**
+	 * True when the topic was already joined as this subscription was made
+	 * (another listener holds it): every change committed from now on
+	 * arrives, so a read started now misses nothing. The listener still gets
+	 * `live`. Absent or false: wait for `live` before trusting the topic.
+	 */
+	readonly joined?: boolean;
 }
 
 /**

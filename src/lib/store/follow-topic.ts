@@ -76,8 +76,20 @@ export interface FollowInput<R extends Job> {
 	id: string;
 	/** The store's job table: messages of other tables are ignored. */
 	table: string;
-	/** The value already yielded (the first read). */
-	first: R;
+	/**
+	 * The value already yielded (the first read). Absent: followTopic
+	 * subscribes first, then reads the row (`readFirst`) and yields it, so a
+	 * topic that is already joined needs no second read to catch up.
+	 */
+	first?: R;
+	/** The first read when `first` is absent (its own timeout). */
+	readFirst?: () => Promise<R>;
+	/**
+	 * With `first` absent: whether the row read belongs on this topic (the
+	 * owner topic carries only the owner's jobs). When false the
+	 * subscription is closed and the row returned, not yielded.
+	 */
+	accept?: (first: R) => boolean;
 	/** One read of the full row (job_get). */
 	read(): Promise<R>;
 	realtime: JobRealtimeCapability;
@@ -115,14 +127,14 @@ export interface FollowInput<R extends Job> {
  * if (!isTerminalStatus(first.status)) yield* followTopic({ ...input, first });
  * ```
  */
-export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncGenerator<R, void, undefined> {
+export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncGenerator<R, R | undefined, undefined> {
 	const { id, read, changed, intervalMs, deadline, signal } = input;
 	const label = tableLabel(input.table);
 	const inbox = new Inbox<TopicEvent>();
-	/** The last value yielded: emitOn compares against it. */
-	let last = input.first;
+	/** The last value yielded: emitOn compares against it (set by the first read). */
+	let last = input.first as R;
 	/** The newest state known (yielded or not): broadcasts merge into it. */
-	let current = input.first;
+	let current = input.first as R;
 	let live = false;
 	/** A read is owed: the last one failed for a transient reason. */
 	let owed = false;
@@ -153,12 +165,23 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 		},
 		status: (status, reason) => inbox.push({ kind: 'status', status, reason }),
 	});
+	/** The first read came after a join this subscription found already made: its `live` needs no read. */
+	let caughtUp = false;
 	try {
+		let first = input.first;
+		if (first === undefined) {
+			caughtUp = subscription.joined === true;
+			first = await input.readFirst!();
+			if (input.accept && !input.accept(first)) return first;
+			if (signal?.aborted) return undefined;
+			yield first;
+		}
+		last = current = first;
 		while (!isTerminalStatus(last.status)) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) throw input.timeout(last);
 			const event = await inbox.next(live && !owed ? remaining : Math.min(intervalMs, remaining), signal);
-			if (event === 'aborted') return;
+			if (event === 'aborted') return undefined;
 
 			/** Candidate states, oldest first. */
 			let states: R[] = [];
@@ -170,8 +193,10 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 			} else if (event.kind === 'status') {
 				live = event.status === 'live';
 				if (event.status === 'refused') subscription.close(); // plain polling from here on
-				// Joined, lost or refused: either way what happened meanwhile is unknown.
-				read = await tryRead();
+				// Joined, lost or refused: either way what happened meanwhile is unknown,
+				// unless the first read came after a join already made.
+				if (!(caughtUp && live)) read = await tryRead();
+				caughtUp = false;
 				// Reported once caught up, so "live" means "every change from now on arrives".
 				input.onRealtime?.(event.status);
 			} else {
@@ -205,14 +230,14 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 				}
 				states.push(read);
 			}
-			if (signal?.aborted) return;
+			if (signal?.aborted) return undefined;
 			for (const next of states) {
 				if (next.updatedAt.getTime() < current.updatedAt.getTime()) continue;
 				current = next;
 				if (isTerminalStatus(current.status) || changed(last, current)) {
 					last = current;
 					yield current;
-					if (signal?.aborted) return;
+					if (signal?.aborted) return undefined;
 				}
 				if (isTerminalStatus(current.status)) break;
 			}
@@ -220,4 +245,5 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 	} finally {
 		subscription.close();
 	}
+	return undefined;
 }

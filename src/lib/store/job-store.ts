@@ -870,24 +870,49 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			});
 		const changed = (a: R, b: R) => emitOn.some((field) => !sameValue(a[field], b[field]));
 		if (signal?.aborted) return;
-
-		let last = await beforeDeadline(
-			this.get(id),
-			deadline,
-			() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
-		);
+		const readFirst = () =>
+			beforeDeadline(
+				this.get(id),
+				deadline,
+				() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
+			);
+		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
+		// A signed-in user follows their own list topic (one channel for all their
+		// watches), joined before the first read: once that topic is live, a new
+		// watch costs one read and no join.
+		const uid = realtime ? await realtime.userId().catch(() => null) : null;
+		let last: R;
+		if (realtime && uid !== null) {
+			const notOwned = yield* followTopic<R>({
+				id,
+				table: this.table,
+				topic: `jobs:${uid}`,
+				readFirst,
+				accept: (first) => first.ownerId === uid,
+				read: () => this.get(id),
+				realtime,
+				changed,
+				intervalMs,
+				deadline,
+				timeout,
+				signal,
+				onRealtime: options.onRealtime,
+			});
+			if (notOwned === undefined) return;
+			last = notOwned;
+		} else {
+			last = await readFirst();
+		}
 		if (signal?.aborted) return;
 		yield last;
 		if (isTerminalStatus(last.status)) return;
 
-		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
 		if (realtime) {
-			// The owner follows their own list topic (shared by all their watches); anyone else the job's topic.
-			const uid = last.ownerId === null ? null : await realtime.userId().catch(() => null);
+			// Someone else's job (an admin, a service): the job's own topic.
 			yield* followTopic<R>({
 				id,
 				table: this.table,
-				topic: uid !== null && uid === last.ownerId ? `jobs:${uid}` : `job:${id}`,
+				topic: `job:${id}`,
 				first: last,
 				read: () => this.get(id),
 				realtime,
