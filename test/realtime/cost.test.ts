@@ -44,6 +44,34 @@ describe('what watching costs', () => {
 		expect(calls).toEqual(['job_get', 'job_get', 'job_get']);
 	});
 
+	test('a watch that finds its owner topic already joined costs one read, and misses no change made as it starts', async () => {
+		const user = await f.user();
+		const [held, job] = await user.store.enqueueMany('cost-joined', [{}, {}]);
+		const controller = new AbortController();
+		const holder = realtimeStatuses();
+		const holding = (async () => {
+			for await (const _ of user.store.watch(held!.id, { signal: controller.signal, onRealtime: holder.onRealtime }));
+		})();
+		await holder.until('live');
+
+		const { store, calls } = countingStore(user.store.adapter);
+		const seen: string[] = [];
+		const watching = (async () => {
+			for await (const j of store.watch(job!.id)) seen.push(j.status);
+		})();
+		// Claimed and finished while the new watch's first read may still be in flight.
+		const claimed = (await f.worker.claim(job!.id))!;
+		await f.worker.succeed(job!.id, { attempt: claimed.attempts });
+		await watching;
+		expect(seen.at(-1)).toBe('done');
+		expect(seen[0] === 'queued' || seen[0] === 'running' || seen[0] === 'done').toBe(true);
+		// The first read and the terminal re-read (none after the join: the topic was live before the first read).
+		expect(calls.length).toBeLessThanOrEqual(2);
+		expect(calls.every((c) => c === 'job_get')).toBe(true);
+		controller.abort();
+		await holding;
+	});
+
 	test('figures: commit-to-callback latency over the stand-in, and queries per watcher-minute, Realtime vs polling at 2 s', async () => {
 		const user = await f.user();
 
