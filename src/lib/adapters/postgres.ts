@@ -127,17 +127,36 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 	const schema = options.schema ?? 'public';
 	const { claims } = options;
 
+	// Named statements, prepared once per connection, when the client allows it
+	// (postgres.js' default): a call is then one round trip. An unnamed statement
+	// with parameters costs two (postgres.js describes it first to learn the
+	// parameter types). A client made with `prepare: false` (transaction pooler)
+	// keeps unnamed statements: the client's setting wins.
+	const prepared = { prepare: true } as const;
+
 	async function run(text: string, params: unknown[]): Promise<Record<string, unknown>[]> {
 		if (claims === undefined)
-			return (await sql.unsafe(text, params as never[])) as unknown as Record<string, unknown>[];
+			return (await sql.unsafe(text, params as never[], prepared)) as unknown as Record<string, unknown>[];
 		const resolved = typeof claims === 'function' ? await claims() : claims;
 		const role = options.role ?? (typeof resolved.role === 'string' ? resolved.role : 'authenticated');
 		return (await sql.begin(async (tx) => {
-			await tx.unsafe(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
-				role,
-				JSON.stringify(resolved),
-			]);
-			return await tx.unsafe(text, params as never[]);
+			// Both statements are written at once (pipelined): the call waits for no answer to
+			// set_config. If set_config fails, its error (not "transaction aborted") is the one thrown.
+			const setup = tx
+				.unsafe(
+					`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`,
+					[role, JSON.stringify(resolved)],
+					prepared,
+				)
+				.then(
+					() => null,
+					(e: unknown) => ({ e }),
+				);
+			try {
+				return await tx.unsafe(text, params as never[], prepared);
+			} catch (e) {
+				throw (await setup)?.e ?? e;
+			}
 		})) as unknown as Record<string, unknown>[];
 	}
 
