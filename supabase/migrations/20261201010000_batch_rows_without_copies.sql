@@ -16,6 +16,9 @@
 --
 -- Invariants: same signatures, return types, grants, checks, errors and rows
 -- (payload null in every row returned); only the final SELECT of each changed.
+-- Each keeps `set plan_cache_mode = force_generic_plan` (20261130210000 set it on
+-- these hot functions; create or replace would otherwise drop it).
+--
 -- Breaks: nothing.
 --
 -- Merge note: job_enqueue_many's body is 20261130210000's with only its final
@@ -25,6 +28,7 @@ create or replace function public.job_enqueue_many(kind text, items jsonb, job_t
 returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -91,6 +95,7 @@ create or replace function public.job_succeed_many(items jsonb, job_table text d
 returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -121,6 +126,7 @@ create or replace function public.job_cancel(id uuid, reason text default null, 
 returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
