@@ -134,7 +134,7 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 	/** The last value yielded: emitOn compares against it (set by the first read). */
 	let last = input.first as R;
 	/** The newest state known (yielded or not): broadcasts merge into it. */
-	let current = input.first as R;
+	let current: R;
 	let live = false;
 	/** A read is owed: the last one failed for a transient reason. */
 	let owed = false;
