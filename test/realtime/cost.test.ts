@@ -5,6 +5,7 @@
  * per watcher-minute against polling every 2 s) are printed for the record.
  */
 import { describe, expect, test } from 'vitest';
+import { JobNotFoundError } from '../../src/lib/index.ts';
 import { countingStore, frames, realtimeStatuses, useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
@@ -70,6 +71,37 @@ describe('what watching costs', () => {
 		expect(calls.every((c) => c === 'job_get')).toBe(true);
 		controller.abort();
 		await holding;
+	});
+
+	test('watches started together share their reads: one job_get_many, no request per watch; an id not yours is not found', async () => {
+		const user = await f.user();
+		const other = await f.user();
+		const jobs = await user.store.enqueueMany('cost-together', [{}, {}, {}, {}, {}]);
+		const theirs = await f.worker.enqueue('cost-together', { ownerId: other.id, payload: 'secret bytes' });
+		const { store, calls } = countingStore(user.store.adapter);
+		const rt = realtimeStatuses();
+		const controller = new AbortController();
+		const watching = jobs.map((job) =>
+			(async () => {
+				const seen: string[] = [];
+				for await (const j of store.watch(job.id, { signal: controller.signal, onRealtime: rt.onRealtime })) {
+					seen.push(j.status);
+					expect(j.payload).toBeNull();
+				}
+				return seen;
+			})(),
+		);
+		const notMine = (async () => {
+			for await (const _ of store.watch(theirs.id, { signal: controller.signal }));
+		})();
+		await expect(notMine).rejects.toThrow(JobNotFoundError);
+		await rt.until('live', jobs.length);
+		// The first reads (and the catch-up after the join, when it came after them) went in shared calls.
+		expect(calls.filter((c) => c !== 'job_get_many')).toEqual([]);
+		expect(calls.length).toBeLessThanOrEqual(2);
+		for (const job of jobs) await f.worker.cancel(job.id);
+		expect(await Promise.all(watching)).toEqual(jobs.map(() => ['queued', 'cancelled']));
+		controller.abort();
 	});
 
 	test('figures: commit-to-callback latency over the stand-in, and queries per watcher-minute, Realtime vs polling at 2 s', async () => {

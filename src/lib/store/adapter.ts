@@ -53,6 +53,7 @@ export const JOB_FUNCTIONS = {
 	job_cancel: { returns: 'jobs', args: { id: 'uuid', reason: 'text', job_table: 'text' } },
 	job_reclaim_stale: { returns: 'jobs', args: { stale_after: 'interval', job_table: 'text' } },
 	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
+	job_get_many: { returns: 'jobs', args: { ids: 'uuid[]', job_table: 'text' } },
 	job_status: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
 	job_list_recent: {
 		returns: 'jobs',
