@@ -2,7 +2,7 @@
  * Child process for the Realtime memory measurement: a user's supabase-js
  * client (realtime over `ws`) against the local stand-in, JobStore over
  * supabaseAdapter, and one `store.watch(id)` per job given (the user's own
- * jobs), each on the job's private Realtime topic. Reports its RSS and heap
+ * jobs), all on the owner's private Realtime topic (one channel). Reports its RSS and heap
  * growth, taken once every watch is `live` (joined and the row re-read), as
  * JSON on stdout. A process of its own, so nothing else the bench did is
  * counted. Run with --expose-gc (bench/realtime-watch.ts does).

@@ -440,7 +440,7 @@ async function main(): Promise<void> {
 				],
 			),
 			'',
-			'pg-boss and graphile-worker have no progress column to tick nor a per-job watch, so these have no peer figure. The Realtime watches: one socket, one private channel per job; the stand-in (REST + Realtime) runs in the bench process over a database of its own, so only the client side is counted; the baseline is taken after one warm-up watch is live (socket open, code loaded).',
+			"pg-boss and graphile-worker have no progress column to tick nor a per-job watch, so these have no peer figure. The Realtime watches: one socket and one private channel, the owner's `jobs:<uid>` topic, shared by every watch (each watch joins it before its first read; the reads of watches started together go in one `job_get_many` request); the stand-in (REST + Realtime) runs in the bench process over a database of its own, so only the client side is counted; the baseline is taken after one warm-up watch is live (socket open, code loaded).",
 			'',
 		);
 

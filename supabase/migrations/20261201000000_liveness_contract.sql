@@ -157,7 +157,9 @@ begin
            and coalesce(t.heartbeat_at, t.started_at) < now() - pg_catalog.make_interval(secs => t.heartbeat_ms * supabase_jobs.missed_beats() / 1000.0))
        or (stale_after is not null and coalesce(t.heartbeat_at, t.started_at) < now() - stale_after))
   returning t as j)
-  select r.* from reclaimed cross join lateral supabase_jobs.without_payload(reclaimed.j) as r;
+  -- No set-returning call per row (see 20261201010000): the payload blanked by a scalar call.
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(reclaimed.j, '{"payload": null}'::jsonb) as j from reclaimed offset 0) as w;
 end
 $$;
 revoke all on function supabase_jobs.reclaim_jobs(text, interval) from public, anon, authenticated;

@@ -278,7 +278,10 @@ begin
         from pg_catalog.jsonb_array_elements(items) with ordinality e
        order by e.ordinality
       returning t as j)
-    select w.* from added cross join lateral supabase_jobs.without_payload(added.j) as w;
+    -- The payload blanked by a plain function call per row, expanded outside (offset 0
+    -- keeps it one call per row): no set-returning call per row (20261201010000).
+    select (w.j).* from (
+      select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
   exception when others then
     -- All or nothing: find the first bad item and name it.
     for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
@@ -395,14 +398,15 @@ begin
     end;
   end if;
   return query
-  select w.* from supabase_jobs.job as t cross join lateral supabase_jobs.without_payload(t) as w
+  select (w.j).* from (
+  select pg_catalog.jsonb_populate_record(t, '{"payload": null}'::jsonb) as j from supabase_jobs.job as t
    where t.job_table = label and t.is_active
      and (job_list_recent.kind is null or t.kind = job_list_recent.kind)
      and (wanted is null or t.status = any (wanted))
      and (job_list_recent.tags is null or job_list_recent.tags = '{}' or (t.tags <> '{}' and t.tags @> job_list_recent.tags))
      and (after_created is null or (t.created_at, t.id) < (after_created, after_id))
    order by t.created_at desc, t.id desc
-   limit "limit";
+   limit "limit" offset 0) as w;
 end
 $$;
 comment on function public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text, text[]) is
@@ -510,7 +514,8 @@ begin
        set status = 'failed', error = supabase_jobs.user_message('expired', t.locale), error_code = 'expired'
      where t.job_table = label and t.status = 'queued' and t.expires_at <= now()
     returning t as j)
-  select w.* from expired cross join lateral supabase_jobs.without_payload(expired.j) as w;
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(expired.j, '{"payload": null}'::jsonb) as j from expired offset 0) as w;
 end
 $$;
 revoke all on function supabase_jobs.expire_jobs(text) from public, anon, authenticated;

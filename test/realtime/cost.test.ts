@@ -5,6 +5,7 @@
  * per watcher-minute against polling every 2 s) are printed for the record.
  */
 import { describe, expect, test } from 'vitest';
+import { JobNotFoundError } from '../../src/lib/index.ts';
 import { countingStore, frames, realtimeStatuses, useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
@@ -42,6 +43,65 @@ describe('what watching costs', () => {
 		expect(seen.got.at(-1)).toBe(100);
 		// The whole watch: the first read, the re-read after the join, the terminal re-read.
 		expect(calls).toEqual(['job_get', 'job_get', 'job_get']);
+	});
+
+	test('a watch that finds its owner topic already joined costs one read, and misses no change made as it starts', async () => {
+		const user = await f.user();
+		const [held, job] = await user.store.enqueueMany('cost-joined', [{}, {}]);
+		const controller = new AbortController();
+		const holder = realtimeStatuses();
+		const holding = (async () => {
+			for await (const _ of user.store.watch(held!.id, { signal: controller.signal, onRealtime: holder.onRealtime }));
+		})();
+		await holder.until('live');
+
+		const { store, calls } = countingStore(user.store.adapter);
+		const seen: string[] = [];
+		const watching = (async () => {
+			for await (const j of store.watch(job!.id)) seen.push(j.status);
+		})();
+		// Claimed and finished while the new watch's first read may still be in flight.
+		const claimed = (await f.worker.claim(job!.id))!;
+		await f.worker.succeed(job!.id, { attempt: claimed.attempts });
+		await watching;
+		expect(seen.at(-1)).toBe('done');
+		expect(seen[0] === 'queued' || seen[0] === 'running' || seen[0] === 'done').toBe(true);
+		// The first read and the terminal re-read (none after the join: the topic was live before the first read).
+		expect(calls.length).toBeLessThanOrEqual(2);
+		expect(calls.every((c) => c === 'job_get')).toBe(true);
+		controller.abort();
+		await holding;
+	});
+
+	test('watches started together share their reads: one job_get_many, no request per watch; an id not yours is not found', async () => {
+		const user = await f.user();
+		const other = await f.user();
+		const jobs = await user.store.enqueueMany('cost-together', [{}, {}, {}, {}, {}]);
+		const theirs = await f.worker.enqueue('cost-together', { ownerId: other.id, payload: 'secret bytes' });
+		const { store, calls } = countingStore(user.store.adapter);
+		const rt = realtimeStatuses();
+		const controller = new AbortController();
+		const watching = jobs.map((job) =>
+			(async () => {
+				const seen: string[] = [];
+				for await (const j of store.watch(job.id, { signal: controller.signal, onRealtime: rt.onRealtime })) {
+					seen.push(j.status);
+					expect(j.payload).toBeNull();
+				}
+				return seen;
+			})(),
+		);
+		const notMine = (async () => {
+			for await (const _ of store.watch(theirs.id, { signal: controller.signal }));
+		})();
+		await expect(notMine).rejects.toThrow(JobNotFoundError);
+		await rt.until('live', jobs.length);
+		// The first reads (and the catch-up after the join, when it came after them) went in shared calls.
+		expect(calls.filter((c) => c !== 'job_get_many')).toEqual([]);
+		expect(calls.length).toBeLessThanOrEqual(2);
+		for (const job of jobs) await f.worker.cancel(job.id);
+		expect(await Promise.all(watching)).toEqual(jobs.map(() => ['queued', 'cancelled']));
+		controller.abort();
 	});
 
 	test('figures: commit-to-callback latency over the stand-in, and queries per watcher-minute, Realtime vs polling at 2 s', async () => {

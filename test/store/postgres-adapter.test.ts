@@ -37,6 +37,23 @@ describe('postgresAdapter', () => {
 		expect(claimed?.payload?.constructor).toBe(Uint8Array);
 	});
 
+	test('a default client reuses one named statement per call shape; a pooler client (prepare: false) names none', async () => {
+		const named = async (client: ReturnType<typeof db.connect>) =>
+			(
+				await client<{ n: number }[]>`
+					select count(*)::int as n from pg_prepared_statements where statement like '%job_get%' and statement not like '%pg_prepared_statements%'`
+			)[0]!.n;
+		for (const [client, expected] of [
+			[db.connect({ max: 1 }), 1],
+			[db.connect({ prepare: false, max: 1 }), 0],
+		] as const) {
+			const store = new JobStore(postgresAdapter(client));
+			const job = await store.enqueue('prepared');
+			for (let i = 0; i < 3; i++) await store.get(job.id);
+			expect(await named(client)).toBe(expected);
+		}
+	});
+
 	test('each call is its own unit of work: nothing is left open between calls', async () => {
 		const own = db.connect({ prepare: false, max: 1 });
 		const store = new JobStore(postgresAdapter(own, { claims: { role: 'service_role' } }));

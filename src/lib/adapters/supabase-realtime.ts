@@ -90,6 +90,10 @@ class SharedTopic {
 		readonly forget: (t: SharedTopic) => void,
 	) {}
 
+	get live(): boolean {
+		return this.#status === 'live' && !this.#disposed;
+	}
+
 	add(listener: JobTopicListener): void {
 		this.listeners.add(listener);
 		// A late listener of a live topic is live at once (it re-reads, like everyone on `live`).
@@ -212,9 +216,11 @@ export function supabaseRealtime(client: SupabaseRealtimeClient): JobRealtimeCap
 				void created.open(left.get(topic) ?? Promise.resolve());
 			}
 			const joined = entry;
+			const live = joined.live;
 			joined.add(listener);
 			let closed = false;
 			return {
+				joined: live,
 				close() {
 					if (closed) return;
 					closed = true;

@@ -86,6 +86,7 @@ export const JOB_FUNCTIONS = {
 	job_reclaim_silent: { returns: 'jobs', args: { job_table: 'text' } },
 	job_sync_schedules: { returns: 'value', args: { schedules: 'jsonb', job_table: 'text' } },
 	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
+	job_get_many: { returns: 'jobs', args: { ids: 'uuid[]', job_table: 'text' } },
 	job_status: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
 	job_list_recent: {
 		returns: 'jobs',
@@ -317,6 +318,13 @@ export interface JobTopicListener {
  */
 export interface JobTopicSubscription {
 	close(): void;
+	/**
+	 * True when the topic was already joined as this subscription was made
+	 * (another listener holds it): every change committed from now on
+	 * arrives, so a read started now misses nothing. The listener still gets
+	 * `live`. Absent or false: wait for `live` before trusting the topic.
+	 */
+	readonly joined?: boolean;
 }
 
 /**

@@ -77,8 +77,20 @@ export interface FollowInput<R extends Job> {
 	id: string;
 	/** The store's job table: messages of other tables are ignored. */
 	table: string;
-	/** The value already yielded (the first read). */
-	first: R;
+	/**
+	 * The value already yielded (the first read). Absent: followTopic
+	 * subscribes first, then reads the row (`readFirst`) and yields it, so a
+	 * topic that is already joined needs no second read to catch up.
+	 */
+	first?: R;
+	/** The first read when `first` is absent (its own timeout). */
+	readFirst?: () => Promise<R>;
+	/**
+	 * With `first` absent: whether the row read belongs on this topic (the
+	 * owner topic carries only the owner's jobs). When false the
+	 * subscription is closed and the row returned, not yielded.
+	 */
+	accept?: (first: R) => boolean;
 	/** One read of the full row (job_get). */
 	read(): Promise<R>;
 	realtime: JobRealtimeCapability;
@@ -118,14 +130,14 @@ export interface FollowInput<R extends Job> {
  * if (!isTerminalStatus(first.status)) yield* followTopic({ ...input, first });
  * ```
  */
-export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncGenerator<R, void, undefined> {
+export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncGenerator<R, R | undefined, undefined> {
 	const { id, read, changed, liveness, intervalMs, deadline, signal } = input;
 	const label = tableLabel(input.table);
 	const inbox = new Inbox<TopicEvent>();
-	/** The last value yielded: emitOn compares against it. */
-	let last = input.first;
+	/** The last value yielded: emitOn compares against it (set by the first read). */
+	let last = input.first as R;
 	/** The newest state known (yielded or not): broadcasts merge into it. */
-	let current = input.first;
+	let current: R;
 	let live = false;
 	/** A read is owed: the last one failed for a transient reason. */
 	let owed = false;
@@ -156,7 +168,18 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 		},
 		status: (status, reason) => inbox.push({ kind: 'status', status, reason }),
 	});
+	/** The first read came after a join this subscription found already made: its `live` needs no read. */
+	let caughtUp = false;
 	try {
+		let first = input.first;
+		if (first === undefined) {
+			caughtUp = subscription.joined === true;
+			first = liveness.judge(await input.readFirst!());
+			if (input.accept && !input.accept(first)) return first;
+			if (signal?.aborted) return undefined;
+			yield first;
+		}
+		last = current = first;
 		while (!isTerminalStatus(last.status)) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) throw input.timeout(last);
@@ -166,7 +189,7 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 			const checkAt = current.workerSilent ? Date.now() + intervalMs : liveness.silentAt(current);
 			const quiet = live && !owed ? remaining : Math.min(intervalMs, remaining);
 			const event = await inbox.next(Math.min(quiet, Math.max(0, checkAt - Date.now())), signal);
-			if (event === 'aborted') return;
+			if (event === 'aborted') return undefined;
 
 			/** Candidate states, oldest first. */
 			let states: R[] = [];
@@ -178,8 +201,10 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 			} else if (event.kind === 'status') {
 				live = event.status === 'live';
 				if (event.status === 'refused') subscription.close(); // plain polling from here on
-				// Joined, lost or refused: either way what happened meanwhile is unknown.
-				read = await tryRead();
+				// Joined, lost or refused: either way what happened meanwhile is unknown,
+				// unless the first read came after a join already made.
+				if (!(caughtUp && live)) read = await tryRead();
+				caughtUp = false;
 				// Reported once caught up, so "live" means "every change from now on arrives".
 				input.onRealtime?.(event.status);
 			} else {
@@ -213,14 +238,14 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 				}
 				states.push(read);
 			}
-			if (signal?.aborted) return;
+			if (signal?.aborted) return undefined;
 			for (const state of states) {
 				if (state.updatedAt.getTime() < current.updatedAt.getTime()) continue;
 				current = liveness.judge(state);
 				if (isTerminalStatus(current.status) || changed(last, current)) {
 					last = current;
 					yield current;
-					if (signal?.aborted) return;
+					if (signal?.aborted) return undefined;
 				}
 				if (isTerminalStatus(current.status)) break;
 			}
@@ -228,4 +253,5 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 	} finally {
 		subscription.close();
 	}
+	return undefined;
 }

@@ -456,6 +456,9 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<'elapsed' |
  * for await (const job of store.watch(jobId, { emitOn: ['status', 'progress', 'stage'] })) render(job);
  * ```
  */
+/** Ids per job_get_many call (the function's limit is list_max(), 1,000). */
+const READS_PER_CALL = 500;
+
 export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>> {
 	/** The transport every call goes through. */
 	readonly adapter: JobAdapter;
@@ -511,6 +514,59 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	private async maybeOne<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R | null> {
 		const [row] = await this.rows(fn, args);
 		return row ? (parseJobRow(row) as R) : null;
+	}
+
+	/** Reads asked for in the current turn of the event loop, by id: sent together at its end. */
+	private pendingReads: Map<string, { resolve: (job: R) => void; reject: (e: unknown) => void }[]> | null = null;
+
+	/**
+	 * `get`, gathered: the reads of every watch started (or caught up) in the
+	 * same turn of the event loop go in one `job_get_many` call, so a screen
+	 * opening 100 watches makes one request, not 100. A lone read is a plain
+	 * `job_get`; if the batch call fails, each read is made alone, so the
+	 * errors are exactly those of `get`.
+	 */
+	private getGathered(id: string): Promise<R> {
+		if (!JobStore.known(id)) return Promise.reject(JobStore.notFound(id));
+		return new Promise<R>((resolve, reject) => {
+			let batch = this.pendingReads;
+			if (!batch) {
+				const created = (batch = this.pendingReads = new Map());
+				setTimeout(() => void this.flushReads(created), 0);
+			}
+			const waiting = batch.get(id);
+			if (waiting) waiting.push({ resolve, reject });
+			else batch.set(id, [{ resolve, reject }]);
+		});
+	}
+
+	private async flushReads(batch: NonNullable<JobStore<P, R>['pendingReads']>): Promise<void> {
+		if (this.pendingReads === batch) this.pendingReads = null;
+		const settle = (id: string, read: Promise<R>) =>
+			read.then(
+				(job) => batch.get(id)!.forEach((w) => w.resolve(job)),
+				(e: unknown) => batch.get(id)!.forEach((w) => w.reject(e)),
+			);
+		const ids = [...batch.keys()];
+		if (ids.length === 1) return void (await settle(ids[0]!, this.get(ids[0]!)));
+		for (let from = 0; from < ids.length; from += READS_PER_CALL) {
+			const chunk = ids.slice(from, from + READS_PER_CALL);
+			let rows: RawRow[];
+			try {
+				rows = await this.rows('job_get_many', { ids: chunk });
+			} catch {
+				await Promise.all(chunk.map((id) => settle(id, this.get(id))));
+				continue;
+			}
+			const byId = new Map(rows.map((row) => [String(row.id), row]));
+			for (const id of chunk) {
+				const row = byId.get(id);
+				await settle(
+					id,
+					row ? Promise.resolve().then(() => parseJobRow(row) as R) : Promise.reject(JobStore.notFound(id)),
+				);
+			}
+		}
 	}
 
 	/** A malformed id names no job: the store answers as it would for an unknown one, without a round trip. */
@@ -1062,27 +1118,55 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			a.workerSilent !== b.workerSilent || emitOn.some((field) => !sameValue(a[field], b[field]));
 		if (signal?.aborted) return;
 		const liveness = new Liveness();
-
-		let last = await beforeDeadline(
-			this.get(id),
-			deadline,
-			() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
-		);
+		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
+		// Over Realtime, reads are gathered: many watches started together make one request.
+		const read = () => (realtime ? this.getGathered(id) : this.get(id));
+		const readFirst = () =>
+			beforeDeadline(
+				read(),
+				deadline,
+				() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
+			);
+		// A signed-in user follows their own list topic (one channel for all their
+		// watches), joined before the first read: once that topic is live, a new
+		// watch costs one read and no join.
+		const uid = realtime ? await realtime.userId().catch(() => null) : null;
+		let last: R;
+		if (realtime && uid !== null) {
+			const notOwned = yield* followTopic<R>({
+				id,
+				table: this.table,
+				topic: `jobs:${uid}`,
+				readFirst,
+				accept: (first) => first.ownerId === uid,
+				read,
+				realtime,
+				changed,
+				liveness,
+				intervalMs,
+				deadline,
+				timeout,
+				signal,
+				onRealtime: options.onRealtime,
+			});
+			if (notOwned === undefined) return;
+			last = notOwned;
+		} else {
+			last = await readFirst();
+		}
 		if (signal?.aborted) return;
 		last = liveness.judge(last);
 		yield last;
 		if (isTerminalStatus(last.status)) return;
 
-		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
 		if (realtime) {
-			// The owner follows their own list topic (shared by all their watches); anyone else the job's topic.
-			const uid = last.ownerId === null ? null : await realtime.userId().catch(() => null);
+			// Someone else's job (an admin, a service): the job's own topic.
 			yield* followTopic<R>({
 				id,
 				table: this.table,
-				topic: uid !== null && uid === last.ownerId ? `jobs:${uid}` : `job:${id}`,
+				topic: `job:${id}`,
 				first: last,
-				read: () => this.get(id),
+				read,
 				realtime,
 				changed,
 				liveness,
