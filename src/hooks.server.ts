@@ -26,5 +26,7 @@ export const handle: Handle = async ({ event, resolve }) => {
 	session ??= await signInAnonymously(config);
 	if (session !== stored) setSessionCookie(event.cookies, session);
 	event.locals.session = session;
-	return await resolve(event);
+	// The document's language is the visitor's, from the first byte (screen readers pick their voice from it).
+	const lang = event.locals.locale;
+	return await resolve(event, { transformPageChunk: ({ html }) => html.replace('%lang%', lang) });
 };
