@@ -429,6 +429,9 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<'elapsed' |
 	});
 }
 
+/** Ids per job_get_many call (the function's limit is list_max(), 1,000). */
+const READS_PER_CALL = 500;
+
 /**
  * Long work with a status: a row the interface reads, written only through
  * the job_* SQL functions. `P` is the params type of the jobs this store
@@ -456,9 +459,6 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<'elapsed' |
  * for await (const job of store.watch(jobId, { emitOn: ['status', 'progress', 'stage'] })) render(job);
  * ```
  */
-/** Ids per job_get_many call (the function's limit is list_max(), 1,000). */
-const READS_PER_CALL = 500;
-
 export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>> {
 	/** The transport every call goes through. */
 	readonly adapter: JobAdapter;
