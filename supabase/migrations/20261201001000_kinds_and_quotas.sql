@@ -162,8 +162,11 @@ comment on function supabase_jobs.admit_jobs_inserted() is
   'AFTER INSERT statement trigger on supabase_jobs.job and every job table: for users (not workers), refuses unregistered kinds (22023, field=kind) and statements that pass a per-owner quota (PT429, quota=<limit>).';
 revoke all on function supabase_jobs.admit_jobs_inserted() from public, anon, authenticated;
 
+-- WHEN: a worker's insert (row security not active) does not even call the function.
 create trigger admit_jobs_inserted after insert on supabase_jobs.job
-  referencing new table as inserted for each statement execute function supabase_jobs.admit_jobs_inserted();
+  referencing new table as inserted for each statement
+  when (pg_catalog.row_security_active('supabase_jobs.job'::regclass))
+  execute function supabase_jobs.admit_jobs_inserted();
 
 -- Every partition carries the statement triggers of the parent: attach_partition
 -- installs this one too from now on (create_job_table calls it).
@@ -174,7 +177,7 @@ set search_path = ''
 as $$
 begin
   execute pg_catalog.format('drop trigger if exists admit_jobs_inserted on %s', tbl);
-  execute pg_catalog.format('create trigger admit_jobs_inserted after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.admit_jobs_inserted()', tbl);
+  execute pg_catalog.format('create trigger admit_jobs_inserted after insert on %s referencing new table as inserted for each statement when (pg_catalog.row_security_active(%L::regclass)) execute function supabase_jobs.admit_jobs_inserted()', tbl, tbl::text);
 end
 $$;
 revoke all on function supabase_jobs.attach_admission(regclass) from public, anon, authenticated;
