@@ -59,6 +59,7 @@ export type {
 	EnqueueInput,
 	Enqueued,
 	RescheduleOptions,
+	ConcurrencyLimits,
 	ClaimNextOptions,
 	ClaimOptions,
 	AttemptOptions,

@@ -34,6 +34,8 @@ alter table supabase_jobs.job add column idempotency_key text;
 alter table supabase_jobs.job add column idempotency_expires_at timestamptz;
 alter table supabase_jobs.job add column priority smallint not null default 0;
 alter table supabase_jobs.job add column expires_at timestamptz;
+alter table supabase_jobs.job add column concurrency_key text;
+comment on column supabase_jobs.job.concurrency_key is 'Jobs of one kind sharing this key run at most supabase_jobs.kind_limits.max_running_per_key at a time (e.g. the owner: one export per user).';
 comment on column supabase_jobs.job.priority is 'Claims take the highest first (then the oldest available_at); default 0. No aging.';
 comment on column supabase_jobs.job.expires_at is 'A queued job not started by then is never claimed and is closed as failed (error_code expired).';
 comment on column supabase_jobs.job.tags is 'Labels chosen at enqueue (at most 10, 1..64 characters each); job_list_recent filters on them.';
@@ -51,6 +53,8 @@ begin
     supabase_jobs.tags_max());
   execute pg_catalog.format('alter table supabase_jobs.job add constraint job_idempotency_key_length check (idempotency_key is null or pg_catalog.char_length(idempotency_key) between 1 and %s)',
     supabase_jobs.idempotency_key_max());
+  execute pg_catalog.format('alter table supabase_jobs.job add constraint job_concurrency_key_length check (concurrency_key is null or pg_catalog.char_length(concurrency_key) between 1 and %s)',
+    supabase_jobs.idempotency_key_max());
 end
 $$;
 
@@ -64,7 +68,7 @@ create index job_idempotency_key_idx on supabase_jobs.job (job_table, idempotenc
 -- Users write the new columns of their own jobs through the job_* functions
 -- (SECURITY INVOKER): the schedule at enqueue and of their queued jobs
 -- (job_reschedule), tags, and the key of job_enqueue_once.
-grant insert (available_at, tags, idempotency_key, idempotency_expires_at, priority, expires_at) on supabase_jobs.job to authenticated;
+grant insert (available_at, tags, idempotency_key, idempotency_expires_at, priority, expires_at, concurrency_key) on supabase_jobs.job to authenticated;
 grant update (available_at) on supabase_jobs.job to authenticated;
 
 -- The checks of the new arguments, once.
@@ -118,7 +122,7 @@ grant execute on function supabase_jobs.start_time(timestamptz, interval, text) 
 create function supabase_jobs.insert_job(
   label text, kind text, params jsonb, payload bytea, max_attempts integer, locale text, owner_id uuid,
   run_at timestamptz, delay interval, tags text[], priority smallint default null, expire_after interval default null,
-  idempotency_key text default null, key_ttl interval default null)
+  concurrency_key text default null, idempotency_key text default null, key_ttl interval default null)
 returns supabase_jobs.job
 language plpgsql
 set search_path = ''
@@ -132,18 +136,21 @@ begin
   if expire_after is not null and expire_after <= interval '0' then
     perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
   end if;
+  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
+    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+  end if;
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
-                                      priority, expires_at, idempotency_key, idempotency_expires_at)
+                                      priority, expires_at, concurrency_key, idempotency_key, idempotency_expires_at)
   values (label, kind, coalesce(params, '{}'::jsonb), payload,
           coalesce(max_attempts, supabase_jobs.max_attempts_default()), locale, owner_id,
-          starts, coalesce(tags, '{}'), coalesce(priority, 0), starts + expire_after, idempotency_key, now() + key_ttl)
+          starts, coalesce(tags, '{}'), coalesce(priority, 0), starts + expire_after, concurrency_key, idempotency_key, now() + key_ttl)
   returning t.* into result;
   result.payload := null;
   return result;
 end
 $$;
-revoke all on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], smallint, interval, text, interval) from public;
-grant execute on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], smallint, interval, text, interval) to authenticated, service_role;
+revoke all on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], smallint, interval, text, text, interval) from public;
+grant execute on function supabase_jobs.insert_job(text, text, jsonb, bytea, integer, text, uuid, timestamptz, interval, text[], smallint, interval, text, text, interval) to authenticated, service_role;
 
 -- ---------------------------------------------------------------------------
 drop function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text);
@@ -159,7 +166,8 @@ create function public.job_enqueue(
   delay interval default null,
   tags text[] default null,
   priority smallint default null,
-  expire_after interval default null
+  expire_after interval default null,
+  concurrency_key text default null
 )
 returns supabase_jobs.job
 language plpgsql
@@ -167,10 +175,10 @@ set search_path = ''
 as $$
 begin
   return supabase_jobs.insert_job(supabase_jobs.job_table_label(job_table), kind, params, payload, max_attempts, locale,
-    supabase_jobs.owner_for(owner_id), run_at, delay, tags, priority, expire_after);
+    supabase_jobs.owner_for(owner_id), run_at, delay, tags, priority, expire_after, concurrency_key);
 end
 $$;
-comment on function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval) is
+comment on function public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval, text) is
   'Writes a queued job row and returns it (payload omitted). run_at or delay: not claimable before then. tags: labels to filter by. priority: higher is claimed first. expire_after: closed as failed (expired) if not started that long after its start. Bad input raises 22023 naming the field and writes nothing.';
 
 -- The same, once per idempotency key (per job table and owner): a live job
@@ -189,7 +197,8 @@ create function public.job_enqueue_once(
   tags text[] default null,
   key_ttl interval default interval '24 hours',
   priority smallint default null,
-  expire_after interval default null
+  expire_after interval default null,
+  concurrency_key text default null
 )
 returns table (existing boolean, job jsonb)
 language plpgsql
@@ -222,10 +231,10 @@ begin
     return;
   end if;
   return query select false, pg_catalog.to_jsonb(supabase_jobs.insert_job(
-    label, kind, params, payload, max_attempts, locale, owner, run_at, delay, tags, priority, expire_after, idempotency_key, key_ttl));
+    label, kind, params, payload, max_attempts, locale, owner, run_at, delay, tags, priority, expire_after, concurrency_key, idempotency_key, key_ttl));
 end
 $$;
-comment on function public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval) is
+comment on function public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval, text) is
   'job_enqueue once per idempotency_key, job table and owner: a queued/running job with the key, or one created within key_ttl (default 24 h), is returned (existing = true) instead of a new one. A double click or a retried form post never starts the work twice. Racing calls with one key are serialised.';
 
 -- items also take run_at (ISO time), delay_ms (integer) and tags (array of text).
@@ -260,7 +269,7 @@ begin
     end if;
     return query
     with added as (
-      insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at)
+      insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
       select label, kind, coalesce(e.value -> 'params', '{}'::jsonb),
              pg_catalog.decode(e.value ->> 'payload', 'base64'),
              coalesce((e.value ->> 'max_attempts')::integer, supabase_jobs.max_attempts_default()),
@@ -274,7 +283,8 @@ begin
              coalesce((e.value ->> 'run_at')::timestamptz,
                       now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
                       now())
-               + pg_catalog.make_interval(secs => ((e.value ->> 'expire_after_ms')::bigint / 1000.0)::double precision)
+               + pg_catalog.make_interval(secs => ((e.value ->> 'expire_after_ms')::bigint / 1000.0)::double precision),
+             e.value ->> 'concurrency_key'
         from pg_catalog.jsonb_array_elements(items) with ordinality e
        order by e.ordinality
       returning t as j)
@@ -308,6 +318,10 @@ begin
       perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts,
         item.value ->> 'locale', pg_catalog.format('items[%s].', item.i));
       perform supabase_jobs.check_tags(item_tags, pg_catalog.format('items[%s].', item.i));
+      if pg_catalog.char_length(item.value ->> 'concurrency_key') not between 1 and supabase_jobs.idempotency_key_max() then
+        perform supabase_jobs.invalid(pg_catalog.format('items[%s].concurrency_key', item.i),
+          pg_catalog.format('items[%s]: concurrency_key is 1 to %s characters', item.i, supabase_jobs.idempotency_key_max()));
+      end if;
       perform supabase_jobs.start_time(starts,
         case when item.value ? 'delay_ms' then pg_catalog.make_interval(secs => ((item.value ->> 'delay_ms')::bigint / 1000.0)::double precision) end,
         pg_catalog.format('items[%s].', item.i));
@@ -320,7 +334,7 @@ begin
 end
 $$;
 comment on function public.job_enqueue_many(text, jsonb, text) is
-  'Writes many queued jobs of one kind in one statement (all or nothing) and returns them in order (payload omitted). Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
+  'Writes many queued jobs of one kind in one statement (all or nothing) and returns them in order (payload omitted). Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
 
 -- Moves a queued job's start; its owner or a worker. A job that started,
 -- finished or was cancelled cannot be rescheduled.
@@ -552,8 +566,8 @@ declare
   f record;
 begin
   for f in select * from (values
-      ('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval)', true, true),
-      ('public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval)', true, true),
+      ('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval, text)', true, true),
+      ('public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval, text)', true, true),
       ('public.job_claim(uuid, text, integer)', false, true),
       ('public.job_claim_next(text[], integer, text, integer)', false, true),
       ('public.job_enqueue_many(text, jsonb, text)', true, true),

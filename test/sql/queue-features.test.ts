@@ -94,6 +94,71 @@ describe('scheduled runs', () => {
 	});
 });
 
+describe('concurrency limits, enforced in the claim', () => {
+	const enqueueMany = (kind: string, keys: (string | null)[]) =>
+		as(db.sql, serviceRole, (tx) =>
+			Promise.all(keys.map((key) => tx`select id from job_enqueue(${kind}, concurrency_key => ${key})`)),
+		);
+	const running = async (kind: string) =>
+		(await db.sql`select count(*)::int as n from public.jobs where kind = ${kind} and status = 'running'`)[0]!
+			.n as number;
+
+	it('8 workers racing claim_next on a kind limited to 2 running never start more than 2', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('limited.kind', 2)`);
+		await enqueueMany(
+			'limited.kind',
+			Array.from({ length: 20 }, () => null),
+		);
+		const clients = Array.from({ length: 8 }, () => db.connect({ max: 1 }));
+		try {
+			const claimed = await Promise.all(
+				clients.map((sql) => as(sql, serviceRole, (tx) => tx`select id from job_claim_next(array['limited.kind'], 5)`)),
+			);
+			expect(claimed.flat()).toHaveLength(2);
+			expect(await running('limited.kind')).toBe(2);
+			// A slot frees: the next claim takes exactly one.
+			await as(db.sql, serviceRole, (tx) => tx`select job_succeed(${claimed.flat()[0]!.id})`);
+			const next = await as(db.sql, serviceRole, (tx) => tx`select id from job_claim_next(array['limited.kind'], 5)`);
+			expect(next).toHaveLength(1);
+		} finally {
+			await Promise.all(clients.map((c) => c.end()));
+		}
+	});
+
+	it('per key: one export per user at a time, other users not held back', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('export.per-user', max_running_per_key => 1)`);
+		const ids = await enqueueMany('export.per-user', ['user-a', 'user-a', 'user-a', 'user-b', 'user-b', null]);
+		const claimed = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select id, concurrency_key from job_claim_next(array['export.per-user'], 10)`,
+		);
+		expect(claimed.map((r) => r.concurrency_key).sort()).toEqual(['user-a', 'user-b', null].sort());
+		// The other two of user-a and the second of user-b wait queued.
+		const waiting =
+			await db.sql`select count(*)::int as n from public.jobs where kind = 'export.per-user' and status = 'queued'`;
+		expect(waiting[0]!.n).toBe(3);
+		expect(ids).toHaveLength(6);
+	});
+
+	it('claim by id honours the same limits: no row while the kind is full', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('single.kind', 1)`);
+		const [[a], [b]] = await enqueueMany('single.kind', [null, null]);
+		expect(await as(db.sql, serviceRole, (tx) => tx`select id from job_claim(${a!.id})`)).toHaveLength(1);
+		expect(await as(db.sql, serviceRole, (tx) => tx`select id from job_claim(${b!.id})`)).toEqual([]);
+		const [row] = await db.sql`select status from public.jobs where id = ${b!.id}`;
+		expect(row!.status).toBe('queued');
+	});
+
+	it("limits are the service role's to set, and nonsense is refused naming the field", async () => {
+		const user = await createUser(db.sql);
+		const e1 = await as(db.sql, user, (tx) => tx`select job_set_concurrency('x', 1)`).catch((x) => x);
+		expect(e1.code).toBe('42501');
+		const e2 = await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('x', 0)`).catch((x) => x);
+		expect([e2.code, e2.detail]).toEqual(['22023', 'field=max_running']);
+	});
+});
+
 describe('expiry before start', () => {
 	it('a queued job past expires_at is never claimed, and the reclaim schedule closes it failed with a sentence in its language', async () => {
 		const [job] = await as(

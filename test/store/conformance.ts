@@ -728,6 +728,20 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(await rejection(worker.enqueue(kind, { priority: 1.5 }))).toBeInstanceOf(InvalidJobInputError);
 		});
 
+		test('setConcurrency: one job per concurrencyKey runs at a time; the others wait queued', async () => {
+			const kind = uniqueKind('export');
+			await worker.setConcurrency(kind, { maxRunningPerKey: 1 });
+			const a1 = await worker.enqueue(kind, { concurrencyKey: 'alice' });
+			await worker.enqueue(kind, { concurrencyKey: 'alice' });
+			const b1 = await worker.enqueue(kind, { concurrencyKey: 'bob' });
+			const claimed = await worker.claimNext({ kinds: [kind], limit: 10 });
+			expect(claimed.map((j) => j.id).sort()).toEqual([a1.id, b1.id].sort());
+			expect(claimed[0]!.concurrencyKey).not.toBeNull();
+			await worker.succeed(a1.id);
+			expect((await worker.claimNext({ kinds: [kind], limit: 10 })).map((j) => j.concurrencyKey)).toEqual(['alice']);
+			await worker.setConcurrency(kind, {});
+		});
+
 		test('expireAfterMs: the row says when a job that nobody starts expires', async () => {
 			const kind = uniqueKind('expiring');
 			const job = await worker.enqueue(kind, { delayMs: 60_000, expireAfterMs: 3_600_000 });

@@ -32,6 +32,7 @@ export const JOB_FUNCTIONS = {
 			tags: 'text[]',
 			priority: 'smallint',
 			expire_after: 'interval',
+			concurrency_key: 'text',
 		},
 	},
 	job_enqueue_once: {
@@ -51,6 +52,7 @@ export const JOB_FUNCTIONS = {
 			key_ttl: 'interval',
 			priority: 'smallint',
 			expire_after: 'interval',
+			concurrency_key: 'text',
 		},
 	},
 	job_enqueue_many: { returns: 'jobs', args: { kind: 'text', items: 'jsonb', job_table: 'text' } },
@@ -84,6 +86,10 @@ export const JOB_FUNCTIONS = {
 	job_cancel: { returns: 'jobs', args: { id: 'uuid', reason: 'text', job_table: 'text' } },
 	job_reclaim_stale: { returns: 'jobs', args: { stale_after: 'interval', job_table: 'text' } },
 	job_reclaim_silent: { returns: 'jobs', args: { job_table: 'text' } },
+	job_set_concurrency: {
+		returns: 'value',
+		args: { kind: 'text', max_running: 'integer', max_running_per_key: 'integer', job_table: 'text' },
+	},
 	job_sync_schedules: { returns: 'value', args: { schedules: 'jsonb', job_table: 'text' } },
 	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
 	job_get_many: { returns: 'jobs', args: { ids: 'uuid[]', job_table: 'text' } },

@@ -93,6 +93,26 @@ export interface EnqueueInput<P = JobParams> {
 	 * by the reclaim schedule.
 	 */
 	expireAfterMs?: number;
+	/**
+	 * Jobs of this kind sharing this key run at most `maxRunningPerKey` at a
+	 * time ({@link JobStore.setConcurrency}), e.g. the owner's id: one export per user.
+	 */
+	concurrencyKey?: string;
+}
+
+/**
+ * Limits of {@link JobStore.setConcurrency}; omitted: no limit.
+ *
+ * @example
+ * ```ts
+ * await store.setConcurrency('export', { maxRunning: 4, maxRunningPerKey: 1 });
+ * ```
+ */
+export interface ConcurrencyLimits {
+	/** At most this many jobs of the kind running across every worker. */
+	maxRunning?: number;
+	/** At most this many running per `concurrencyKey`. */
+	maxRunningPerKey?: number;
 }
 
 /**
@@ -620,6 +640,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				input.expireAfterMs === undefined
 					? undefined
 					: `${checkPositive('expireAfterMs', input.expireAfterMs) / 1000} seconds`,
+			concurrency_key: input.concurrencyKey,
 		};
 		if (input.idempotencyKey === undefined) return await this.one('job_enqueue', args);
 		const ttl = input.idempotencyTtlMs;
@@ -703,6 +724,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				...(input.expireAfterMs !== undefined
 					? { expire_after_ms: checkPositive('expireAfterMs', input.expireAfterMs) }
 					: {}),
+				...(input.concurrencyKey !== undefined ? { concurrency_key: input.concurrencyKey } : {}),
 			};
 		});
 		const out = await this.rows('job_enqueue_many', { kind: kindName(kind), items: rows });
@@ -1021,6 +1043,24 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		}
 		const rows = await this.rows('job_reclaim_stale', { stale_after: `${this.staleAfterMs / 1000} seconds` });
 		return rows.map((r) => parseJobRow(r) as R);
+	}
+
+	/**
+	 * Limits how many jobs of a kind run at once in this store's table,
+	 * enforced where jobs are claimed (racing workers included): a job over the
+	 * limit waits queued until a slot frees. Both omitted: no limit. Service role.
+	 *
+	 * @example
+	 * ```ts
+	 * await store.setConcurrency(exportKind, { maxRunningPerKey: 1 }); // one export per concurrencyKey
+	 * ```
+	 */
+	async setConcurrency(kind: string | JobKind, limits: ConcurrencyLimits): Promise<void> {
+		await this.call('job_set_concurrency', {
+			kind: kindName(kind),
+			max_running: checkInt('maxRunning', limits.maxRunning),
+			max_running_per_key: checkInt('maxRunningPerKey', limits.maxRunningPerKey),
+		});
 	}
 
 	/**

@@ -70,6 +70,8 @@ export interface Job<P extends JobParams = JobParams> {
 	priority: number;
 	/** A queued job not started by then expires (fails with error_code `expired`). */
 	expiresAt: Date | null;
+	/** Jobs of a kind sharing it run at most `maxRunningPerKey` at a time. */
+	concurrencyKey: string | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -161,6 +163,7 @@ export const jobRowSchema = z
 		idempotency_key: z.string().nullable().default(null),
 		priority: z.number().int().default(0),
 		expires_at: timestamp.nullable().default(null),
+		concurrency_key: z.string().nullable().default(null),
 	})
 	.transform((r): Job => ({
 		id: r.id,
@@ -191,6 +194,7 @@ export const jobRowSchema = z
 		idempotencyKey: r.idempotency_key,
 		priority: r.priority,
 		expiresAt: r.expires_at,
+		concurrencyKey: r.concurrency_key,
 	}));
 
 /**
