@@ -33,7 +33,7 @@ describe('the job API in TypeScript is the one in pg_proc', () => {
 		expect(inTs).toEqual(inSql);
 	});
 
-	it('the job_* functions plan once per session, except the listings (whose filters pick an index per call) and the rare calls (the cron reclaims, the schedule sync)', async () => {
+	it('the job_* functions plan once per session, except the listings (whose filters pick an index per call) and the rare calls (the cron reclaims, setting limits, the schedule sync)', async () => {
 		// A redefinition (create or replace) drops every SET it does not repeat: this catches one that forgot.
 		const rows = await db.sql<{ name: string }[]>`
 			select p.proname as name
@@ -46,6 +46,7 @@ describe('the job API in TypeScript is the one in pg_proc', () => {
 			'job_phase_history',
 			'job_reclaim_silent',
 			'job_reclaim_stale',
+			'job_set_concurrency',
 			'job_sync_schedules',
 		]);
 	});
