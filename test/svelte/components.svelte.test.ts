@@ -1,5 +1,5 @@
 import { flushSync, mount, unmount } from 'svelte';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import CancelButton from '../../src/lib/components/CancelButton.svelte';
 import JobProgress from '../../src/lib/components/JobProgress.svelte';
 import JobStatusBadge from '../../src/lib/components/JobStatusBadge.svelte';
@@ -86,6 +86,38 @@ describe('JobProgress when the worker goes silent', () => {
 		props.job = snap({ status: 'failed', progress: 5, workerSilent: true });
 		flushSync();
 		expect(target.textContent).not.toContain(messagesFor('pt-BR').notResponding);
+	});
+});
+
+describe('JobProgress says how much longer, honestly', () => {
+	it('"about 1 min left" from the run\'s pace, then "taking longer than usual" once a phase overruns it', () => {
+		vi.useFakeTimers();
+		try {
+			const start = new Date(Date.now() - 60_000);
+			const props = $state({
+				job: snap({
+					status: 'running',
+					progress: 50,
+					stage: 'table',
+					startedAt: start,
+					updatedAt: new Date(),
+				}) as JobSnapshot,
+				locale: 'en',
+			});
+			app = mount(JobProgress, { target: host(), props });
+			flushSync();
+			expect(target.querySelector('.sj-progress__eta')?.textContent).toBe('about 1 min left');
+			// The phase overruns: no tick moves the bar for three minutes.
+			vi.advanceTimersByTime(180_000);
+			flushSync();
+			expect(target.querySelector('.sj-progress__eta')?.textContent).toBe('taking longer than usual');
+			// Done: no estimate left.
+			props.job = snap({ status: 'done', progress: 100, startedAt: start, updatedAt: new Date() });
+			flushSync();
+			expect(target.querySelector('.sj-progress__eta')).toBeNull();
+		} finally {
+			vi.useRealTimers();
+		}
 	});
 });
 

@@ -31,6 +31,10 @@ export interface JobMessages {
 	scheduledFor: string;
 	/** A job queued again after an attempt ended early; `{n}` and `{max}` are replaced. */
 	retrying: string;
+	/** Time left, from the run's own pace: under a minute, `{n}` minutes, `{n}` hours. */
+	left: { lessThanMinute: string; minutes: string; hours: string };
+	/** A running job past the end its pace promised. */
+	longerThanUsual: string;
 }
 
 /**
@@ -60,6 +64,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		notResponding: 'Not responding — it will be retried',
 		scheduledFor: 'Scheduled for {time}',
 		retrying: 'Retrying (attempt {n} of {max})',
+		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
+		longerThanUsual: 'taking longer than usual',
 	},
 	'pt-BR': {
 		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
@@ -73,6 +79,12 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		notResponding: 'Sem resposta — será tentado de novo',
 		scheduledFor: 'Agendado para {time}',
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
+		left: {
+			lessThanMinute: 'menos de um minuto',
+			minutes: 'cerca de {n} min restantes',
+			hours: 'cerca de {n} h restantes',
+		},
+		longerThanUsual: 'demorando mais que o normal',
 	},
 };
 

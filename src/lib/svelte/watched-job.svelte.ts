@@ -199,6 +199,22 @@ export class WatchedJob {
 	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
 
 	/**
+	 * When the current attempt started (the database's clock); null unless running or ended.
+	 *
+	 * @example
+	 * job.startedAt?.toLocaleTimeString();
+	 */
+	readonly startedAt: Date | null = $derived(this.#snapshot?.startedAt ?? null);
+
+	/**
+	 * When the row last changed (the database's clock).
+	 *
+	 * @example
+	 * job.updatedAt?.toISOString();
+	 */
+	readonly updatedAt: Date | null = $derived(this.#snapshot?.updatedAt ?? null);
+
+	/**
 	 * How many claims the job is allowed (0 before the first snapshot).
 	 *
 	 * @example

@@ -16,6 +16,8 @@ export interface JobProgressView {
 	readonly workerSilent?: boolean;
 	readonly availableAt?: Date | null;
 	readonly maxAttempts?: number;
+	readonly startedAt?: Date | null;
+	readonly updatedAt?: Date | null;
 }
 
 /**

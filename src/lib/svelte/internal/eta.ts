@@ -1,0 +1,95 @@
+/**
+ * How much longer, from the row alone and with no extra writes: the bar is
+ * time-proportional (a PhasePlan maps expected seconds to percent), so a job
+ * that reached p% after t seconds of running is expected to need t·(100−p)/p
+ * more. Both times are the database's (started_at, updated_at), so a browser
+ * with a wrong clock still counts right; only the countdown since the row
+ * arrived uses the local clock. The projected end is smoothed, so one late tick
+ * does not make the estimate jump; once the projected end has passed with the
+ * job still running, it is overrunning: the screen says "taking longer than
+ * usual" rather than a number it no longer believes.
+ *
+ * @internal
+ */
+
+/** What the estimate reads from a snapshot. */
+export interface EtaInput {
+	status: string | null;
+	progress: number;
+	startedAt?: Date | null;
+	updatedAt?: Date | null;
+}
+
+/** The estimate now: seconds left (null: unknown) and whether the job runs past it. */
+export interface Eta {
+	seconds: number | null;
+	overrun: boolean;
+}
+
+/** Below this progress the rate says too little to promise anything. */
+const MIN_PROGRESS = 2;
+/** Weight of a new projection against the previous one. */
+const SMOOTHING = 0.35;
+/** Past the projected end by this share of the run (at least 5 s), the job is overrunning. */
+const OVERRUN_SHARE = 0.15;
+
+/**
+ * Keeps one job's projected end across snapshots (local clock).
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const eta = new EtaEstimator();
+ * eta.observe(snapshot, Date.now());
+ * eta.at(Date.now()); // { seconds: 95, overrun: false }
+ * ```
+ */
+export class EtaEstimator {
+	#end: number | null = null;
+	#run = 0;
+	#key = '';
+
+	/** Takes a snapshot received at `receivedAt` (local ms). */
+	observe(job: EtaInput, receivedAt: number): void {
+		const { status, progress, startedAt, updatedAt } = job;
+		const key = `${status}|${startedAt?.getTime() ?? ''}`;
+		if (key !== this.#key) {
+			// A new attempt (or a state without a run) starts the projection over.
+			this.#key = key;
+			this.#end = null;
+		}
+		if (status !== 'running' || !startedAt || !updatedAt || !(progress >= MIN_PROGRESS) || progress >= 100) return;
+		const ran = Math.max(0, (updatedAt.getTime() - startedAt.getTime()) / 1000);
+		const left = (ran * (100 - progress)) / progress;
+		const end = receivedAt + left * 1000;
+		this.#run = ran + left;
+		this.#end = this.#end === null ? end : this.#end + SMOOTHING * (end - this.#end);
+	}
+
+	/** The estimate at local time `now`. */
+	at(now: number): Eta {
+		if (this.#end === null) return { seconds: null, overrun: false };
+		const left = (this.#end - now) / 1000;
+		const grace = Math.max(5, this.#run * OVERRUN_SHARE);
+		if (left < -grace) return { seconds: null, overrun: true };
+		return { seconds: Math.max(0, left), overrun: false };
+	}
+}
+
+/**
+ * "about 2 min left" in words: under a minute, minutes, or hours.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * remainingText(95, { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' }); // 'about 2 min left'
+ * ```
+ */
+export function remainingText(
+	seconds: number,
+	words: { lessThanMinute: string; minutes: string; hours: string },
+): string {
+	if (seconds < 60) return words.lessThanMinute;
+	if (seconds < 3600) return words.minutes.replace('{n}', String(Math.round(seconds / 60)));
+	return words.hours.replace('{n}', String(Math.round((seconds / 3600) * 10) / 10));
+}
