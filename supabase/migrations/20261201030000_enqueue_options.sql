@@ -129,10 +129,16 @@ set search_path = ''
 as $$
 declare
   result supabase_jobs.job;
-  starts timestamptz := supabase_jobs.start_time(run_at, delay);
+  starts timestamptz := now();
 begin
   perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
-  perform supabase_jobs.check_tags(tags);
+  -- The common enqueue names none of these: no call for them (each call costs on the hot path).
+  if run_at is not null or delay is not null then
+    starts := supabase_jobs.start_time(run_at, delay);
+  end if;
+  if tags is not null then
+    perform supabase_jobs.check_tags(tags);
+  end if;
   if expire_after is not null and expire_after <= interval '0' then
     perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
   end if;

@@ -110,7 +110,9 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
   perform supabase_jobs.check_call(id);
-  perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  if heartbeat_ms is not null then
+    perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  end if;
   if exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
     if not exists (select 1 from supabase_jobs.admissible(label, array[job_claim.id])) then
@@ -138,7 +140,9 @@ begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
   end if;
-  perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  if heartbeat_ms is not null then
+    perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
     return query
     with next as (
