@@ -271,7 +271,7 @@ comment on column supabase_jobs.settings.finished_retention is
 comment on column supabase_jobs.settings.cleanup_batch_size is
   'Finished jobs one cleanup statement deletes at most (each statement locks only those rows, skipping any another transaction holds).';
 comment on column supabase_jobs.settings.cleanup_time_budget is
-  'How long one cleanup run keeps deleting batches; what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
+  'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 
 -- The timings of done jobs cleanup deleted: what job_phase_history reads
 -- besides the job tables. Bounded: cleanup keeps the newest list_max() per
@@ -366,7 +366,6 @@ begin
   for t in select r.label from supabase_jobs.job_tables r order by r.label loop
     total := 0;
     loop
-      exit when pg_catalog.clock_timestamp() >= deadline;
       -- One batch: the oldest finished rows past the cutoff (finished_at is
       -- set only on terminal rows), skipping any row another transaction
       -- holds; the timings of the done ones move to phase_timings.
@@ -388,7 +387,8 @@ begin
       )
       select pg_catalog.count(*) into n from gone;
       total := total + n;
-      exit when n < settings.cleanup_batch_size;
+      -- At least one batch per table and run, so every table makes progress.
+      exit when n < settings.cleanup_batch_size or pg_catalog.clock_timestamp() >= deadline;
     end loop;
     what := t.label;
     deleted := total;
