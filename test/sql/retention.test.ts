@@ -10,7 +10,7 @@
  * retention keeps exactly the cycles younger than an hour.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { as, createUser, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
 
 const CYCLES = 20;
 const PER_CYCLE = 100;
@@ -19,7 +19,7 @@ const CYCLE = '25 minutes';
 const BATCH = 40;
 
 let db: TestDatabase;
-let user: { role: 'authenticated'; sub: string };
+let user: Caller & { sub: string };
 
 beforeAll(async () => {
 	db = await useTestDatabase();
