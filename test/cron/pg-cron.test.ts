@@ -53,7 +53,7 @@ if (missing) {
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
 				['supabase-jobs-backstop', '* * * * *', true],
-				['supabase-jobs-cleanup', '17 3 * * *', true],
+				['supabase-jobs-cleanup', '17 * * * *', true],
 				['supabase-jobs-reclaim', '* * * * *', true],
 			]);
 			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);

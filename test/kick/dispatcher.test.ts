@@ -146,7 +146,7 @@ describe('the dispatcher runs the cron schedules where pg_cron is absent', () =>
 		]);
 	});
 
-	it('runs the daily cleanup only at 03:17 UTC', async () => {
+	it('runs the hourly cleanup at minute 17 (03:17 UTC here), not at other minutes', async () => {
 		const at317 = await dispatcher.runDueSchedules(new Date('2026-12-01T03:17:00Z'));
 		expect(at317.map((r) => r.jobname).sort()).toEqual([
 			'supabase-jobs-backstop',

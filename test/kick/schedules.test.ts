@@ -183,7 +183,7 @@ describe('supabase_jobs.install_schedules', () => {
 		const jobs = await db.sql`select jobname, schedule, command from cron.job order by jobname`;
 		expect(jobs.map((j) => [j.jobname, j.schedule])).toEqual([
 			['supabase-jobs-backstop', '* * * * *'],
-			['supabase-jobs-cleanup', '17 3 * * *'],
+			['supabase-jobs-cleanup', '17 * * * *'],
 			['supabase-jobs-reclaim', '* * * * *'],
 		]);
 	});

@@ -63,7 +63,7 @@ const RUN: Record<string, Run> = {
 	'0026_pg_graphql_anon_table_exposed': { title: 'anon sees no table of ours in the GraphQL schema' },
 	'0027_pg_graphql_authenticated_table_exposed': {
 		title:
-			'signed-in users see only the job tables, the job table registry and the registered kinds in the GraphQL schema',
+			'signed-in users see only the job tables, the job table registry, the registered kinds and their own kept timings in the GraphQL schema',
 		accepted: [
 			...['jobs', 'exports', 'document_analyses'].map((t) => ({
 				detail: `table \`public.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
@@ -78,6 +78,11 @@ const RUN: Record<string, Run> = {
 				detail:
 					'table `supabase_jobs.job_kinds` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'the admission trigger runs as the inserting user (so "is this a user" is decided by privilege) and reads which kinds users may enqueue: no secret, and supabase_jobs is on no search_path pg_graphql reflects',
+			},
+			{
+				detail:
+					'table `supabase_jobs.phase_timings` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
+				why: 'job_phase_history (SECURITY INVOKER, callable by users) reads the timings retention kept as the caller; RLS limits a user to their own, as on the job tables, and supabase_jobs is on no search_path pg_graphql reflects',
 			},
 		],
 	},
