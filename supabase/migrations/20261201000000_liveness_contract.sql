@@ -240,39 +240,6 @@ $$;
 comment on function supabase_jobs.reclaim_all(interval) is
   'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long. One row per job readmitted (queued) or closed (failed).';
 
--- The job message carries the declared heartbeat, so a watcher knows from
--- the claim on how long a silence means trouble.
-create or replace function supabase_jobs.send_job_messages(ids uuid[], to_job_topic boolean)
-returns void
-language plpgsql
-set search_path = ''
-as $$
-begin
-  insert into realtime.messages (payload, event, topic, private, extension)
-  with changed as materialized (
-    select pg_catalog.jsonb_build_object(
-             'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-             'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-             'attempts', j.attempts, 'max_attempts', j.max_attempts,
-             'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-             'heartbeat_ms', j.heartbeat_ms,
-             'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table) as message,
-           j.id, j.owner_id, j.job_table,
-           pg_catalog.count(*) over (partition by j.owner_id) as of_owner,
-           (pg_catalog.row_number() over (partition by j.owner_id order by j.id) - 1) / 100 as chunk
-      from supabase_jobs.job as j
-     where j.id = any (ids))
-  select c.message, 'job', 'job:' || c.id, true, 'broadcast' from changed c where to_job_topic
-  union all
-  select c.message, 'job', 'jobs:' || c.owner_id, true, 'broadcast' from changed c
-   where c.owner_id is not null and c.of_owner = 1
-  union all
-  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(c.job_table), 'jobs', pg_catalog.jsonb_agg(c.message order by c.id)),
-         'jobs', 'jobs:' || c.owner_id, true, 'broadcast'
-    from changed c
-   where c.owner_id is not null and c.of_owner > 1
-   group by c.owner_id, c.chunk;
-exception when others then
-  raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-end
-$$;
+-- (The job messages carry heartbeat_ms from 20261201030000_enqueue_options.sql
+-- on, which writes their shape once more with the columns it adds.)
+

@@ -168,8 +168,7 @@ create trigger admit_jobs_inserted after insert on supabase_jobs.job
   when (pg_catalog.row_security_active('supabase_jobs.job'::regclass))
   execute function supabase_jobs.admit_jobs_inserted();
 
--- Every partition carries the statement triggers of the parent: attach_partition
--- installs this one too from now on (create_job_table calls it).
+-- Every partition carries the statement triggers of the parent.
 create or replace function supabase_jobs.attach_admission(tbl regclass)
 returns void
 language plpgsql
@@ -192,38 +191,6 @@ begin
 end
 $$;
 
-create or replace function supabase_jobs.create_job_table(name text, schema_name text default 'public')
-returns regclass
-language plpgsql
-set search_path = ''
-as $$
-declare
-  tbl regclass;
-  qualified text;
-  label text;
-begin
-  if name is null or name !~ '^[a-z_][a-z0-9_]{0,47}$' then
-    perform supabase_jobs.invalid('name', pg_catalog.format('a job table name is lowercase letters, digits and _ (at most 48), starting with a letter or _; got %L', left(name, 100)));
-  end if;
-  if schema_name is null or schema_name !~ '^[a-z_][a-z0-9_]{0,62}$' then
-    perform supabase_jobs.invalid('schema_name', pg_catalog.format('schema_name must be a lowercase identifier; got %L', left(schema_name, 100)));
-  end if;
-  if schema_name in ('supabase_jobs', 'auth', 'realtime', 'storage', 'pg_catalog', 'information_schema') then
-    perform supabase_jobs.invalid('schema_name', pg_catalog.format('job tables do not belong in schema %s', schema_name));
-  end if;
-  qualified := pg_catalog.format('%I.%I', schema_name, name);
-  if pg_catalog.to_regclass(qualified) is not null then
-    perform supabase_jobs.invalid('name', pg_catalog.format('%s already exists', qualified));
-  end if;
-  label := case when schema_name = 'public' then name else schema_name || '.' || name end;
+-- create_job_table installs it on new job tables from 20261201050000_admin_role.sql
+-- on (which rewrites that function once for both).
 
-  execute pg_catalog.format('create table %s partition of supabase_jobs.job for values in (%L)', qualified, label);
-  tbl := qualified::regclass;
-  execute pg_catalog.format('alter table %s add primary key (id)', tbl);
-  execute pg_catalog.format('alter table %s alter column job_table set default %L', tbl, label);
-  insert into supabase_jobs.job_tables (table_name, label) values (tbl, label);
-  perform supabase_jobs.attach_partition(tbl);
-  perform supabase_jobs.attach_admission(tbl);
-  return tbl;
-end
-$$;

@@ -24,7 +24,7 @@
 --     by tag filters without a query.
 --
 -- The state machine gains queued -> failed (expiry only).
--- Breaks: job_enqueue, job_enqueue_many, job_claim, job_claim_next and job_list_recent gain trailing
+-- Breaks: job_enqueue, job_enqueue_many and job_list_recent gain trailing
 -- arguments (callers by name are unaffected). Realtime messages gain
 -- available_at and tags. A user may now change available_at of their own
 -- queued job (through job_reschedule); nothing else of it.
@@ -433,51 +433,9 @@ comment on function public.job_list_recent(text, public.job_status, public.job_s
   'Newest jobs first, filtered by kind, status(es) and tags (rows having every tag given), keyset-paginated: pass "<created_at>~<id>" of the last row as cursor. [] when nothing matches.';
 
 -- ---------------------------------------------------------------------------
--- Claims: priority first, never an expired job (same signatures).
-create or replace function public.job_claim(id uuid, job_table text default 'jobs', heartbeat_ms integer default null)
-returns setof supabase_jobs.job
-language plpgsql
-set search_path = ''
-as $$
-declare
-  label text := supabase_jobs.job_table_label(job_table);
-begin
-  perform supabase_jobs.check_call(id);
-  perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
-  return query
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
-   where t.job_table = label and t.id = job_claim.id and t.status = 'queued'
-     and t.available_at <= now() and t.attempts < t.max_attempts
-     and (t.expires_at is null or t.expires_at > now())
-  returning t.*;
-end
-$$;
-create or replace function public.job_claim_next(kinds text[] default null, "limit" integer default 1, job_table text default 'jobs', heartbeat_ms integer default null)
-returns setof supabase_jobs.job
-language plpgsql
-set search_path = ''
-as $$
-declare
-  label text := supabase_jobs.job_table_label(job_table);
-begin
-  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
-  end if;
-  perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
-  return query
-  with next as (
-    select n.id from supabase_jobs.job as n
-     where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
-       and (kinds is null or n.kind = any (kinds))
-       and (n.expires_at is null or n.expires_at > now())
-     order by n.priority desc, n.available_at, n.created_at, n.id
-     limit "limit"
-     for update skip locked)
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
-    from next where t.job_table = label and t.id = next.id
-  returning t.*;
-end
-$$;
+-- The claims take priority first and never an expired job: written in
+-- 20261201055000_concurrency_limits.sql with the limits they also enforce.
+
 
 -- The sentence of an expired job (the other sentences unchanged).
 create or replace function supabase_jobs.user_message(key text, locale text, n int default null)
@@ -574,8 +532,6 @@ begin
   for f in select * from (values
       ('public.job_enqueue(text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], smallint, interval, text)', true, true),
       ('public.job_enqueue_once(text, text, jsonb, bytea, integer, text, uuid, text, timestamptz, interval, text[], interval, smallint, interval, text)', true, true),
-      ('public.job_claim(uuid, text, integer)', false, true),
-      ('public.job_claim_next(text[], integer, text, integer)', false, true),
       ('public.job_enqueue_many(text, jsonb, text)', true, true),
       ('public.job_reschedule(uuid, timestamptz, interval, text)', true, true),
       ('public.job_list_recent(text, public.job_status, public.job_status[], integer, text, text, text[])', true, false)
