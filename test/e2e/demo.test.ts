@@ -144,6 +144,10 @@ describe('the demo in a browser', () => {
 		expect(frozen).toBeLessThan(100);
 		expect(seen.slice(cancelled).every((f) => f.status === 'cancelled' && f.text === 'Cancelled')).toBe(true);
 		expect(await page.getByRole('button', { name: 'Cancel' }).count(), 'no Cancel on an ended job').toBe(0);
+		expect(
+			await page.evaluate(() => document.activeElement?.getAttribute('data-testid')),
+			'focus moved to the status, not lost to the body',
+		).toBe('job-status');
 		const [row] = await db.sql<{ status: string; progress: number; payload: Buffer | null }[]>`
 			select status, progress, payload from public.jobs where id = ${id}`;
 		expect(row).toMatchObject({ status: 'cancelled', payload: null });

@@ -188,6 +188,30 @@ describe('CancelButton', () => {
 	});
 });
 
+describe('CancelButton and focus', () => {
+	it('moves focus to the status after the cancelled job ends, instead of losing it to the body', () => {
+		const status = document.createElement('span');
+		status.tabIndex = -1;
+		document.body.appendChild(status);
+		try {
+			const job = $state({ isTerminal: false, cancelling: false, cancel: () => (job.cancelling = true) });
+			app = mount(CancelButton, { target: host(), props: { job, locale: 'en', focusAfter: () => status } });
+			flushSync();
+			const button = target.querySelector('button')!;
+			button.focus();
+			button.click();
+			flushSync();
+			job.isTerminal = true;
+			job.cancelling = false;
+			flushSync();
+			expect(target.querySelector('button')).toBeNull();
+			expect(document.activeElement).toBe(status);
+		} finally {
+			status.remove();
+		}
+	});
+});
+
 describe('JobStrip', () => {
 	it('lists what is queued or running, leaves terminal rows out, and says so when empty', () => {
 		const props = $state({
