@@ -94,12 +94,19 @@ if (missing) {
 				}
 				const [row] = await sql`select status::text from public.jobs where id = ${id}`;
 				expect(row!.status).toBe('queued');
-				const runs = await sql`
-				select j.jobname, d.status, d.return_message
-				from cron.job_run_details d join cron.job j using (jobid)
-				where j.jobname = 'supabase-jobs-reclaim'`;
-				expect(runs.length).toBeGreaterThan(0);
-				expect(runs.map((r) => r.status)).toContain('succeeded');
+				// pg_cron records the run's end in its own transaction, just after the
+				// reclaim commits (and sends the NOTIFY we woke on): read until it has.
+				await expect
+					.poll(
+						async () =>
+							(
+								await sql`
+								select d.status from cron.job_run_details d join cron.job j using (jobid)
+								where j.jobname = 'supabase-jobs-reclaim'`
+							).map((r) => r.status),
+						{ timeout: 10_000, interval: 50 },
+					)
+					.toContain('succeeded');
 			},
 		);
 	});
