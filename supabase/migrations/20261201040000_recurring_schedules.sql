@@ -152,25 +152,5 @@ comment on function public.job_sync_schedules(jsonb, text) is
 revoke all on function public.job_sync_schedules(jsonb, text) from public, anon, authenticated;
 grant execute on function public.job_sync_schedules(jsonb, text) to service_role;
 
--- install_schedules installs the recurring entries too (pg_cron enabled later).
-create or replace function supabase_jobs.install_schedules()
-returns integer
-language plpgsql
-set search_path = ''
-as $$
-begin
-  if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
-    raise notice 'supabase_jobs: pg_cron is not enabled, so no schedules were installed. Enable it, then run: select supabase_jobs.install_schedules();';
-    return 0;
-  end if;
-  perform cron.schedule('supabase-jobs-backstop', '* * * * *',
-    'select supabase_jobs.backstop()');
-  perform cron.schedule('supabase-jobs-reclaim', '* * * * *',
-    'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))');
-  perform cron.schedule('supabase-jobs-cleanup', '17 3 * * *',
-    'select * from supabase_jobs.cleanup()');
-  return 3 + supabase_jobs.install_recurring();
-end
-$$;
-comment on function supabase_jobs.install_schedules() is
-  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every minute), supabase-jobs-cleanup (daily 03:17 UTC) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+-- install_schedules() installs the recurring entries too: it is rewritten once,
+-- with the hourly cleanup, in 20261201060000_operator_views.sql.

@@ -13,6 +13,7 @@ import {
 	setWorkerSecrets,
 	WORKER_SECRET,
 } from './worker-secrets.ts';
+import { createJobTable } from '../store/harness.ts';
 
 const WORKER_URL = 'http://127.0.0.1:9/functions/v1/jobs-worker';
 let db: TestDatabase;
@@ -23,8 +24,7 @@ class Rollback extends Error {}
 beforeAll(async () => {
 	db = await useTestDatabase();
 	user = await createUser(db.sql);
-	await db.sql`select supabase_jobs.create_job_table('exports')`;
-	await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
+	await createJobTable(db.sql, 'exports'); // users invent kinds in it
 });
 
 beforeEach(async () => {

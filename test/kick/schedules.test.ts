@@ -7,6 +7,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
 import { enqueueFor, runningJob, waitingJob } from './job-fixtures.ts';
 import { clearRequestQueue, queuedRequests, removeWorkerSecrets, setWorkerSecrets } from './worker-secrets.ts';
+import { createJobTable } from '../store/harness.ts';
 
 let db: TestDatabase;
 let user: Caller & { sub: string };
@@ -14,8 +15,7 @@ let user: Caller & { sub: string };
 beforeAll(async () => {
 	db = await useTestDatabase();
 	user = await createUser(db.sql);
-	await db.sql`select supabase_jobs.create_job_table('exports')`;
-	await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
+	await createJobTable(db.sql, 'exports'); // users invent kinds in it
 });
 
 beforeEach(async () => {

@@ -6,13 +6,13 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { anon, as, createUser, serviceRole, useTestDatabase, type Caller } from '../helpers/db.ts';
+import { createJobTable } from '../store/harness.ts';
 
 const db = await useTestDatabase();
 const sql = db.sql;
 
 beforeAll(async () => {
-	await sql`select supabase_jobs.create_job_table('exports')`;
-	await sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
+	await createJobTable(sql, 'exports'); // users invent kinds in it
 });
 
 const messages = async (topic: string) =>

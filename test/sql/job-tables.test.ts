@@ -4,12 +4,12 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, createUser, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createJobTable } from '../store/harness.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
 	db = await useTestDatabase();
-	await db.sql`select supabase_jobs.create_job_table('exports')`;
-	await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
+	await createJobTable(db.sql, 'exports'); // users invent kinds in it
 	await db.sql`create schema billing`;
 	// A job table in its own schema needs that schema usable by the roles that call the functions.
 	await db.sql`grant usage on schema billing to authenticated, service_role`;

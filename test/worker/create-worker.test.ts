@@ -13,7 +13,7 @@ import type { JobOutcome } from '../../src/lib/worker/job-runner.ts';
 import { InvalidJobInputError } from '../../src/lib/errors.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { counting } from '../store/harness.ts';
+import { counting, createJobTable } from '../store/harness.ts';
 import { allHandlers, badResultRuns, flaky, flakyAttempts, quietAborts, sleep } from './helpers/kinds.ts';
 import { RecordingLogger } from './helpers/recording-logger.ts';
 import { follow } from './helpers/watch.ts';
@@ -330,8 +330,7 @@ describe('the worker', () => {
 	});
 
 	it('claims from the job table a wake-up names, and ignores one that does not exist', async () => {
-		await db.sql`select supabase_jobs.create_job_table('exports')`;
-		await db.sql`select supabase_jobs.register_job_kind('*', 'exports')`; // users invent kinds in these tests
+		await createJobTable(db.sql, 'exports'); // users invent kinds in it
 		const exports = new JobStore(postgresAdapter(db.sql), { table: 'exports' });
 		const job = await exports.enqueue('test.sized', { params: { seconds: 0 } });
 		const { worker, logger } = makeWorker();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { as, createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createJobTable } from '../store/harness.ts';
 
 let db: TestDatabase;
 let store: JobStore;
@@ -121,8 +122,7 @@ describe('NOTIFY supabase_jobs', () => {
 	});
 
 	it('every job table has the notify triggers, and one created later too', async () => {
-		await db.sql`select supabase_jobs.create_job_table('app_exports')`;
-		await db.sql`select supabase_jobs.register_job_kind('*', 'app_exports')`; // users invent kinds in these tests
+		await createJobTable(db.sql, 'app_exports'); // users invent kinds in it
 		const triggers = await db.sql`
 			select c.relname as table, array_agg(t.tgname::text order by t.tgname) as triggers
 			from pg_trigger t join pg_class c on c.oid = t.tgrelid

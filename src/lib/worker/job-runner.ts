@@ -177,12 +177,14 @@ export const DEFAULT_HEARTBEAT_MS = 5000;
 export class JobRunner {
 	readonly running = new Set<RunningJob>();
 	readonly #s: JobRunnerSettings;
-	/** Declared at every claim: this runner beats at least this often for each job it runs. */
-	readonly heartbeatMs: number;
 
 	constructor(settings: JobRunnerSettings) {
 		this.#s = settings;
-		this.heartbeatMs = settings.heartbeatMs;
+	}
+
+	/** Declared at every claim: this runner beats at least this often for each job it runs. */
+	get heartbeatMs(): number {
+		return this.#s.heartbeatMs;
 	}
 
 	/** The handler for a kind, if this worker has one. */
