@@ -107,23 +107,64 @@ function orphanBlocks(problems: string[], line: number): CodeBlock[] {
 	return [];
 }
 
+/** How each language writes strings and comments, for {@link codeWithoutComments}. */
+const SYNTAX: Record<string, { quotes: string; line: string[]; block: [string, string][] }> = {
+	ts: { quotes: `'"\``, line: ['//'], block: [['/*', '*/']] },
+	svelte: {
+		quotes: `'"\``,
+		line: ['//'],
+		block: [
+			['/*', '*/'],
+			['<!--', '-->'],
+		],
+	},
+	sql: { quotes: `'"`, line: ['--'], block: [['/*', '*/']] },
+	sh: { quotes: `'"`, line: ['#'], block: [] },
+	toml: { quotes: `'"`, line: ['#'], block: [] },
+};
+
 /**
  * The code of a block without its comments and blank lines: what must be the
  * same in every language (comments are translated, code is not). Strings are
- * kept: a kind name or a column is code.
+ * code (a kind name, a column), so a comment marker inside one is kept.
  *
  * @example
  * codeWithoutComments('ts', "run(); // starts it"); // 'run();'
  */
 export function codeWithoutComments(lang: string, code: string): string {
-	let text = code;
-	if (['ts', 'js', 'svelte', 'typescript', 'javascript'].includes(lang)) {
-		text = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[\s;,{(])\/\/.*$/gm, '$1');
+	const syntax = SYNTAX[lang];
+	let out = '';
+	if (!syntax) {
+		out = code;
+	} else {
+		let i = 0;
+		while (i < code.length) {
+			const c = code[i]!;
+			if (syntax.quotes.includes(c)) {
+				let j = i + 1;
+				while (j < code.length && code[j] !== c) j += code[j] === '\\' ? 2 : 1;
+				out += code.slice(i, j + 1);
+				i = j + 1;
+				continue;
+			}
+			// A shell comment starts a word: `a#b` is not one.
+			const line = syntax.line.find((m) => code.startsWith(m, i) && (m !== '#' || i === 0 || /\s/.test(code[i - 1]!)));
+			if (line) {
+				const eol = code.indexOf('\n', i);
+				i = eol === -1 ? code.length : eol;
+				continue;
+			}
+			const block = syntax.block.find(([open]) => code.startsWith(open, i));
+			if (block) {
+				const close = code.indexOf(block[1], i + block[0].length);
+				i = close === -1 ? code.length : close + block[1].length;
+				continue;
+			}
+			out += c;
+			i++;
+		}
 	}
-	if (['svelte', 'html', 'md'].includes(lang)) text = text.replace(/<!--[\s\S]*?-->/g, '');
-	if (lang === 'sql') text = text.replace(/(^|\s)--.*$/gm, '$1');
-	if (['sh', 'bash', 'shell', 'toml'].includes(lang)) text = text.replace(/(^|\s)#.*$/gm, '$1');
-	return text
+	return out
 		.split('\n')
 		.map((l) => l.trimEnd())
 		.filter((l) => l.trim() !== '')
