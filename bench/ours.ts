@@ -20,7 +20,10 @@ const quiet = { debug() {}, info() {}, warn() {}, error: (...args: unknown[]) =>
  * its table through the limited path (the other measurements stay unlimited).
  */
 export const KEYED_TABLE = 'bench_keyed';
-/** Keys and priorities of the keyed fill: 50 keys of at most 2 running each, so the limit never holds back 8 workers. */
+/**
+ * Keys and priorities of the keyed fill: every priority has all 50 keys, of at
+ * most 2 running each, so the limit never holds back 8 workers.
+ */
 const KEYS = 50;
 const PER_KEY = 2;
 const PRIORITIES = 5;
@@ -48,7 +51,7 @@ export function ours(url: string, version: string): OursSystem {
 		const jobs = keyed
 			? await keyedStore.enqueueMany(
 					noop,
-					params.map((p) => ({ params: p, priority: p.i % PRIORITIES, concurrencyKey: `k${p.i % KEYS}` })),
+					params.map((p) => ({ params: p, priority: p.i % PRIORITIES, concurrencyKey: `k${Math.floor(p.i / PRIORITIES) % KEYS}` })),
 				)
 			: await store.enqueueMany(
 					noop,
