@@ -138,17 +138,20 @@ begin
     perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
+    -- The picked ids as an array: the update probes the primary key for each.
+    -- (Joined to the pick, the generic plan, which cannot know "limit", chose a
+    -- hash join over a sequential scan of the table below some 30,000 rows.)
     return query
-    with next as (
-      select n.id from supabase_jobs.job as n
-       where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
-         and (kinds is null or n.kind = any (kinds))
-         and (n.expires_at is null or n.expires_at > now())
-       order by n.priority desc, n.available_at, n.created_at, n.id
-       limit "limit"
-       for update skip locked)
     update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
-      from next where t.job_table = label and t.id = next.id
+     where t.job_table = label
+       and t.id = any (array(
+         select n.id from supabase_jobs.job as n
+          where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
+            and (kinds is null or n.kind = any (kinds))
+            and (n.expires_at is null or n.expires_at > now())
+          order by n.priority desc, n.available_at, n.created_at, n.id
+          limit "limit"
+          for update skip locked))
     returning t.*;
     return;
   end if;
