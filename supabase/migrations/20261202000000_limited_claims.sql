@@ -26,6 +26,13 @@
 -- run), so a blocked key at the head of the queue no longer holds back jobs of
 -- other keys within the window.
 --
+-- Also, on every table: the unlimited job_claim_next joined its picked ids (a
+-- CTE with LIMIT "limit") to the table, and its generic plan, which cannot
+-- know "limit", hash-joined a sequential scan of the whole partition below
+-- some 30,000 rows. The ids now reach the update as an array: one
+-- primary-key probe each. Its rows come back in no particular order (as
+-- with the hash join).
+--
 -- New: supabase_jobs.admit(label, kinds, limit, ids), the admission rule
 -- written once. Redefined: supabase_jobs.admissible (now asks admit),
 -- public.job_claim_next (SET clauses repeated as they were: search_path, and
