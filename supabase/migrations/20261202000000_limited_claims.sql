@@ -59,16 +59,15 @@ declare
   key_of text;
   taken integer := 0;
 begin
-  select coalesce(pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key)), '{}')
-    into limits
-    from supabase_jobs.kind_limits l where l.job_table = label;
-  -- Running jobs of the table, counted once per kind and per kind and key (a
-  -- handful of rows: the partial index on running jobs). A key's entry is
-  -- "<kind> <key>": a kind never holds a space.
-  select coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
+  -- In one statement: the table's limits, and its running jobs counted once
+  -- per kind and per kind and key (a handful of rows: the partial index on
+  -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
+  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key))
+                     from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
+         coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
                     filter (where not g.by_kind and g.concurrency_key is not null), '{}')
-    into kind_n, key_n
+    into limits, kind_n, key_n
     from (select s.kind, s.concurrency_key, pg_catalog.count(*) as n, grouping(s.concurrency_key) = 1 as by_kind
             from supabase_jobs.job s
            where s.job_table = label and s.status = 'running'
