@@ -51,7 +51,11 @@ export function ours(url: string, version: string): OursSystem {
 		const jobs = keyed
 			? await keyedStore.enqueueMany(
 					noop,
-					params.map((p) => ({ params: p, priority: p.i % PRIORITIES, concurrencyKey: `k${Math.floor(p.i / PRIORITIES) % KEYS}` })),
+					params.map((p) => ({
+						params: p,
+						priority: p.i % PRIORITIES,
+						concurrencyKey: `k${Math.floor(p.i / PRIORITIES) % KEYS}`,
+					})),
 				)
 			: await store.enqueueMany(
 					noop,
