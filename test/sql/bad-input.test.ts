@@ -100,7 +100,7 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		}
 	});
 
-	it('progress outside 0..100 and an empty failure sentence', async () => {
+	it('progress outside 0..100 and an empty or whitespace-only failure sentence', async () => {
 		const [job] = await as(db.sql, user, (tx) => tx`select id from job_enqueue('extract')`);
 		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${job!.id})`);
 		expect(await refused(serviceRole, (tx) => tx`select job_tick(${job!.id}, 101)`)).toMatchObject({
@@ -112,6 +112,15 @@ describe('bad input is refused with an error naming the field, and changes nothi
 			detail: 'field=progress',
 		});
 		expect(await refused(serviceRole, (tx) => tx`select * from job_fail(${job!.id}, '  ')`)).toMatchObject({
+			code: '22023',
+			detail: 'field=error',
+		});
+		// Any whitespace, not only spaces: the user would read an empty "why it stopped".
+		expect(await refused(serviceRole, (tx) => tx`select * from job_fail(${job!.id}, ${' \n\t\r '})`)).toMatchObject({
+			code: '22023',
+			detail: 'field=error',
+		});
+		expect(await refused(serviceRole, (tx) => tx`select * from job_retry(${job!.id}, ${'\n'})`)).toMatchObject({
 			code: '22023',
 			detail: 'field=error',
 		});
