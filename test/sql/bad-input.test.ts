@@ -126,6 +126,21 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		});
 	});
 
+	it('a threshold that is not positive, even given to supabase_jobs.reclaim_jobs directly', async () => {
+		const [job] = await as(db.sql, user, (tx) => tx`select id from job_enqueue('extract')`);
+		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${job!.id})`);
+		for (const threshold of ['-1 day', '0 seconds']) {
+			const e = await refused(
+				serviceRole,
+				(tx) => tx`select * from supabase_jobs.reclaim_jobs('jobs', ${threshold}::interval)`,
+			);
+			expect(e).toMatchObject({ code: '22023', detail: 'field=stale_after' });
+			expect(e.message).toMatch(/stale_after must be positive/);
+		}
+		const [row] = await db.sql`select status from jobs where id = ${job!.id}`;
+		expect(row!.status).toBe('running');
+	});
+
 	it('limit, statuses and cursor of list_recent', async () => {
 		expect(await refused(user, (tx) => tx`select * from job_list_recent("limit" => 0)`)).toMatchObject({
 			detail: 'field=limit',
