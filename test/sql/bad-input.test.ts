@@ -141,6 +141,17 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		expect(row!.status).toBe('running');
 	});
 
+	it('a batch item that is not a JSON object, named by its index (enqueue_many and succeed_many)', async () => {
+		for (const items of ['[[[1]]]', '[{}, 42]', '[{}, {}, "x"]']) {
+			const e = await refused(user, (tx) => tx`select * from job_enqueue_many('extract', ${items}::text::jsonb)`);
+			expect(e.code).toBe('22023');
+			expect(e.detail).toBe(`field=items[${JSON.parse(items).length - 1}]`);
+			expect(e.message).toMatch(/each item is a JSON object/);
+		}
+		const e = await refused(serviceRole, (tx) => tx`select * from job_succeed_many('[["x"]]'::jsonb)`);
+		expect(e).toMatchObject({ code: '22023', detail: 'field=items[0]' });
+	});
+
 	it('limit, statuses and cursor of list_recent', async () => {
 		expect(await refused(user, (tx) => tx`select * from job_list_recent("limit" => 0)`)).toMatchObject({
 			detail: 'field=limit',
