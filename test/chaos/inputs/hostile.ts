@@ -24,7 +24,7 @@ export const HOSTILE_STRINGS: Readonly<Record<string, string>> = {
 	zeroWidth: 'a\u200bb',
 	html: '<script>alert(1)</script>',
 	htmlAttr: '"><img src=x onerror=alert(1)>',
-	long: 'k'.repeat(100_000),
+	long: 'k'.repeat(10_000),
 	loneSurrogate: 'a\ud800b',
 	percentEncoded: '%27%3B%20drop',
 	unicodeDigits: '١٢٣',

@@ -3,8 +3,8 @@
  * supabase_jobs.*), called as anon, authenticated and service_role with one
  * malformed argument at a time. Each call runs in a transaction of its own
  * that is rolled back afterwards, with a snapshot of every table taken inside
- * it before and after the call: an answer that changed anything is caught
- * even when the call "succeeded", and calls cannot disturb one another.
+ * it after an accepted call: an answer that changed anything is caught even
+ * when the call "succeeded", and calls cannot disturb one another.
  */
 import type postgres from 'postgres';
 import { claimsFor, type Caller } from '../../helpers/db.ts';
@@ -87,7 +87,10 @@ async function probe(
 			} catch (e) {
 				outcome = { error: e as Error };
 			}
-			result = { outcome, changed: changedTables(baseline, await snapshot(tx)) };
+			// A refused call left nothing: the savepoint rolled its statement back (PostgreSQL's
+			// atomicity), so only an accepted call needs the tables compared.
+			const changed = 'rows' in outcome ? changedTables(baseline, await snapshot(tx)) : [];
+			result = { outcome, changed };
 			throw new Rollback();
 		});
 	} catch (e) {
