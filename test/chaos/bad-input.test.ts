@@ -66,7 +66,9 @@ afterAll(async () => {
  */
 async function unchanged(boundary: string, barrage: () => Promise<void>): Promise<void> {
 	const before: Snapshot = await snapshot(db.sql);
+	const started = performance.now();
 	await barrage();
+	tally.elapsedMs.set(boundary, performance.now() - started);
 	const changed = changedTables(before, await snapshot(db.sql));
 	const problems = tally.problems.filter((p) => p.startsWith(`[${boundary}`));
 	expect({ changed, problems: problems.slice(0, 200), count: problems.length }).toEqual({

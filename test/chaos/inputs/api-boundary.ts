@@ -22,6 +22,7 @@ export interface ApiCase {
 
 export async function runApiCase(boundary: string, c: ApiCase, tally: Tally): Promise<void> {
 	tally.count(boundary);
+	const started = performance.now();
 	let result: unknown;
 	let error: unknown;
 	try {
@@ -29,6 +30,7 @@ export async function runApiCase(boundary: string, c: ApiCase, tally: Tally): Pr
 	} catch (e) {
 		error = e;
 	}
+	if (process.env.BAD_INPUT_TIMES) console.log(`${boundary} ${c.name}: ${(performance.now() - started).toFixed(0)} ms`);
 	if (c.expect === 'null') {
 		if (error !== undefined || result !== null)
 			tally.problem(boundary, c.name, `wanted null; got ${error ? String(error) : describeInput(result)}`);

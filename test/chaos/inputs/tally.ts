@@ -6,6 +6,8 @@
 export class Tally {
 	readonly tried = new Map<string, number>();
 	readonly problems: string[] = [];
+	/** Milliseconds each boundary's barrage took. */
+	readonly elapsedMs = new Map<string, number>();
 
 	count(boundary: string, n = 1): void {
 		this.tried.set(boundary, (this.tried.get(boundary) ?? 0) + n);
@@ -24,7 +26,8 @@ export class Tally {
 	}
 
 	lines(): string[] {
-		return [...[...this.tried].map(([b, n]) => `  ${b}: ${n} inputs`), `  total: ${this.total} inputs`];
+		const took = [...this.elapsedMs].map(([b, ms]) => `  ${b} barrage: ${(ms / 1000).toFixed(1)} s`);
+		return [...[...this.tried].map(([b, n]) => `  ${b}: ${n} inputs`), `  total: ${this.total} inputs`, ...took];
 	}
 }
 
