@@ -222,6 +222,28 @@ create trigger cancel_children after update on supabase_jobs.job for each row
   when (new.status = 'cancelled' and old.status <> 'cancelled')
   execute function supabase_jobs.cancel_children();
 
+-- job_cancel stops a waiting parent too (restated from
+-- 20261201010000_batch_rows_without_copies.sql: only the statuses it stops change).
+create or replace function public.job_cancel(id uuid, reason text default null, job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  perform supabase_jobs.check_call(id);
+  return query
+  with cancelled as (
+    update supabase_jobs.job as t set status = 'cancelled', error = supabase_jobs.sentence(reason)
+     where t.job_table = label and t.id = job_cancel.id and t.status in ('queued', 'running', 'waiting')
+    returning t.*)
+  -- cancelled rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
+  select c.* from cancelled as c;
+end
+$$;
+
 -- ---------------------------------------------------------------------------
 -- The API.
 

@@ -16,6 +16,7 @@ import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
+import { followChildren } from './follow-children.ts';
 import { followTopic } from './follow-topic.ts';
 import type { JobSchedule } from './job-schedule.ts';
 import { Liveness } from '../internal/liveness.ts';
@@ -322,6 +323,23 @@ export interface ListRecentOptions {
 export interface JobPage<R> {
 	jobs: R[];
 	nextCursor: string | null;
+}
+
+/**
+ * Options of {@link JobStore.watchChildren}.
+ *
+ * @example
+ * ```ts
+ * const options: WatchChildrenOptions = { intervalMs: 1000, signal: controller.signal };
+ * ```
+ */
+export interface WatchChildrenOptions {
+	/** Milliseconds between polls (when there is no Realtime, or it is down). @default 2000 */
+	intervalMs?: number;
+	/** Ends the watch quietly. */
+	signal?: AbortSignal;
+	/** `'auto'` listens over Realtime where the adapter has it; `'poll'` always polls. @default 'auto' */
+	transport?: 'auto' | 'poll';
 }
 
 /**
@@ -1033,6 +1051,32 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		if (status !== 'waiting' && status !== 'running')
 			throw new UnexpectedRowError(`job_wait_for_children returned ${JSON.stringify(status)}`);
 		return status;
+	}
+
+	/**
+	 * Follows a job's children: yields them (oldest first) at once, then after
+	 * every change of one (status, progress, stage, error, result) or a new
+	 * child, until `signal` aborts. Over Realtime their changes arrive on the
+	 * parent's topic (no query per change); otherwise, or while Realtime is
+	 * down, it polls every `intervalMs`. With {@link watch} of the parent it
+	 * makes the tree a screen shows.
+	 *
+	 * @example
+	 * ```ts
+	 * for await (const children of store.watchChildren(job.id, { signal })) render(children);
+	 * ```
+	 */
+	async *watchChildren(parentId: string, options: WatchChildrenOptions = {}): AsyncGenerator<R[], void, undefined> {
+		if (!JobStore.known(parentId)) throw JobStore.notFound(parentId);
+		const intervalMs = options.intervalMs ?? 2000;
+		checkTimerMs('intervalMs', intervalMs);
+		yield* followChildren<R>({
+			parentId,
+			read: () => this.children(parentId),
+			realtime: options.transport === 'poll' ? undefined : this.adapter.realtime,
+			intervalMs,
+			signal: options.signal,
+		});
 	}
 
 	/**
