@@ -203,6 +203,11 @@ create trigger after_child_changed after update on supabase_jobs.job for each ro
         and (old.status is distinct from new.status or old.progress is distinct from new.progress or old.stage is distinct from new.stage))
   execute function supabase_jobs.after_child_changed();
 
+-- A resumed parent is claimable again: listening workers hear it as they hear a retry.
+create trigger notify_resumed after update of status on supabase_jobs.job for each row
+  when (old.status = 'waiting' and new.status = 'queued')
+  execute function supabase_jobs.notify_requeued_job();
+
 -- Cancelling a job cancels its children that have not ended, as the caller
 -- (a user cancels their own children, within RLS); each child's own cancel
 -- cascades further down.
