@@ -16,6 +16,8 @@
 export const JobStatus = {
 	QUEUED: 'queued',
 	RUNNING: 'running',
+	/** A parent waiting for its children, its worker slot free; queued again when the last one ends. */
+	WAITING: 'waiting',
 	DONE: 'done',
 	FAILED: 'failed',
 	CANCELLED: 'cancelled',
@@ -42,6 +44,7 @@ export type JobStatusValue = (typeof JobStatus)[keyof typeof JobStatus];
 export const JOB_STATUSES = [
 	JobStatus.QUEUED,
 	JobStatus.RUNNING,
+	JobStatus.WAITING,
 	JobStatus.DONE,
 	JobStatus.FAILED,
 	JobStatus.CANCELLED,
@@ -73,7 +76,8 @@ export const TERMINAL_JOB_STATUSES = [
  */
 export const JOB_TRANSITIONS = {
 	queued: ['running', 'cancelled', 'failed'],
-	running: ['done', 'failed', 'cancelled', 'queued'],
+	running: ['done', 'failed', 'cancelled', 'queued', 'waiting'],
+	waiting: ['queued', 'cancelled'],
 	done: [],
 	failed: [],
 	cancelled: [],
