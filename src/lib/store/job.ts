@@ -72,6 +72,12 @@ export interface Job<P extends JobParams = JobParams> {
 	expiresAt: Date | null;
 	/** Jobs of a kind sharing it run at most `maxRunningPerKey` at a time. */
 	concurrencyKey: string | null;
+	/**
+	 * When the running attempt's worker expects it to end (the database's
+	 * clock, from its phase plan); earlier than `updatedAt` means the current
+	 * phase runs past its measured time. Null: no estimate.
+	 */
+	expectedEndAt: Date | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -164,6 +170,8 @@ export const jobRowSchema = z
 		priority: z.number().int().default(0),
 		expires_at: timestamp.nullable().default(null),
 		concurrency_key: z.string().nullable().default(null),
+		// Absent from rows of job tables migrated before the worker's estimate.
+		expected_end_at: timestamp.nullable().default(null),
 	})
 	.transform((r): Job => ({
 		id: r.id,
@@ -195,6 +203,7 @@ export const jobRowSchema = z
 		priority: r.priority,
 		expiresAt: r.expires_at,
 		concurrencyKey: r.concurrency_key,
+		expectedEndAt: r.expected_end_at,
 	}));
 
 /**

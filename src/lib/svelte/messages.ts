@@ -35,6 +35,8 @@ export interface JobMessages {
 	left: { lessThanMinute: string; minutes: string; hours: string };
 	/** A running job past the end its pace promised. */
 	longerThanUsual: string;
+	/** A queued job behind the same user's own jobs: one, or `{n}` of them. */
+	ahead: { one: string; other: string };
 }
 
 /**
@@ -66,6 +68,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		retrying: 'Retrying (attempt {n} of {max})',
 		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
 		longerThanUsual: 'taking longer than usual',
+		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
 	},
 	'pt-BR': {
 		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
@@ -85,6 +88,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 			hours: 'cerca de {n} h restantes',
 		},
 		longerThanUsual: 'demorando mais que o normal',
+		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
 	},
 };
 

@@ -18,6 +18,10 @@ export interface JobProgressView {
 	readonly maxAttempts?: number;
 	readonly startedAt?: Date | null;
 	readonly updatedAt?: Date | null;
+	/** The worker's estimate of the end (see WatchedJob.expectedEndAt). */
+	readonly expectedEndAt?: Date | null;
+	/** While queued: the owner's own jobs ahead of this one (see WatchedJob.queuedAhead). */
+	readonly queuedAhead?: number | null;
 }
 
 /**
