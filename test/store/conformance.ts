@@ -1042,7 +1042,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		test('the estimate belongs to its attempt: a retry, a reclaim or an end clears it', async () => {
 			const job = await running();
 			await worker.tick(job.id, { progress: 10, stage: 'read', attempt: job.attempts, etaSeconds: 60 });
-			const retried = await worker.retry(job.id, { error: 'try again', attempt: job.attempts });
+			const retried = await worker.retry(job.id, 'try again', { attempt: job.attempts });
 			expect(retried.status).toBe('queued');
 			expect(retried.expectedEndAt).toBeNull();
 			const again = (await worker.claim(job.id))!;
