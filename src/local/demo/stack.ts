@@ -95,6 +95,8 @@ export interface LocalDemoOptions {
 	modelMs?: number;
 	/** The worker's tick interval (JOBS_WORKER_TICK_MS). @default 250 */
 	workerTickMs?: number;
+	/** The heartbeat the worker declares at claim (JOBS_WORKER_HEARTBEAT_MS). @default the worker's own (5000) */
+	workerHeartbeatMs?: number;
 	/** Progress messages. */
 	log?: (message: string) => void;
 	/** Every line the children print. */
@@ -247,6 +249,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 								// A long-lived local server, not an isolate with a wall clock.
 								JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
 								JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
+								...(options.workerHeartbeatMs ? { JOBS_WORKER_HEARTBEAT_MS: String(options.workerHeartbeatMs) } : {}),
 								DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
 							},
 							echo: (line) => {
