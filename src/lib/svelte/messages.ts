@@ -83,7 +83,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		scheduledFor: 'Agendado para {time}',
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
 		left: {
-			lessThanMinute: 'menos de um minuto',
+			lessThanMinute: 'menos de um minuto restante',
 			minutes: 'cerca de {n} min restantes',
 			hours: 'cerca de {n} h restantes',
 		},
