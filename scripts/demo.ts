@@ -8,16 +8,23 @@
  * SvelteKit app. With SUPABASE_URL and SUPABASE_ANON_KEY (or
  * SUPABASE_PUBLISHABLE_KEY) set, only the app runs, against that project.
  *
- * Environment: DEMO_PORT (app port, default a free one), DEMO_MODEL_MS (the
+ * Environment: DEMO_PORT (app port, default 5180: the same across restarts,
+ * so an open tab survives one; a free one when 5180 is taken, and it says so), DEMO_MODEL_MS (the
  * model-call stand-in per chunk, default 300), DEMO_VERBOSE=1 (children's output).
  * Ctrl-C stops everything it started.
  */
-import { startLocalDemo, startRemoteDemo, type DemoStack } from '../src/local/demo/stack.ts';
+import {
+	DEMO_PORTS,
+	duration,
+	portOrFree,
+	startLocalDemo,
+	startRemoteDemo,
+	type DemoStack,
+} from '../src/local/demo/stack.ts';
 
 const t0 = performance.now();
 const log = (message: string) => console.log(`  ${message}`);
 const echo = process.env.DEMO_VERBOSE ? (name: string, line: string) => console.log(`[${name}] ${line}`) : undefined;
-const appPort = Number(process.env.DEMO_PORT ?? 0);
 const remoteUrl = process.env.SUPABASE_URL;
 const remoteKey = process.env.SUPABASE_ANON_KEY ?? process.env.SUPABASE_PUBLISHABLE_KEY;
 
@@ -36,6 +43,9 @@ async function shutdown(code: number): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
 
 try {
+	const appPort = process.env.DEMO_PORT
+		? Number(process.env.DEMO_PORT)
+		: await portOrFree(DEMO_PORTS.app, 'the app', log);
 	if (remoteUrl && remoteKey) {
 		console.log(`supabase-jobs demo against ${remoteUrl}`);
 		stack = await startRemoteDemo({ supabaseUrl: remoteUrl, anonKey: remoteKey, appPort, log, echo });
@@ -43,7 +53,8 @@ try {
 		if (remoteUrl)
 			console.log('SUPABASE_URL is set without SUPABASE_ANON_KEY / SUPABASE_PUBLISHABLE_KEY: running locally.');
 		console.log('supabase-jobs demo (local: embedded PostgreSQL + stand-ins; data in .local/demo-postgres)');
-		stack = await startLocalDemo({ appPort, log, echo });
+		const standinPort = await portOrFree(DEMO_PORTS.standin, 'the Supabase stand-in', log);
+		stack = await startLocalDemo({ appPort, standinPort, log, echo });
 	}
 } catch (e) {
 	console.error('The demo could not start:', e instanceof Error ? e.message : e);
@@ -51,9 +62,12 @@ try {
 }
 
 if (stack && !stopping) {
-	const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+	// The steps on the way to "ready" add up to it; the build ran alongside them (only the wait for it counts).
+	const total = performance.now() - t0;
+	const onTheWay = stack.steps.filter((s) => !s.parallel).reduce((sum, s) => sum + s.ms, 0);
+	if (total - onTheWay >= 50) log(`other (ports, secrets, start-up) (${duration(total - onTheWay)})`);
 	console.log(`
-  Demo ready in ${seconds} s:  ${stack.url}
+  Demo ready in ${duration(total)}:  ${stack.url}
 `);
 	if (stack.mode === 'local')
 		console.log(`  Supabase stand-in: ${stack.supabaseUrl} (anon key ${stack.anonKey.slice(0, 16)}…)

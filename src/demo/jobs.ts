@@ -33,7 +33,18 @@ export const documentAnalyse = defineJobKind({
 		mime: z.string().max(255),
 	}),
 	plan: DOCUMENT_PLAN,
+	label: { en: 'Document analysis', 'pt-BR': 'Análise de documento' },
 });
 
 /** The kinds the dashboard filters by. */
-export const DEMO_KINDS = [documentAnalyse.name] as const;
+export const DEMO_KINDS = [documentAnalyse] as const;
+
+/**
+ * A kind's name as people read it, in their language (the name itself for a kind the demo does not declare).
+ *
+ * @example
+ * kindLabel('document.analyse', 'pt-BR'); // 'Análise de documento'
+ */
+export function kindLabel(name: string, locale: string): string {
+	return DEMO_KINDS.find((k) => k.name === name)?.labelFor(locale) ?? name;
+}

@@ -18,7 +18,15 @@ import { DEFAULT_MODEL_MS, modelCallStandIn, modelDelayMs } from '../../src/demo
 import { pdfPages, UnreadablePdfError } from '../../src/demo/analysis/pdf.ts';
 import { sumStats, textStats } from '../../src/demo/analysis/stats.ts';
 import { summarise } from '../../src/demo/analysis/summary.ts';
-import { chunks, decodeText, looksBinary, sentences, stripMarkdown, words } from '../../src/demo/analysis/text.ts';
+import {
+	chunks,
+	decodeText,
+	joinLigatures,
+	looksBinary,
+	sentences,
+	stripMarkdown,
+	words,
+} from '../../src/demo/analysis/text.ts';
 
 async function pdfWith(pages: string[]): Promise<Uint8Array> {
 	const doc = await PDFDocument.create();
@@ -115,6 +123,20 @@ describe('summary and language', () => {
 		expect(summarise('Only one.', countTerms('Only one.'), 3)).toBe('Only one.');
 	});
 
+	it('keeps a title on its own line apart from the first sentence, and out of the summary', () => {
+		expect(sentences('The Ledger\nEvery evening the clerk adds a line.\nIt never ends.')).toEqual([
+			'The Ledger',
+			'Every evening the clerk adds a line.',
+			'It never ends.',
+		]);
+		// A sentence wrapped across lines is still one sentence.
+		expect(sentences('The clerk adds\nanother line.')).toEqual(['The clerk adds another line.']);
+		const text = 'The Ledger\nEvery evening the ledger grows. The ledger is long. Nobody reads the ledger.';
+		const summary = summarise(text, countTerms(text), 3);
+		expect(summary).not.toMatch(/Ledger Every/);
+		expect(summary.startsWith('Every evening')).toBe(true);
+	});
+
 	it('never repeats a sentence, even one the document repeats', () => {
 		const text =
 			Array.from({ length: 5 }, () => 'Tenders need prices and delivery.').join(' ') +
@@ -152,6 +174,28 @@ describe('formats and PDF', () => {
 		]);
 		// The caller's buffer is still usable (PDF.js detaches what it is given).
 		expect(bytes.byteLength).toBeGreaterThan(0);
+	});
+
+	it('joins ligatures a PDF typesets as separate runs: "modi fi ed" reads "modified"', async () => {
+		// A typesetter draws the fi ligature as its own glyph run; PDF.js hands it back as its own item.
+		const doc = await PDFDocument.create();
+		const font = await doc.embedFont(StandardFonts.Helvetica);
+		const page = doc.addPage();
+		let x = 50;
+		for (const run of ['The report was modi', 'fi', 'ed twice; the', ' ', 'fi', 'nal', '  ', 'fl', 'ow is set.']) {
+			page.drawText(run, { x, y: 700, size: 12, font });
+			x += font.widthOfTextAtSize(run, 12);
+		}
+		// And words drawn apart, with no space character between them, stay apart.
+		page.drawText('Separate', { x: 50, y: 650, size: 12, font });
+		page.drawText('words', { x: 120, y: 650, size: 12, font });
+		const [text] = await pdfPages(await doc.save());
+		expect(text!.replace(/\s+/g, ' ')).toBe('The report was modified twice; the final flow is set. Separate words');
+	});
+
+	it('turns ligature characters into letters and leaves real words alone', () => {
+		expect(joinLigatures('e\uFB03cient \uFB02ow')).toBe('efficient flow');
+		expect(joinLigatures('if fine, off we go')).toBe('if fine, off we go');
 	});
 
 	it('stops between pages when the signal aborts', async () => {

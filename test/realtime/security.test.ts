@@ -19,6 +19,7 @@ const SCREEN_COLUMNS = [
 	'created_at',
 	'error',
 	'error_code',
+	'expected_end_at',
 	'finished_at',
 	'heartbeat_ms',
 	'id',

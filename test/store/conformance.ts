@@ -1024,6 +1024,67 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		});
 	});
 
+	describe(`JobStore over ${label}: how much longer, and where in the queue`, () => {
+		test("a tick carries the worker's estimate: expected_end_at is the tick's time plus eta_seconds, in the same write, and negative means the phase overran", async () => {
+			const job = await running();
+			await worker.tick(job.id, { progress: 10, stage: 'read', attempt: job.attempts, etaSeconds: 120 });
+			const ticked = await worker.get(job.id);
+			expect(ticked.expectedEndAt).toBeInstanceOf(Date);
+			expect((ticked.expectedEndAt!.getTime() - ticked.updatedAt.getTime()) / 1000).toBeCloseTo(120, 0);
+			// A tick without an estimate (a heartbeat, an older worker) keeps the last one.
+			await worker.tick(job.id, { progress: 11, attempt: job.attempts });
+			expect((await worker.get(job.id)).expectedEndAt).toEqual(ticked.expectedEndAt);
+			await worker.tick(job.id, { progress: 12, attempt: job.attempts, etaSeconds: -4 });
+			const overran = await worker.get(job.id);
+			expect(overran.expectedEndAt!.getTime()).toBeLessThan(overran.updatedAt.getTime());
+		});
+
+		test('the estimate belongs to its attempt: a retry, a reclaim or an end clears it', async () => {
+			const job = await running();
+			await worker.tick(job.id, { progress: 10, stage: 'read', attempt: job.attempts, etaSeconds: 60 });
+			const retried = await worker.retry(job.id, 'try again', { attempt: job.attempts });
+			expect(retried.status).toBe('queued');
+			expect(retried.expectedEndAt).toBeNull();
+			const again = (await worker.claim(job.id))!;
+			expect(again.expectedEndAt).toBeNull();
+			await worker.tick(job.id, { progress: 50, attempt: again.attempts, etaSeconds: 30 });
+			const done = await worker.succeed(job.id, { attempt: again.attempts });
+			expect(done.expectedEndAt).toBeNull();
+		});
+
+		test('an estimate that is not a number of seconds within a year is refused, naming eta_seconds, and nothing is written', async () => {
+			const job = await running();
+			const e = await rejection(worker.tick(job.id, { progress: 40, attempt: job.attempts, etaSeconds: 1e9 }));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('eta_seconds');
+			expect((await worker.get(job.id)).progress).toBe(0);
+		});
+
+		test("a queued job's position counts only its owner's own queued jobs ahead of it (claim order), never another user's", async () => {
+			const kind = uniqueKind('queue');
+			const alice = await asUser();
+			const bob = await asUser();
+			// Bob's jobs are queued first: Alice must not learn of them.
+			await bob.store.enqueue(kind);
+			await bob.store.enqueue(kind);
+			const a1 = await alice.store.enqueue(kind);
+			const a2 = await alice.store.enqueue(kind);
+			const a3 = await alice.store.enqueue(kind);
+			const urgent = await alice.store.enqueue(kind, { priority: 5 });
+			expect(await alice.store.queuePosition(a1.id)).toBe(1); // behind her urgent one
+			expect(await alice.store.queuePosition(a3.id)).toBe(3);
+			expect(await alice.store.queuePosition(urgent.id)).toBe(0);
+			// Another user's job is not there at all for her.
+			const bobs = await bob.store.enqueue(kind);
+			expect(await rejection(alice.store.queuePosition(bobs.id))).toBeInstanceOf(JobNotFoundError);
+			expect(await bob.store.queuePosition(bobs.id)).toBe(2);
+			// Running: no position.
+			await worker.claim(a1.id);
+			expect(await alice.store.queuePosition(a1.id)).toBeNull();
+			expect(await alice.store.queuePosition(a2.id)).toBe(1);
+		});
+	});
+
 	describe(`JobStore over ${label}: phase history is read through RLS`, () => {
 		test("a user's phase history holds their own jobs only", async () => {
 			const alice = await asUser();

@@ -58,3 +58,47 @@ describe("time left from the run's own pace", () => {
 		expect(remainingText(5400, words)).toBe('1.5 h');
 	});
 });
+
+describe("time left from the worker's estimate (expectedEndAt, written with the progress)", () => {
+	it('prefers the worker: its expected end beats the pace the bar suggests', () => {
+		const eta = new EtaEstimator();
+		// Pace alone: 50% after 60 s says 60 s more; the worker's plan says 150 s.
+		eta.observe({ status: 'running', progress: 50, startedAt: at(0), updatedAt: at(60), expectedEndAt: at(210) }, 0);
+		expect(eta.at(0).seconds).toBeCloseTo(150);
+	});
+
+	it('once the worker has spoken, a row without its estimate does not bring the pace back', () => {
+		const eta = new EtaEstimator();
+		eta.observe({ status: 'running', progress: 10, startedAt: at(0), updatedAt: at(10), expectedEndAt: at(130) }, 0);
+		eta.observe({ status: 'running', progress: 50, startedAt: at(0), updatedAt: at(20) }, 10_000);
+		expect(eta.at(10_000).seconds).toBeCloseTo(110);
+	});
+
+	it('an estimate that suddenly says much less moves the end a third of the way, never all at once', () => {
+		const eta = new EtaEstimator();
+		eta.observe({ status: 'running', progress: 20, startedAt: at(0), updatedAt: at(10), expectedEndAt: at(310) }, 0);
+		eta.observe(
+			{ status: 'running', progress: 25, startedAt: at(0), updatedAt: at(20), expectedEndAt: at(40) },
+			10_000,
+		);
+		const left = eta.at(10_000).seconds!;
+		expect(left).toBeGreaterThan(150); // not the 20 s the last row alone says
+		expect(left).toBeLessThan(290);
+	});
+
+	it('an expected end before the tick means the phase overran: no number, "taking longer than usual"', () => {
+		const eta = new EtaEstimator();
+		eta.observe({ status: 'running', progress: 30, startedAt: at(0), updatedAt: at(10), expectedEndAt: at(40) }, 0);
+		eta.observe(
+			{ status: 'running', progress: 40, startedAt: at(0), updatedAt: at(50), expectedEndAt: at(45) },
+			40_000,
+		);
+		expect(eta.at(40_000)).toEqual({ seconds: null, overrun: true });
+		// The next phase starts on its own plan: an honest number again.
+		eta.observe(
+			{ status: 'running', progress: 60, startedAt: at(0), updatedAt: at(60), expectedEndAt: at(90) },
+			50_000,
+		);
+		expect(eta.at(50_000).seconds).toBeCloseTo(30);
+	});
+});

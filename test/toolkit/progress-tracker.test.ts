@@ -36,7 +36,7 @@ describe('ProgressTracker: the bar that does not lie', () => {
 		const work = deferred<string>();
 		const run = tracker.run('table', () => work.promise);
 		await ticker.waitForCalls(1);
-		expect(ticker.calls).toEqual([{ id: 'job-1', at: 0, progress: 25, stage: 'table' }]);
+		expect(ticker.calls).toEqual([{ id: 'job-1', at: 0, progress: 25, stage: 'table', etaSeconds: 30 }]);
 		await step();
 		await step();
 		expect(ticker.calls.map((c) => [c.at, c.progress])).toEqual([
@@ -337,5 +337,37 @@ describe('ProgressTracker: no tick after the phase settles', () => {
 		finalTick.resolve();
 		expect(await run).toBe('the table');
 		expect(ticker.calls).toHaveLength(3);
+	});
+
+	it('each tick carries the expected seconds left from the plan: the rest of this phase plus every later one', async () => {
+		const { ticker, tracker, step } = setup();
+		const pdf = deferred<void>();
+		const run = tracker.run('pdf', () => pdf.promise);
+		await ticker.waitForCalls(1);
+		await step();
+		await step();
+		// pdf expects 10 s and table 30 s: 40 s at the start, 38 s two seconds in.
+		expect(ticker.calls.map((c) => [c.at, c.etaSeconds])).toEqual([
+			[0, 40],
+			[1000, 39],
+			[2000, 38],
+		]);
+		pdf.resolve();
+		await run;
+		// The phase is done: only the table's 30 s are left.
+		expect(ticker.calls.at(-1)!.etaSeconds).toBe(30);
+	});
+
+	it('a phase past its measured time says so: the estimate turns negative by the overrun, never a made-up number', async () => {
+		const { ticker, tracker, step } = setup({ heartbeatMs: 1000 });
+		const pdf = deferred<void>();
+		const run = tracker.run('pdf', () => pdf.promise);
+		await ticker.waitForCalls(1);
+		for (let i = 0; i < 13; i++) await step();
+		const last = ticker.calls.at(-1)!;
+		expect(last.at).toBe(13_000);
+		expect(last.etaSeconds).toBe(-3); // 13 s into a phase measured at 10 s
+		pdf.resolve();
+		await run;
 	});
 });

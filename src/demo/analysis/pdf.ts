@@ -3,6 +3,7 @@
  * in Node and Deno alike). Each page read is reported, so the bar can show a
  * real page counter instead of an estimate.
  */
+import { joinLigatures } from './text.ts';
 import { getDocumentProxy } from 'unpdf';
 
 /**
@@ -44,12 +45,22 @@ export async function pdfPages(bytes: Uint8Array, options: PdfPagesOptions = {})
 			const page = await pdf.getPage(n);
 			const content = await page.getTextContent();
 			let text = '';
+			let previous: { end: number; y: number; size: number } | null = null;
 			for (const item of content.items) {
 				if (!('str' in item)) continue;
+				// Runs that touch on the same line are one word: a typesetter draws a
+				// ligature (fi, fl) as its own run, which a space would cut ("modi fi ed").
+				const [, , , scaleY, x, y] = item.transform as number[];
+				const size = Math.abs(scaleY ?? 0) || 1;
+				if (previous && text !== '' && !text.endsWith('\n')) {
+					const touching = Math.abs(y! - previous.y) < size * 0.2 && x! - previous.end < previous.size * 0.1;
+					if (!touching && !text.endsWith(' ') && !item.str.startsWith(' ')) text += ' ';
+				}
 				text += item.str;
-				text += item.hasEOL ? '\n' : ' ';
+				if (item.hasEOL) text += '\n';
+				previous = { end: x! + item.width, y: y!, size };
 			}
-			pages.push(text.replace(/[ \t]+\n/g, '\n').trim());
+			pages.push(joinLigatures(text.replace(/[ \t]+\n/g, '\n').trim()));
 			page.cleanup();
 			await options.onPage?.(n, pdf.numPages);
 		}

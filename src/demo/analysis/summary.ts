@@ -15,7 +15,10 @@ import { sentences } from './text.ts';
  * // 'Cats sleep a lot.'
  */
 export function summarise(text: string, counts: TermCounts, maxSentences = 3): string {
-	const all = sentences(text);
+	const every = sentences(text);
+	// Titles and headings (no closing punctuation) only when there is nothing else to say.
+	const closed = every.filter((s) => /[.!?…]["'”’)\]]*$/.test(s));
+	const all = closed.length >= Math.min(maxSentences, every.length) ? closed : every;
 	if (all.length <= maxSentences) return all.join(' ');
 	const scored = all.map((s, index) => {
 		const terms = contentTerms(s);

@@ -70,15 +70,33 @@ export function words(text: string): string[] {
 }
 
 /**
+ * Ligature glyphs (ﬁ ﬂ ﬀ ﬃ ﬄ) as their letters, so "eﬃcient" is found as
+ * "efficient". (A ligature typeset as a run of its own is joined where the
+ * PDF is read, by position: see pdf.ts.)
+ *
+ * @example
+ * joinLigatures('eﬃcient ﬂow'); // 'efficient flow'
+ */
+export function joinLigatures(text: string): string {
+	return text.replace(/[\uFB00-\uFB06]/g, (c) => c.normalize('NFKC'));
+}
+
+/** A line that stands alone as a title: short, capitalised, no closing punctuation, followed by a capitalised line. */
+const TITLE_LINE = /^(\p{Lu}[^\n.!?…:;,]{0,80}?)[ \t]*\n(?=[ \t]*[\p{Lu}\p{N}“"])/gmu;
+
+/**
  * Splits prose into sentences at . ! ? … (and at blank lines, which end a
- * heading or a list item), keeping each sentence's own punctuation.
+ * heading or a list item), keeping each sentence's own punctuation. A title
+ * on its own line ("The Ledger" above "Every evening…") is a sentence of its
+ * own, never glued to the first sentence after it.
  *
  * @example
  * sentences('One. Two? Three'); // ['One.', 'Two?', 'Three']
+ * sentences('The Ledger\nEvery evening it grows.'); // ['The Ledger', 'Every evening it grows.']
  */
 export function sentences(text: string): string[] {
 	const out: string[] = [];
-	for (const block of text.split(/\n\s*\n/)) {
+	for (const block of text.replace(TITLE_LINE, '$1\n\n').split(/\n\s*\n/)) {
 		const flat = block.replace(/\s+/g, ' ').trim();
 		if (!flat) continue;
 		for (const s of flat.match(/[^.!?…]+(?:[.!?…]+["'”’)\]]*|$)/g) ?? []) {

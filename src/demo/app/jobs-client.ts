@@ -50,6 +50,7 @@ export class DemoJobs {
 				intervalMs: WATCH_INTERVAL_MS,
 			}),
 		cancel: (id) => this.store.cancel(id),
+		queuePosition: (id) => this.store.queuePosition(id),
 	};
 
 	/** What JobList reads: pages by cursor, and changes as they commit (Realtime; polling when it is unavailable). */

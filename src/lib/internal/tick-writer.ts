@@ -48,20 +48,21 @@ export class TickWriter {
 		return this.#queue;
 	}
 
-	/** Queues a tick; `read` is called when its turn comes (null: nothing to write). */
-	write(read: () => { progress: number; stage: string } | null): Promise<void> {
+	/** Queues a tick; `read` is called when its turn comes (null: nothing to write). The estimate rides along; it never causes a write. */
+	write(read: () => { progress: number; stage: string; etaSeconds?: number } | null): Promise<void> {
 		const next = this.#queue.then(() => this.#writeNow(read()));
 		this.#queue = next.catch(() => {});
 		return next;
 	}
 
-	async #writeNow(state: { progress: number; stage: string } | null): Promise<void> {
+	async #writeNow(state: { progress: number; stage: string; etaSeconds?: number } | null): Promise<void> {
 		if (!state) return;
 		const { stage } = state;
 		const progress = quantize(state.progress);
 		const changed = progress !== this.#written?.progress || stage !== this.#written?.stage;
 		const { now, heartbeatMs, attempt, onStatus } = this.#options;
 		const update: TickUpdate = attempt === undefined ? { progress, stage } : { progress, stage, attempt };
+		if (state.etaSeconds !== undefined) update.etaSeconds = Math.round(state.etaSeconds * 10) / 10;
 		if (!changed && now() - this.#lastWriteAt < heartbeatMs) {
 			// Nothing to write, but the interval is still the cancellation check: ask without writing.
 			if (!this.#ticker.readStatus) return;

@@ -83,7 +83,7 @@ export const JOB_FUNCTIONS = {
 	},
 	job_tick: {
 		returns: 'status',
-		args: { id: 'uuid', progress: 'real', stage: 'text', attempt: 'integer', job_table: 'text' },
+		args: { id: 'uuid', progress: 'real', stage: 'text', attempt: 'integer', job_table: 'text', eta_seconds: 'real' },
 	},
 	job_succeed: {
 		returns: 'job',
@@ -114,6 +114,7 @@ export const JOB_FUNCTIONS = {
 	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
 	job_get_many: { returns: 'jobs', args: { ids: 'uuid[]', job_table: 'text' } },
 	job_status: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
+	job_queue_position: { returns: 'value', args: { id: 'uuid', job_table: 'text' } },
 	job_list_recent: {
 		returns: 'jobs',
 		args: {

@@ -27,6 +27,12 @@ export interface JobKind<
 	/** The measured phase plan (a `PhasePlan`), when the kind declares one. */
 	readonly plan: Plan | undefined;
 	/**
+	 * What people call this work, in their language (the `label` given to
+	 * defineJobKind: by BCP 47 tag, e.g. `'pt-BR'`, else by language, else
+	 * `'en'`); the name when no label was given. Screens show this, never the name.
+	 */
+	labelFor(locale?: string | null): string;
+	/**
 	 * Checks params against the schema and returns the parsed value, or throws
 	 * {@link InvalidJobInputError} naming the field at fault.
 	 */
@@ -84,18 +90,25 @@ export function defineJobKind<N extends string, S extends z.ZodType<JobParams>, 
 	name: N;
 	params: S;
 	plan?: Plan;
+	/** What people call it: one string, or one per locale (`{ en: 'Document analysis', 'pt-BR': 'Análise de documento' }`). */
+	label?: string | Readonly<Record<string, string>>;
 }): JobKind<N, S, Plan> {
-	const { name, params, plan } = definition;
+	const { name, params, plan, label } = definition;
 	if (typeof name !== 'string' || name === '') throw new TypeError('defineJobKind: name is required');
 	// Checked here, where the mistake is made: otherwise the first enqueue would fail with "safeParse is not a function".
 	if (typeof (params as { safeParse?: unknown } | undefined)?.safeParse !== 'function')
 		throw new TypeError(
 			`defineJobKind: params of ${name} must be a zod schema (e.g. z.object({ ... })); got ${typeof params}`,
 		);
+	if (label !== undefined && typeof label !== 'string' && (typeof label !== 'object' || label === null))
+		throw new TypeError(`defineJobKind: label of ${name} is a string or an object of strings by locale`);
 	return Object.freeze({
 		name,
 		params,
 		plan,
+		labelFor(locale?: string | null): string {
+			return labelIn(label, locale) ?? name;
+		},
 		parseParams(value: unknown): z.output<S> {
 			const result = params.safeParse(value);
 			if (result.success) return result.data;
@@ -109,6 +122,20 @@ export function defineJobKind<N extends string, S extends z.ZodType<JobParams>, 
 			});
 		},
 	});
+}
+
+/** The label for a locale: the exact tag, else the same language, else English, else none. */
+function labelIn(label: string | Readonly<Record<string, string>> | undefined, locale?: string | null): string | null {
+	if (label === undefined) return null;
+	if (typeof label === 'string') return label;
+	const tags = Object.keys(label);
+	const wanted = (locale ?? 'en').toLowerCase();
+	const language = wanted.split(/[-_]/)[0];
+	const tag =
+		tags.find((t) => t.toLowerCase() === wanted) ??
+		tags.find((t) => t.toLowerCase().split(/[-_]/)[0] === language) ??
+		tags.find((t) => t.toLowerCase().split(/[-_]/)[0] === 'en');
+	return tag === undefined ? null : (label[tag] ?? null);
 }
 
 /**

@@ -289,6 +289,8 @@ export interface CancelOptions {
 export interface TickInput extends AttemptOptions {
 	progress?: number;
 	stage?: string;
+	/** Seconds until the expected end (negative: the current phase overran); stored as `expectedEndAt` in the same write. */
+	etaSeconds?: number;
 }
 
 /**
@@ -1175,6 +1177,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			progress: checkFinite('progress', update.progress),
 			stage: update.stage,
 			attempt: this.attemptOf(id, update.attempt),
+			eta_seconds: checkFinite('etaSeconds', update.etaSeconds),
 		});
 		if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
 			throw new UnexpectedRowError(`job_tick returned ${JSON.stringify(status)}, not a job status`);
@@ -1202,6 +1205,27 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			throw new UnexpectedRowError(`job_status returned ${JSON.stringify(status)}, not a job status`);
 		}
 		return status as JobStatusValue;
+	}
+
+	/**
+	 * How many of the same owner's queued jobs (in this table) will be claimed
+	 * before this queued one; null once it is not queued. Counts only the
+	 * owner's own jobs, so it tells a user nothing about anyone else's queue.
+	 * Unknown ids (or another user's job) throw {@link JobNotFoundError}.
+	 *
+	 * @example
+	 * ```ts
+	 * const ahead = await store.queuePosition(job.id); // 2: "2 of your jobs are ahead of this one"
+	 * ```
+	 */
+	async queuePosition(id: string): Promise<number | null> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		const ahead = await this.call('job_queue_position', { id });
+		if (ahead === null) return null;
+		if (typeof ahead !== 'number' || !Number.isInteger(ahead) || ahead < 0) {
+			throw new UnexpectedRowError(`job_queue_position returned ${JSON.stringify(ahead)}, not a count`);
+		}
+		return ahead;
 	}
 
 	/**

@@ -41,6 +41,8 @@ export interface JobSummary {
 	/** Not claimable before this: a queued job in the future is scheduled. */
 	availableAt: Date;
 	tags: string[];
+	/** When the running attempt's worker expects it to end (see {@link Job.expectedEndAt}). */
+	expectedEndAt: Date | null;
 }
 
 /** The fields of a {@link Job} a broadcast refreshes; the rest keep the value of the last full read. */
@@ -64,6 +66,7 @@ export const SUMMARY_FIELDS = [
 	'heartbeatMs',
 	'availableAt',
 	'tags',
+	'expectedEndAt',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
 
 const timestamp = z.string().transform((v, ctx) => {
@@ -97,6 +100,8 @@ const summarySchema = z
 		heartbeat_ms: z.number().int().nullable().default(null),
 		available_at: timestamp,
 		tags: z.array(z.string()).default([]),
+		// Absent from messages written before the worker's estimate.
+		expected_end_at: timestamp.nullable().default(null),
 		job_table: z.string(),
 	})
 	.transform((r) => ({
@@ -121,6 +126,7 @@ const summarySchema = z
 			heartbeatMs: r.heartbeat_ms,
 			availableAt: r.available_at,
 			tags: r.tags,
+			expectedEndAt: r.expected_end_at,
 		} satisfies JobSummary,
 	}));
 

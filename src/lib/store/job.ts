@@ -78,6 +78,12 @@ export interface Job<P extends JobParams = JobParams> {
 	expectedSeconds: number | null;
 	/** When this parent last came back from `waiting` (its last child ended); null if it never waited. */
 	resumedAt: Date | null;
+	/**
+	 * When the running attempt's worker expects it to end (the database's
+	 * clock, from its phase plan); earlier than `updatedAt` means the current
+	 * phase runs past its measured time. Null: no estimate.
+	 */
+	expectedEndAt: Date | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -174,6 +180,8 @@ export const jobRowSchema = z
 		parent_id: z.string().nullable().default(null),
 		expected_seconds: z.number().nullable().default(null),
 		resumed_at: timestamp.nullable().default(null),
+		// Absent from rows of job tables migrated before the worker's estimate.
+		expected_end_at: timestamp.nullable().default(null),
 	})
 	.transform((r): Job => ({
 		id: r.id,
@@ -208,6 +216,7 @@ export const jobRowSchema = z
 		parentId: r.parent_id,
 		expectedSeconds: r.expected_seconds,
 		resumedAt: r.resumed_at,
+		expectedEndAt: r.expected_end_at,
 	}));
 
 /**

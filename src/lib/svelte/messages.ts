@@ -41,6 +41,8 @@ export interface JobMessages {
 	waitingForChildren: string;
 	/** Accessible name of the list of a job's children. */
 	children: string;
+	/** A queued job behind the same user's own jobs: one, or `{n}` of them. */
+	ahead: { one: string; other: string };
 }
 
 /**
@@ -82,6 +84,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		held: 'waiting: {n} {kind} already running',
 		waitingForChildren: 'waiting for {n} of {total} parts',
 		children: 'Parts',
+		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
 	},
 	'pt-BR': {
 		status: {
@@ -103,7 +106,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		scheduledFor: 'Agendado para {time}',
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
 		left: {
-			lessThanMinute: 'menos de um minuto',
+			lessThanMinute: 'menos de um minuto restante',
 			minutes: 'cerca de {n} min restantes',
 			hours: 'cerca de {n} h restantes',
 		},
@@ -111,6 +114,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		held: 'aguardando: {n} {kind} já em execução',
 		waitingForChildren: 'aguardando {n} de {total} partes',
 		children: 'Partes',
+		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
 	},
 };
 

@@ -56,6 +56,11 @@ export interface JobSnapshot {
 	availableAt?: Date | null;
 	/** Claims allowed; with `attempts`, "retrying (attempt 2 of 3)". */
 	maxAttempts?: number;
+	/**
+	 * When the worker expects the running attempt to end (the database's clock);
+	 * before `updatedAt`: its current phase overran. Null or absent: no estimate.
+	 */
+	expectedEndAt?: Date | null;
 }
 
 /**
@@ -74,6 +79,7 @@ export interface JobSnapshot {
  * const source: JobWatchSource = {
  * 	watch: (id, { signal }) => store.watch(id, { signal, emitOn: ['status', 'progress', 'stage'] }),
  * 	cancel: (id) => store.cancel(id, { reason: 'cancelled by the user' }),
+ * 	queuePosition: (id) => store.queuePosition(id),
  * };
  */
 export interface JobWatchSource {
@@ -83,6 +89,11 @@ export interface JobWatchSource {
 	watchChildren?(id: string, options: { signal: AbortSignal }): AsyncIterable<readonly JobSnapshot[]>;
 	/** Why queued jobs are held by a concurrency limit (JobStore.holdReasons): WatchedJob asks for a queued job. */
 	holdReasons?(ids: readonly string[]): Promise<ReadonlyMap<string, HoldReason>>;
+	/**
+	 * How many of the same owner's queued jobs come before this queued one
+	 * (null: not queued). Optional: without it a queued job shows no position.
+	 */
+	queuePosition?(id: string): Promise<number | null>;
 }
 
 /**

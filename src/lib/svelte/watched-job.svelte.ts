@@ -72,6 +72,9 @@ export class WatchedJob {
 	#running: Promise<void> | null = null;
 	#cancelInFlight: Promise<void> | null = null;
 	#cancelToken: object | null = null;
+	#queuedAhead = $state<number | null>(null);
+	/** Wakes the position loop early: the job just became queued. */
+	#nudgePosition: (() => void) | null = null;
 
 	/**
 	 * Prefer {@link WatchedJob.create} in components. `initial` (e.g. the row a
@@ -222,6 +225,29 @@ export class WatchedJob {
 	 * job.availableAt && job.availableAt > new Date() && `Scheduled for ${job.availableAt.toLocaleTimeString()}`;
 	 */
 	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
+
+	/**
+	 * When the running attempt's worker expects it to end (the database's
+	 * clock, from its phase plan); earlier than `updatedAt` when its current
+	 * phase overran. Null: no estimate (JobProgress then reads the row's pace).
+	 *
+	 * @example
+	 * job.expectedEndAt && job.updatedAt && (job.expectedEndAt.getTime() - job.updatedAt.getTime()) / 1000; // seconds left at the last tick
+	 */
+	readonly expectedEndAt: Date | null = $derived(
+		this.#snapshot?.status === 'running' ? (this.#snapshot.expectedEndAt ?? null) : null,
+	);
+
+	/**
+	 * While queued: how many of the same owner's own queued jobs will start
+	 * before this one (asked of the source's `queuePosition` when the job is
+	 * queued, and again every few seconds while it waits). Null when unknown
+	 * or not queued. Never about anyone else's jobs.
+	 *
+	 * @example
+	 * job.queuedAhead ? `${job.queuedAhead} of your jobs are ahead of this one` : null;
+	 */
+	readonly queuedAhead: number | null = $derived(this.#snapshot?.status === 'queued' ? this.#queuedAhead : null);
 
 	/**
 	 * When the current attempt started (the database's clock); null unless running or ended.
@@ -375,6 +401,7 @@ export class WatchedJob {
 		this.#controller = controller;
 		this.#connectionError = null;
 		this.#watching = true;
+		void this.#followPosition(controller);
 		const running = this.#run(controller);
 		// A source that fails synchronously has already closed the watch.
 		if (this.#controller === controller) this.#running = running;
@@ -479,7 +506,39 @@ export class WatchedJob {
 		}
 	}
 
-	/** Starts over for another job (create() with a getter whose id changed). */
+	/**
+	 * Asks where the job stands while it is queued: at once when it becomes
+	 * queued, then every POSITION_REFRESH_MS (jobs ahead start without a word
+	 * to this job's watch). Nothing is asked while it runs or once it ended.
+	 */
+	async #followPosition(controller: AbortController): Promise<void> {
+		const source = read(this.#source);
+		if (!source.queuePosition) return;
+		const id = this.#id;
+		const open = () => this.#controller === controller && !controller.signal.aborted && id === this.#id;
+		while (open() && !this.isTerminal) {
+			if (this.#snapshot?.status === 'queued') {
+				try {
+					const ahead = await source.queuePosition(id);
+					if (open()) this.#queuedAhead = ahead;
+				} catch {
+					// A position is a courtesy: the watch, not this, reports trouble.
+				}
+			}
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(done, POSITION_REFRESH_MS);
+				function done() {
+					clearTimeout(timer);
+					controller.signal.removeEventListener('abort', done);
+					resolve();
+				}
+				this.#nudgePosition = done;
+				controller.signal.addEventListener('abort', done, { once: true });
+			});
+			this.#nudgePosition = null;
+		}
+	}
+
 	async #followChildren(signal: AbortSignal): Promise<void> {
 		const source = read(this.#source);
 		if (!source.watchChildren) return;
@@ -520,6 +579,7 @@ export class WatchedJob {
 		);
 	}
 
+	/** Starts over for another job (create() with a getter whose id changed). */
 	#retarget(id: string, initial: JobSnapshot | null | undefined): void {
 		this.stop();
 		this.#id = id;
@@ -531,6 +591,7 @@ export class WatchedJob {
 		this.#cancelError = null;
 		this.#cancelInFlight = null;
 		this.#cancelToken = null;
+		this.#queuedAhead = null;
 		if (initial && initial.id === id) this.#apply(initial);
 	}
 
@@ -538,10 +599,16 @@ export class WatchedJob {
 		const before = this.#snapshot;
 		const merged = mergeSnapshot(before, next);
 		if (!merged) return;
+		const becameQueued = merged.status === 'queued' && before?.status !== 'queued';
 		this.#snapshot = merged;
 		if (merged.status !== before?.status || merged.updatedAt !== before?.updatedAt) this.#askHeld(merged);
+		if (becameQueued) this.#nudgePosition?.();
+		if (isTerminalStatus(merged.status)) this.#nudgePosition?.(); // let the loop end now
 	}
 }
+
+/** How often a queued job asks again where it stands. */
+const POSITION_REFRESH_MS = 5000;
 
 const ABORTED = Symbol('aborted');
 

@@ -332,11 +332,39 @@ export class ProgressTracker {
 		}, this.#intervalMs);
 	}
 
+	/**
+	 * Seconds until the run is expected to end, from the plan: what is left of
+	 * the current phase (by a real count when reported, else by its clock) plus
+	 * the expected seconds of every later phase. Once the current phase has
+	 * run past its expected time, the overrun alone, negated: the plan no
+	 * longer knows when it ends, and the row says so rather than a number.
+	 *
+	 * @example
+	 * tracker.etaSeconds(); // 42.5
+	 */
+	etaSeconds(): number | null {
+		const stage = this.#stage;
+		if (stage === null) return null;
+		const phases = this.#plan.phases;
+		const later = phases
+			.slice(phases.indexOf(stage) + 1)
+			.reduce((sum, p) => sum + this.#plan.expectedSeconds(p, this.#sizeOf(p)), 0);
+		const active = this.#active;
+		if (!active || active.phase !== stage || active.settled) return later;
+		const expected = active.expectedMs / 1000;
+		const elapsed = (this.#now() - active.startedAt) / 1000;
+		if (active.reported !== null) return expected * (1 - active.reported) + later;
+		if (elapsed > expected) return -(elapsed - expected);
+		return expected - elapsed + later;
+	}
+
 	/** Ticks at most one at a time; only reads the status when nothing visible changed and no heartbeat is due. */
 	#tick(): Promise<void> {
-		return this.#writer.write(() =>
-			this.#stage === null || this.#controller.signal.aborted ? null : { progress: this.#progress, stage: this.#stage },
-		);
+		return this.#writer.write(() => {
+			if (this.#stage === null || this.#controller.signal.aborted) return null;
+			const eta = this.etaSeconds();
+			return { progress: this.#progress, stage: this.#stage, ...(eta === null ? {} : { etaSeconds: eta }) };
+		});
 	}
 }
 

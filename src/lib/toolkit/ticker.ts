@@ -19,6 +19,11 @@ export interface TickUpdate {
 	stage: string;
 	/** The claimed attempt, so a tick from a reclaimed (superseded) attempt is refused. */
 	attempt?: number;
+	/**
+	 * Seconds until the worker expects the run to end, from its plan; negative
+	 * when the current phase has run that much past its measured time.
+	 */
+	etaSeconds?: number;
 }
 
 /**

@@ -13,6 +13,7 @@
  * is the deployed jobs-worker function and the kick is pg_net. Local tooling only.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startDispatcher, type Dispatcher } from '../dispatcher.ts';
@@ -28,6 +29,35 @@ export const DEMO_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characte
 export interface DemoStep {
 	name: string;
 	ms: number;
+	/** Ran alongside the others: its time is not on the way to "ready" (only the wait for it is). */
+	parallel?: boolean;
+}
+
+/**
+ * The ports the demo keeps across restarts (an open tab survives a restart:
+ * the page's app and the Supabase URL it talks to stay where they were),
+ * unless another program holds them.
+ */
+export const DEMO_PORTS = { app: 5180, standin: 5181 } as const;
+
+/**
+ * `preferred` when it is free on 127.0.0.1; otherwise a free port, and `log`
+ * says which was taken and which is used instead.
+ *
+ * @example
+ * const port = await portOrFree(5180, 'the app', console.log); // 5180, or e.g. 40321 with a sentence
+ */
+export async function portOrFree(preferred: number, what: string, log: (m: string) => void): Promise<number> {
+	const free = await new Promise<boolean>((resolve) => {
+		const probe = createServer();
+		probe.unref();
+		probe.once('error', () => resolve(false));
+		probe.listen(preferred, '127.0.0.1', () => probe.close(() => resolve(true)));
+	});
+	if (free) return preferred;
+	const port = await freePort();
+	log(`port ${preferred} is taken (another program?): ${what} uses ${port} this time`);
+	return port;
 }
 
 export interface DemoStack {
@@ -59,10 +89,14 @@ export interface LocalDemoOptions {
 	dataDir?: string;
 	/** App port; 0 or absent picks a free one. */
 	appPort?: number;
+	/** The stand-in's port (the Supabase URL the browser talks to); 0 or absent picks a free one. */
+	standinPort?: number;
 	/** The model-call stand-in per chunk (DEMO_MODEL_MS). @default 300 */
 	modelMs?: number;
 	/** The worker's tick interval (JOBS_WORKER_TICK_MS). @default 250 */
 	workerTickMs?: number;
+	/** The heartbeat the worker declares at claim (JOBS_WORKER_HEARTBEAT_MS). @default the worker's own (5000) */
+	workerHeartbeatMs?: number;
 	/** Progress messages. */
 	log?: (message: string) => void;
 	/** Every line the children print. */
@@ -76,8 +110,39 @@ function stopwatch(steps: DemoStep[], log: (m: string) => void) {
 		const value = await fn();
 		const ms = performance.now() - started;
 		steps.push({ name, ms });
-		log(`${name} (${Math.round(ms)} ms)`);
+		log(`${name} (${duration(ms)})`);
 		return value;
+	};
+}
+
+/** "40 ms", "3.1 s". */
+export function duration(ms: number): string {
+	return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * The app build, alongside the other steps: says what it did ("built the app
+ * in 3.1 s" or "the app build is up to date") as a parallel step; the time
+ * the start waits for it afterwards is a step of its own, so the steps on
+ * the way to "ready" add up to the total.
+ */
+function buildAlongside(root: string, steps: DemoStep[], log: (m: string) => void): () => Promise<void> {
+	const started = performance.now();
+	const building = ensureAppBuilt(root).then((built) => {
+		const ms = performance.now() - started;
+		const name = built ? `built the app (vite build) in ${duration(ms)}` : 'the app build is up to date';
+		steps.push({ name, ms, parallel: true });
+		log(built ? name : `${name} (checked in ${duration(ms)})`);
+	});
+	building.catch(() => {});
+	return async () => {
+		const waitStarted = performance.now();
+		await building;
+		const ms = performance.now() - waitStarted;
+		if (ms >= 1) {
+			steps.push({ name: 'waited for the app build', ms });
+			log(`waited for the app build (${duration(ms)})`);
+		}
 	};
 }
 
@@ -145,8 +210,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 		while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => log(`while stopping: ${String(e)}`));
 	};
 	try {
-		const building = step('app build checked', async () => ((await ensureAppBuilt(root)) ? 'built' : 'up to date'));
-		building.catch(() => {});
+		const appBuilt = buildAlongside(root, steps, log);
 
 		let pg: DurablePostgres | null = null;
 		const databaseUrl =
@@ -185,6 +249,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 								// A long-lived local server, not an isolate with a wall clock.
 								JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
 								JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
+								...(options.workerHeartbeatMs ? { JOBS_WORKER_HEARTBEAT_MS: String(options.workerHeartbeatMs) } : {}),
 								DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
 							},
 							echo: (line) => {
@@ -203,6 +268,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 
 		const standin = await step('stand-in (REST, Realtime, functions) listening', async () => {
 			const s = await createStandin({
+				port: options.standinPort,
 				databaseUrl,
 				jwtSecret: DEMO_JWT_SECRET,
 				functions: { 'jobs-worker': { url: worker.url, verifyJwt: false } },
@@ -232,7 +298,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			return d;
 		});
 
-		await building;
+		await appBuilt();
 		const { app, url } = await step('app listening', async () => {
 			const started = await startApp(
 				root,
@@ -289,7 +355,7 @@ export async function startRemoteDemo(options: {
 	const root = options.root ?? projectRoot;
 	const steps: DemoStep[] = [];
 	const step = stopwatch(steps, options.log ?? (() => {}));
-	await step('app build checked', async () => ((await ensureAppBuilt(root)) ? 'built' : 'up to date'));
+	await buildAlongside(root, steps, options.log ?? (() => {}))();
 	const { app, url } = await step('app listening', async () =>
 		startApp(
 			root,

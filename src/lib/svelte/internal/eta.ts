@@ -1,5 +1,8 @@
 /**
- * How much longer, from the row alone and with no extra writes: the bar is
+ * How much longer. First choice: the worker's own estimate, written with the
+ * progress (`expectedEndAt`, from its PhasePlan; before `updatedAt` when the
+ * current phase overran its measured time). Without one, from the row alone:
+ * the bar is
  * time-proportional (a PhasePlan maps expected seconds to percent), so a job
  * that reached p% after t seconds of running is expected to need t·(100−p)/p
  * more. Both times are the database's (started_at, updated_at), so a browser
@@ -18,6 +21,8 @@ export interface EtaInput {
 	progress: number;
 	startedAt?: Date | null;
 	updatedAt?: Date | null;
+	/** The worker's estimate of the end (the database's clock). */
+	expectedEndAt?: Date | null;
 }
 
 /** The estimate now: seconds left (null: unknown) and whether the job runs past it. */
@@ -48,19 +53,40 @@ export class EtaEstimator {
 	#end: number | null = null;
 	#run = 0;
 	#key = '';
+	/** This attempt has had an estimate from its worker: the row's pace no longer speaks. */
+	#fromWorker = false;
+	/** The worker said its current phase overran. */
+	#workerOverrun = false;
 
 	/** Takes a snapshot received at `receivedAt` (local ms). */
 	observe(job: EtaInput, receivedAt: number): void {
-		const { status, progress, startedAt, updatedAt } = job;
+		const { status, progress, startedAt, updatedAt, expectedEndAt } = job;
 		const key = `${status}|${startedAt?.getTime() ?? ''}`;
 		if (key !== this.#key) {
 			// A new attempt (or a state without a run) starts the projection over.
 			this.#key = key;
 			this.#end = null;
+			this.#fromWorker = false;
+			this.#workerOverrun = false;
 		}
-		if (status !== 'running' || !startedAt || !updatedAt || !(progress >= MIN_PROGRESS) || progress >= 100) return;
+		if (status !== 'running' || !startedAt || !updatedAt) return;
 		const ran = Math.max(0, (updatedAt.getTime() - startedAt.getTime()) / 1000);
-		const left = (ran * (100 - progress)) / progress;
+		if (expectedEndAt instanceof Date && !Number.isNaN(expectedEndAt.getTime())) {
+			this.#fromWorker = true;
+			const left = (expectedEndAt.getTime() - updatedAt.getTime()) / 1000;
+			this.#workerOverrun = left < 0;
+			if (this.#workerOverrun) {
+				this.#end = null; // the next honest number starts afresh, not averaged with a stale one
+				return;
+			}
+			this.#project(receivedAt, ran, left);
+			return;
+		}
+		if (this.#fromWorker || !(progress >= MIN_PROGRESS) || progress >= 100) return;
+		this.#project(receivedAt, ran, (ran * (100 - progress)) / progress);
+	}
+
+	#project(receivedAt: number, ran: number, left: number): void {
 		const end = receivedAt + left * 1000;
 		this.#run = ran + left;
 		this.#end = this.#end === null ? end : this.#end + SMOOTHING * (end - this.#end);
@@ -68,6 +94,7 @@ export class EtaEstimator {
 
 	/** The estimate at local time `now`. */
 	at(now: number): Eta {
+		if (this.#workerOverrun) return { seconds: null, overrun: true };
 		if (this.#end === null) return { seconds: null, overrun: false };
 		const left = (this.#end - now) / 1000;
 		const grace = Math.max(5, this.#run * OVERRUN_SHARE);

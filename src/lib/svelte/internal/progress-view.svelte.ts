@@ -23,6 +23,10 @@ export interface JobProgressView {
 	readonly heldBy?: HoldReason | null;
 	/** The job's children, each drawn as a bar of its own under this one. */
 	readonly children?: readonly JobSnapshot[];
+	/** The worker's estimate of the end (see WatchedJob.expectedEndAt). */
+	readonly expectedEndAt?: Date | null;
+	/** While queued: the owner's own jobs ahead of this one (see WatchedJob.queuedAhead). */
+	readonly queuedAhead?: number | null;
 }
 
 /**
