@@ -98,8 +98,8 @@ export async function databaseTypesFile(databaseUrl: string): Promise<string> {
 export interface PostgresMetaServer {
 	/** e.g. http://127.0.0.1:43123 */
 	url: string;
-	/** GET `path` as Studio does, against `databaseUrl` (sent in the `pg` header); the parsed JSON. */
-	get<T = unknown>(path: string, databaseUrl: string): Promise<T>;
+	/** GET `path` as Studio does; the parsed JSON. */
+	get<T = unknown>(path: string): Promise<T>;
 	stop(): Promise<void>;
 }
 
@@ -120,18 +120,20 @@ async function freePortPair(): Promise<number> {
 }
 
 /**
- * Starts postgres-meta's HTTP server (Studio's backend) and resolves once it listens.
+ * Starts postgres-meta's HTTP server (Studio's backend) over the database at
+ * `databaseUrl`, as self-hosted Supabase runs it (PG_META_DB_URL), and resolves
+ * once it listens.
  *
  * @example
- * const meta = await startPostgresMeta();
- * const views = await meta.get('/views?included_schemas=supabase_jobs', databaseUrl);
+ * const meta = await startPostgresMeta(databaseUrl);
+ * const views = await meta.get('/views?included_schemas=supabase_jobs');
  * await meta.stop();
  */
-export async function startPostgresMeta(): Promise<PostgresMetaServer> {
+export async function startPostgresMeta(databaseUrl: string): Promise<PostgresMetaServer> {
 	const port = await freePortPair();
 	const child: Child = startChild('postgres-meta', process.execPath, [serverEntry()], {
 		cwd: projectRoot,
-		env: metaEnv({ PG_META_HOST: '127.0.0.1', PG_META_PORT: String(port) }),
+		env: metaEnv({ PG_META_DB_URL: databaseUrl, PG_META_HOST: '127.0.0.1', PG_META_PORT: String(port) }),
 	});
 	try {
 		await child.waitForLine(new RegExp(`listening at http://127\\.0\\.0\\.1:${port}`));
@@ -142,8 +144,8 @@ export async function startPostgresMeta(): Promise<PostgresMetaServer> {
 	const url = `http://127.0.0.1:${port}`;
 	return {
 		url,
-		async get<T>(path: string, databaseUrl: string): Promise<T> {
-			const response = await fetch(url + path, { headers: { pg: databaseUrl } });
+		async get<T>(path: string): Promise<T> {
+			const response = await fetch(url + path);
 			const body = (await response.json()) as T;
 			if (!response.ok) throw new Error(`postgres-meta GET ${path}: ${response.status} ${JSON.stringify(body)}`);
 			return body;
