@@ -91,9 +91,7 @@ export { postgresAdapter } from './adapters/postgres.ts';
 export type { PostgresAdapterOptions, JwtClaims } from './adapters/postgres.ts';
 export { supabaseAdapter } from './adapters/supabase.ts';
 export type { SupabaseAdapterOptions, SupabaseRpcClient } from './adapters/supabase.ts';
-// The schema as Supabase's generator reads it from the migrations (src/lib/database.types.ts):
-// `createClient<JobsDatabase>(url, key)` types rpc('job_*') and the operator views.
-export type { Database as JobsDatabase, Json as JobsJson } from './database.types.ts';
+export type { JobsDatabase } from './database.ts';
 export { StageStore, type StageStoreOptions, type StageFinish } from './store/stage-store.ts';
 
 // The worker toolkit.
