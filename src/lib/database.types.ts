@@ -380,6 +380,7 @@ export type Database = {
 				};
 				Returns: Database['public']['Enums']['job_status'];
 			};
+			jobs_admin_overview: { Args: Record<PropertyKey, never>; Returns: Json };
 			stage_cancel: {
 				Args: {
 					id_column?: string;
