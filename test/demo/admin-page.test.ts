@@ -2,11 +2,16 @@
  * The demo's /admin page (src/routes/admin): its server load, run as SvelteKit
  * runs it for a request, against the stand-in over this file's database. An
  * admin (JWT app_metadata.role = 'admin') gets the operator views' figures,
- * every user's jobs counted; an ordinary visitor gets 403 and no figures.
+ * every user's jobs counted; an ordinary visitor gets 403 and no figures. Then
+ * the built app (build/, as `npm run demo` serves it) renders both pages.
  */
 import { decodeJwt } from 'jose';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DemoSession } from '../../src/demo/app/session.server.ts';
+import { encodeSession, SESSION_COOKIE, type DemoSession } from '../../src/demo/app/session.server.ts';
+import { startChild, type Child } from '../../src/local/demo/processes.ts';
+import { freePort } from '../../src/local/postgres/embedded.ts';
+import { projectRoot } from '../../src/local/postgres/migrate.ts';
 import type { AdminOverview } from '../../src/demo/app/admin-overview.ts';
 import { createStandin, type Standin } from '../../src/local/standin/server.ts';
 import { load } from '../../src/routes/admin/+page.server.ts';
@@ -57,8 +62,40 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+	await app?.stop();
 	await standin?.close();
 });
+
+let app: Child | undefined;
+let appUrl: string;
+
+/** The built demo app (global setup built it), over the stand-in. */
+async function startApp(): Promise<void> {
+	const port = await freePort();
+	appUrl = `http://127.0.0.1:${port}`;
+	app = startChild('app', process.execPath, [join(projectRoot, 'build/index.js')], {
+		cwd: projectRoot,
+		env: {
+			...process.env,
+			HOST: '127.0.0.1',
+			PORT: String(port),
+			ORIGIN: appUrl,
+			PUBLIC_SUPABASE_URL: standin.url,
+			PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
+			DEMO_AUTH: 'standin',
+			DEMO_STANDIN_JWT_SECRET: JWT_SECRET,
+			DEMO_STANDIN_DATABASE_URL: db.url,
+		},
+	});
+	await app.waitForLine(/Listening on/);
+}
+
+async function getAdmin(session: DemoSession, language: string): Promise<{ status: number; html: string }> {
+	const response = await fetch(`${appUrl}/admin`, {
+		headers: { cookie: `${SESSION_COOKIE}=${encodeSession(session)}`, 'accept-language': language },
+	});
+	return { status: response.status, html: await response.text() };
+}
 
 describe('the demo admin page', () => {
 	it('an admin sees every user’s jobs counted, failure rates and top errors, and usage per owner', async () => {
@@ -96,5 +133,25 @@ describe('the demo admin page', () => {
 		const accessToken = await standin.mintUserToken(visitor, { claims: { user_metadata: { role: 'admin' } } });
 		const session = { accessToken, refreshToken: null, userId: visitor, expiresAt: decodeJwt(accessToken).exp! };
 		await expect(loadAs(session)).rejects.toMatchObject({ status: 403 });
+	});
+
+	it('the built app renders the figures for an admin, in Portuguese when asked, with the link to /admin', async () => {
+		await startApp();
+		const admin = (await createUser(db.sql)).sub;
+		const { status, html } = await getAdmin(await sessionFor(admin, { role: 'admin' }), 'pt-BR,pt;q=0.9');
+		expect(status).toBe(200);
+		expect(html).toContain('Visão geral dos trabalhos');
+		expect(html).toContain('data-testid="admin-link"');
+		expect(html).toMatch(/<td[^>]*>admin-page-analyse<\/td><td[^>]*>queued<\/td><td[^>]*>3<\/td>/);
+		expect(html).toMatch(/<td[^>]*>100 %<\/td>/); // the export kind's failure rate
+		expect(html).toContain('disk_full: The export ran out of disk.');
+	});
+
+	it('the built app answers an ordinary visitor 403 with the admins-only page, and no figures', async () => {
+		const { status, html } = await getAdmin(await sessionFor(visitor, { provider: 'anonymous' }), 'en');
+		expect(status).toBe(403);
+		expect(html).toContain('Admins only');
+		expect(html).not.toContain('data-testid="admin-link"');
+		expect(html).not.toContain('admin-page-analyse');
 	});
 });
