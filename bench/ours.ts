@@ -14,34 +14,64 @@ import type { BenchSystem, LatencyProbe } from './system.ts';
 const noop = defineJobKind({ name: 'noop', params: z.object({ i: z.number().int().optional() }) });
 const quiet = { debug() {}, info() {}, warn() {}, error: (...args: unknown[]) => console.error(...args) };
 
+/**
+ * The job table of the "priority and concurrency keys in use" measurement: a
+ * table of its own, because a concurrency limit on a kind sends every claim of
+ * its table through the limited path (the other measurements stay unlimited).
+ */
+export const KEYED_TABLE = 'bench_keyed';
+/**
+ * Keys and priorities of the keyed fill: every priority has all 50 keys, of at
+ * most 2 running each, so the limit never holds back 8 workers.
+ */
+const KEYS = 50;
+const PER_KEY = 2;
+const PRIORITIES = 5;
+
+/** The supabase-jobs system, with the measurement only it has (see {@link KEYED_TABLE}). */
+export interface OursSystem extends BenchSystem {
+	/** As `process`, on the keyed table: every job has a priority and a concurrency key its kind limits. */
+	processKeyed(n: number, concurrency: number): Promise<number>;
+}
+
 /** Builds the supabase-jobs system on its own database at `url`. */
-export function ours(url: string, version: string): BenchSystem {
+export function ours(url: string, version: string): OursSystem {
 	// One pool of 8 for everything timed; runWorkers' LISTEN takes one more connection of its own.
 	const sql = postgres(url, { max: 8, onnotice: () => {} });
 	const store = new JobStore(postgresAdapter(sql));
+	const keyedStore = new JobStore(postgresAdapter(sql), { table: KEYED_TABLE });
 
 	async function fill(n: number): Promise<string[]> {
 		return await enqueueMany(Array.from({ length: n }, (_, i) => ({ i })));
 	}
 
 	// ---- BATCH ENQUEUE: the one place the bench enqueues many jobs at once (fills and "enqueue batched"). ----
-	async function enqueueMany(params: { i: number }[]): Promise<string[]> {
+	async function enqueueMany(params: { i: number }[], keyed = false): Promise<string[]> {
 		// One round trip, one INSERT statement (job_enqueue_many), all or nothing.
-		const jobs = await store.enqueueMany(
-			noop,
-			params.map((p) => ({ params: p })),
-		);
+		const jobs = keyed
+			? await keyedStore.enqueueMany(
+					noop,
+					params.map((p) => ({
+						params: p,
+						priority: p.i % PRIORITIES,
+						concurrencyKey: `k${Math.floor(p.i / PRIORITIES) % KEYS}`,
+					})),
+				)
+			: await store.enqueueMany(
+					noop,
+					params.map((p) => ({ params: p })),
+				);
 		return jobs.map((j) => j.id);
 	}
 	// ---- end BATCH ENQUEUE ----
 
-	async function drainWithRunner(n: number, concurrency: number): Promise<number> {
+	async function drainWithRunner(n: number, concurrency: number, on = store): Promise<number> {
 		const finished = deferred();
 		let settled = 0;
 		const started = now();
 		const runner = runWorkers({
 			sql,
-			store,
+			store: on,
 			handlers: [defineJobHandler(noop, () => null)],
 			concurrency,
 			handleSignals: false,
@@ -64,13 +94,16 @@ export function ours(url: string, version: string): BenchSystem {
 			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement, rows parsed with zod).',
 			'per-job path: 8 loops of `store.claim(id)` + `store.succeed(id, {attempt})`, as the edge function runs one job per invocation (ids known from the fill).',
 			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection); "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
+			`keys in use: \`runWorkers\` as in "process", on a job table of its own whose \`noop\` kind has \`setConcurrency({ maxRunning: 100, maxRunningPerKey: ${PER_KEY} })\`; each job has a priority (0-${PRIORITIES - 1}) and one of ${KEYS} concurrency keys, so the limits are checked at every claim but never hold a worker back.`,
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],
 		async setup() {
 			await prepareDatabase(url);
+			await sql`select supabase_jobs.create_job_table(${KEYED_TABLE})`;
+			await keyedStore.setConcurrency(noop, { maxRunning: 100, maxRunningPerKey: PER_KEY });
 		},
 		async reset() {
-			await sql`truncate public.jobs cascade`;
+			await sql.unsafe(`truncate public.jobs, public.${KEYED_TABLE} cascade`);
 		},
 		async enqueueOne(n) {
 			const started = now();
@@ -88,6 +121,14 @@ export function ours(url: string, version: string): BenchSystem {
 		async process(n, concurrency) {
 			await fill(n);
 			return await drainWithRunner(n, concurrency);
+		},
+		async processKeyed(n, concurrency) {
+			for (let from = 0; from < n; from += 500)
+				await enqueueMany(
+					Array.from({ length: Math.min(500, n - from) }, (_, k) => ({ i: from + k })),
+					true,
+				);
+			return await drainWithRunner(n, concurrency, keyedStore);
 		},
 		async processAlt(n, concurrency) {
 			await fill(n);

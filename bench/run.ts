@@ -8,7 +8,8 @@
  * throughput is also a share of what the server can do; claim + complete on a
  * table holding BENCH_FINISHED_ROWS finished rows (bench/finished-rows.ts);
  * Realtime messages written per job (bench/realtime-messages.ts); the RSS of
- * 1,000 watches over Realtime (bench/realtime-watch.ts); and, last, the
+ * 1,000 watches over Realtime (bench/realtime-watch.ts); claim + complete with
+ * priority and concurrency keys in use next to the same without; and, last, the
  * issue's targets with their ratios and PASS/FAIL.
  *
  * Sizes can be changed with BENCH_ROUNDS, BENCH_JOBS, BENCH_PROCESS, BENCH_ENQUEUE_ONE,
@@ -28,7 +29,7 @@ import { withDatabase, prepareDatabase } from '../src/local/postgres/migrate.ts'
 import { bareSql } from './bare-sql.ts';
 import { clearWork, countRows, fillFinishedRows } from './finished-rows.ts';
 import { graphileWorker } from './graphile.ts';
-import { ours, tickCost } from './ours.ts';
+import { KEYED_TABLE, ours, tickCost } from './ours.ts';
 import { pgBoss } from './pgboss.ts';
 import { messagesPerJob } from './realtime-messages.ts';
 import { realtimeWatchMemory } from './realtime-watch.ts';
@@ -126,8 +127,9 @@ async function main(): Promise<void> {
 			versionOf('postgres'),
 			versionOf('@supabase/supabase-js'),
 		]);
+		const oursSystem = ours(oursUrl, ourVersion);
 		systems.push(
-			ours(oursUrl, ourVersion),
+			oursSystem,
 			pgBoss(withDatabase(pg.url, 'bench_pgboss'), bossVersion),
 			graphileWorker(withDatabase(pg.url, 'bench_graphile'), graphileVersion),
 		);
@@ -202,6 +204,20 @@ async function main(): Promise<void> {
 			'process (per-job path)',
 			systemEntries(PROCESS, (s) => (s.processById ? () => s.processById!(PROCESS, CONCURRENCY) : null)),
 		);
+
+		// The same runWorkers drain with and without priorities and limited concurrency keys, interleaved.
+		const WITHOUT_KEYS = 'without';
+		const WITH_KEYS = 'keys in use';
+		const keyed = await medianRate('process (priority and concurrency keys)', [
+			{ name: WITHOUT_KEYS, jobs: PROCESS, reset: () => us.reset(), run: () => us.process(PROCESS, CONCURRENCY) },
+			{
+				name: WITH_KEYS,
+				jobs: PROCESS,
+				reset: () => us.reset(),
+				run: () => oursSystem.processKeyed(PROCESS, CONCURRENCY),
+			},
+		]);
+		const keyedRatio = keyed.get(WITH_KEYS)! / keyed.get(WITHOUT_KEYS)!;
 
 		const latency = new Map<string, { p50: number; p95: number; samples: number }>();
 		for (const s of systems) {
@@ -353,6 +369,25 @@ async function main(): Promise<void> {
 			[BARE, BARE_BATCHED],
 		);
 
+		out.push(
+			`## 2b. Claim + complete with priority and concurrency keys in use (supabase-jobs, ${fmt(PROCESS)} jobs, concurrency ${CONCURRENCY})`,
+			'',
+			table(
+				['`runWorkers` defaults', 'jobs/s (median)', 'keys in use / without'],
+				[
+					['without: priority 0, no concurrency key, no kind limit', fmt(keyed.get(WITHOUT_KEYS)!), ''],
+					[
+						`priorities 0-4, 50 concurrency keys, the kind limited (\`maxRunning\` 100, \`maxRunningPerKey\` 2), table \`${KEYED_TABLE}\``,
+						fmt(keyed.get(WITH_KEYS)!),
+						`${fmt(keyedRatio, 2)}x`,
+					],
+				],
+			),
+			'',
+			"Rounds interleaved, median of each. The limits never hold a worker back (100 slots over 50 keys for 8 workers): the difference is what checking them at every claim costs (the claim takes the table's claim lock and counts the running jobs of the kind and key).",
+			'',
+		);
+
 		const ourLatency = latency.get(us.name)!;
 		out.push(
 			'## 3. Enqueue -> handler start latency, idle worker',
@@ -466,6 +501,7 @@ async function main(): Promise<void> {
 				1.0,
 				graphile.name,
 			),
+			`claim + complete with priority and concurrency keys in use: ${fmt(keyedRatio, 2)}x the same without (target ≥ 0.85x, within 15%) ${verdict(keyedRatio >= 0.85)}`,
 			`enqueue -> handler start p50: ${fmt(ourLatency.p50, 2)} ms, ${fmt(latencyRatio, 2)}x ${graphile.name} (target ≤ 1.0x) ${verdict(latencyRatio <= 1.0)}`,
 			...emptyFull
 				.slice(0, 2)

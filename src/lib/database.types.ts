@@ -16,6 +16,7 @@ export type Database = {
 					created_at: string;
 					error: string | null;
 					error_code: string | null;
+					expected_seconds: number | null;
 					expires_at: string | null;
 					finished_at: string | null;
 					heartbeat_at: string | null;
@@ -30,10 +31,12 @@ export type Database = {
 					max_attempts: number;
 					owner_id: string | null;
 					params: NonNullable<Json>;
+					parent_id: string | null;
 					payload: string | null;
 					priority: number;
 					progress: number;
 					result_id: string | null;
+					resumed_at: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -48,6 +51,7 @@ export type Database = {
 					created_at?: string;
 					error?: string | null;
 					error_code?: string | null;
+					expected_seconds?: number | null;
 					expires_at?: string | null;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
@@ -62,10 +66,12 @@ export type Database = {
 					max_attempts?: number;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
+					parent_id?: string | null;
 					payload?: string | null;
 					priority?: number;
 					progress?: number;
 					result_id?: string | null;
+					resumed_at?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -80,6 +86,7 @@ export type Database = {
 					created_at?: string;
 					error?: string | null;
 					error_code?: string | null;
+					expected_seconds?: number | null;
 					expires_at?: string | null;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
@@ -94,10 +101,12 @@ export type Database = {
 					max_attempts?: number;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
+					parent_id?: string | null;
 					payload?: string | null;
 					priority?: number;
 					progress?: number;
 					result_id?: string | null;
+					resumed_at?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -114,6 +123,16 @@ export type Database = {
 		Functions: {
 			job_cancel: {
 				Args: { id: string; job_table?: string; reason?: string };
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
+			job_children: {
+				Args: { job_table?: string; parent_id: string };
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
 				SetofOptions: {
 					from: '*';
@@ -161,6 +180,29 @@ export type Database = {
 					payload?: string;
 					priority?: number;
 					run_at?: string;
+					tags?: string[];
+				};
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
+			job_enqueue_child: {
+				Args: {
+					concurrency_key?: string;
+					expected_seconds?: number;
+					job_table?: string;
+					kind: string;
+					locale?: string;
+					max_attempts?: number;
+					owner_id?: string;
+					params?: Json;
+					parent_id: string;
+					payload?: string;
+					priority?: number;
 					tags?: string[];
 				};
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
@@ -240,6 +282,16 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
+			};
+			job_hold_reasons: {
+				Args: { ids: string[]; job_table?: string };
+				Returns: {
+					held_by: string;
+					id: string;
+					kind: string;
+					max_running: number;
+					running: number;
+				}[];
 			};
 			job_list_recent: {
 				Args: {
@@ -380,6 +432,10 @@ export type Database = {
 				};
 				Returns: Database['public']['Enums']['job_status'];
 			};
+			job_wait_for_children: {
+				Args: { attempt?: number; id: string; job_table?: string };
+				Returns: Database['public']['Enums']['job_status'];
+			};
 			jobs_admin_overview: { Args: Record<PropertyKey, never>; Returns: Json };
 			stage_cancel: {
 				Args: {
@@ -422,7 +478,7 @@ export type Database = {
 			};
 		};
 		Enums: {
-			job_status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+			job_status: 'queued' | 'running' | 'waiting' | 'done' | 'failed' | 'cancelled';
 		};
 		CompositeTypes: {
 			[_ in never]: never;
@@ -438,6 +494,7 @@ export type Database = {
 					created_at: string;
 					error: string | null;
 					error_code: string | null;
+					expected_seconds: number | null;
 					expires_at: string | null;
 					finished_at: string | null;
 					heartbeat_at: string | null;
@@ -452,10 +509,12 @@ export type Database = {
 					max_attempts: number;
 					owner_id: string | null;
 					params: NonNullable<Json>;
+					parent_id: string | null;
 					payload: string | null;
 					priority: number;
 					progress: number;
 					result_id: string | null;
+					resumed_at: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -469,6 +528,7 @@ export type Database = {
 						created_at: string;
 						error: string | null;
 						error_code: string | null;
+						expected_seconds: number | null;
 						expires_at: string | null;
 						finished_at: string | null;
 						heartbeat_at: string | null;
@@ -483,10 +543,12 @@ export type Database = {
 						max_attempts: number;
 						owner_id: string | null;
 						params: NonNullable<Json>;
+						parent_id: string | null;
 						payload: string | null;
 						priority: number;
 						progress: number;
 						result_id: string | null;
+						resumed_at: string | null;
 						stage: string | null;
 						started_at: string | null;
 						status: Database['public']['Enums']['job_status'];
@@ -502,6 +564,7 @@ export type Database = {
 					created_at?: string;
 					error?: string | null;
 					error_code?: string | null;
+					expected_seconds?: number | null;
 					expires_at?: string | null;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
@@ -516,10 +579,12 @@ export type Database = {
 					max_attempts?: number;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
+					parent_id?: string | null;
 					payload?: string | null;
 					priority?: number;
 					progress?: number;
 					result_id?: string | null;
+					resumed_at?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -534,6 +599,7 @@ export type Database = {
 					created_at?: string;
 					error?: string | null;
 					error_code?: string | null;
+					expected_seconds?: number | null;
 					expires_at?: string | null;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
@@ -548,10 +614,12 @@ export type Database = {
 					max_attempts?: number;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
+					parent_id?: string | null;
 					payload?: string | null;
 					priority?: number;
 					progress?: number;
 					result_id?: string | null;
+					resumed_at?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -880,6 +948,10 @@ export type Database = {
 				Args: { candidates: string[]; label: string };
 				Returns: string[];
 			};
+			admit: {
+				Args: { ids?: string[]; kinds: string[]; label: string; limit: number };
+				Returns: string[];
+			};
 			attach_admin_policies: { Args: { tbl: unknown }; Returns: undefined };
 			attach_admission: { Args: { tbl: unknown }; Returns: undefined };
 			attach_partition: { Args: { tbl: unknown }; Returns: undefined };
@@ -893,6 +965,7 @@ export type Database = {
 				Returns: boolean;
 			};
 			check_attempt: { Args: { attempt: number }; Returns: undefined };
+			check_batch_items: { Args: { items: Json }; Returns: undefined };
 			check_call: {
 				Args: {
 					attempt?: number;
@@ -920,6 +993,10 @@ export type Database = {
 				Returns: undefined;
 			};
 			check_timings: { Args: { timings: Json }; Returns: undefined };
+			children_progress: {
+				Args: { label: string; parent: string };
+				Returns: number;
+			};
 			cleanup: {
 				Args: Record<PropertyKey, never>;
 				Returns: {
@@ -941,6 +1018,7 @@ export type Database = {
 					created_at: string;
 					error: string | null;
 					error_code: string | null;
+					expected_seconds: number | null;
 					expires_at: string | null;
 					finished_at: string | null;
 					heartbeat_at: string | null;
@@ -955,10 +1033,12 @@ export type Database = {
 					max_attempts: number;
 					owner_id: string | null;
 					params: NonNullable<Json>;
+					parent_id: string | null;
 					payload: string | null;
 					priority: number;
 					progress: number;
 					result_id: string | null;
+					resumed_at: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -975,7 +1055,72 @@ export type Database = {
 			};
 			heartbeat_ms_max: { Args: Record<PropertyKey, never>; Returns: number };
 			heartbeat_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
+			hold_of: {
+				Args: { concurrency_key: string; kind: string; label: string };
+				Returns: {
+					held_by: string;
+					max_running: number;
+					running: number;
+				}[];
+			};
 			idempotency_key_max: { Args: Record<PropertyKey, never>; Returns: number };
+			insert_child: {
+				Args: {
+					concurrency_key: string;
+					expected_seconds: number;
+					kind: string;
+					label: string;
+					locale: string;
+					max_attempts: number;
+					owner_id: string;
+					params: Json;
+					parent: Database['supabase_jobs']['Tables']['job']['Row'];
+					payload: string;
+					priority: number;
+					tags: string[];
+				};
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			insert_job: {
 				Args: {
 					concurrency_key?: string;
@@ -1001,6 +1146,7 @@ export type Database = {
 					created_at: string;
 					error: string | null;
 					error_code: string | null;
+					expected_seconds: number | null;
 					expires_at: string | null;
 					finished_at: string | null;
 					heartbeat_at: string | null;
@@ -1015,10 +1161,12 @@ export type Database = {
 					max_attempts: number;
 					owner_id: string | null;
 					params: NonNullable<Json>;
+					parent_id: string | null;
 					payload: string | null;
 					priority: number;
 					progress: number;
 					result_id: string | null;
+					resumed_at: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1119,6 +1267,7 @@ export type Database = {
 					created_at: string;
 					error: string | null;
 					error_code: string | null;
+					expected_seconds: number | null;
 					expires_at: string | null;
 					finished_at: string | null;
 					heartbeat_at: string | null;
@@ -1133,10 +1282,12 @@ export type Database = {
 					max_attempts: number;
 					owner_id: string | null;
 					params: NonNullable<Json>;
+					parent_id: string | null;
 					payload: string | null;
 					priority: number;
 					progress: number;
 					result_id: string | null;
+					resumed_at: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1197,6 +1348,7 @@ export type Database = {
 					created_at: string;
 					error: string | null;
 					error_code: string | null;
+					expected_seconds: number | null;
 					expires_at: string | null;
 					finished_at: string | null;
 					heartbeat_at: string | null;
@@ -1211,10 +1363,12 @@ export type Database = {
 					max_attempts: number;
 					owner_id: string | null;
 					params: NonNullable<Json>;
+					parent_id: string | null;
 					payload: string | null;
 					priority: number;
 					progress: number;
 					result_id: string | null;
+					resumed_at: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1363,7 +1517,7 @@ export type CompositeTypes<
 export const Constants = {
 	public: {
 		Enums: {
-			job_status: ['queued', 'running', 'done', 'failed', 'cancelled'],
+			job_status: ['queued', 'running', 'waiting', 'done', 'failed', 'cancelled'],
 		},
 	},
 	supabase_jobs: {

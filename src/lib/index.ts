@@ -130,6 +130,7 @@ export type { CreateWorkerOptions, JobWorker, KickReport, KickStop } from './wor
 export { defineJobHandler } from './worker/job-handler.ts';
 export type { JobHandler, JobHandlerContext, JobHandlerOptions, JobHandlerResult } from './worker/job-handler.ts';
 export { JobUserError, isJobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
+export { WaitingForChildren, isWaitingForChildren } from './worker/waiting-for-children.ts';
 export {
 	pickLocale,
 	UNEXPECTED_FAILURE,
@@ -147,7 +148,7 @@ export type { JobOutcome } from './worker/job-runner.ts';
 export type { WorkerLogger } from './worker/logger.ts';
 
 // Realtime: JobStore.watch and subscribeList use it when the adapter has it.
-export type { SubscribeListOptions } from './store/job-store.ts';
+export type { SubscribeListOptions, ChildInput, HoldReason, WatchChildrenOptions } from './store/job-store.ts';
 export type { JobSummary } from './store/job-summary.ts';
 export type { JobRealtimeCapability, JobTopicListener, JobTopicStatus, JobTopicSubscription } from './store/adapter.ts';
 export { supabaseRealtime } from './adapters/supabase-realtime.ts';

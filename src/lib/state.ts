@@ -18,6 +18,8 @@ import { Constants, type Database } from './database.types.ts';
 export const JobStatus = {
 	QUEUED: 'queued',
 	RUNNING: 'running',
+	/** A parent waiting for its children, its worker slot free; queued again when the last one ends. */
+	WAITING: 'waiting',
 	DONE: 'done',
 	FAILED: 'failed',
 	CANCELLED: 'cancelled',
@@ -69,7 +71,8 @@ export const TERMINAL_JOB_STATUSES = [
  */
 export const JOB_TRANSITIONS = {
 	queued: ['running', 'cancelled', 'failed'],
-	running: ['done', 'failed', 'cancelled', 'queued'],
+	running: ['done', 'failed', 'cancelled', 'queued', 'waiting'],
+	waiting: ['queued', 'cancelled'],
 	done: [],
 	failed: [],
 	cancelled: [],

@@ -8,8 +8,10 @@
  * `call` only).
  */
 import { describeJobStoreConformance } from '../store/conformance.ts';
+import { describeParentChildConformance } from '../store/family-conformance.ts';
 import { useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
 
 describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
+describeParentChildConformance('supabase-js (stand-in, Realtime)', async () => f.harness);

@@ -204,6 +204,46 @@ describe('Realtime authorization of job topics', () => {
 	});
 });
 
+describe("a child's changes on its parent's topic", () => {
+	test("reach the parent's owner on job:<parent> with the screen columns and parent_id, never params or payload; another user cannot join", async () => {
+		const recording = recordingTransport();
+		const a = await f.user();
+		const b = await f.user();
+		const owner = await f.connect({ sub: a.id }, { transport: recording.transport });
+		const parent = await f.worker.enqueue('book', { ownerId: a.id });
+		await f.worker.claim(parent.id);
+		const topic = owner.channel(`job:${parent.id}`, { config: { private: true } });
+		const messages = frames<Record<string, unknown>>();
+		// The parent's own changes go by on this topic too: keep its children's.
+		topic.on('broadcast', { event: 'job' }, (m) => {
+			const payload = m.payload as Record<string, unknown>;
+			if (payload.parent_id !== undefined) messages.push(payload);
+		});
+		expect((await join(topic)).status).toBe('SUBSCRIBED');
+		expect((await join(b.supabase.channel(`job:${parent.id}`, { config: { private: true } }))).status).toBe(
+			'CHANNEL_ERROR',
+		);
+
+		const secret = `PARAMS-${randomUUID()}`;
+		const child = await f.worker.enqueueChild(parent.id, 'page', { params: { secret }, payload: secret });
+		const claimed = (await f.worker.claim(child.id))!;
+		await f.worker.tick(child.id, { progress: 50, attempt: claimed.attempts });
+		await f.worker.succeed(child.id, { attempt: claimed.attempts });
+		const heard = () => messages.got.filter((m) => m.id === child.id);
+		await messages.until(4); // queued, running, 50 %, done
+		await deliveredSoFar(f, owner);
+
+		expect(heard().map((m) => m.status)).toEqual(['queued', 'running', 'running', 'done']);
+		for (const m of heard()) {
+			expect(Object.keys(m).sort()).toEqual([...SCREEN_COLUMNS, 'expected_seconds', 'parent_id'].sort());
+			expect(m.parent_id).toBe(parent.id);
+		}
+		expect(recording.frames.filter((frame) => frame.includes(secret))).toEqual([]);
+		await owner.removeAllChannels();
+		await b.supabase.removeAllChannels();
+	});
+});
+
 describe('what a user may not do on job topics', () => {
 	test('nobody broadcasts on a job topic from a client: no write policy, so a forged progress is refused', async () => {
 		const a = await f.user();

@@ -100,7 +100,7 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		}
 	});
 
-	it('progress outside 0..100 and an empty failure sentence', async () => {
+	it('progress outside 0..100 and an empty or whitespace-only failure sentence', async () => {
 		const [job] = await as(db.sql, user, (tx) => tx`select id from job_enqueue('extract')`);
 		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${job!.id})`);
 		expect(await refused(serviceRole, (tx) => tx`select job_tick(${job!.id}, 101)`)).toMatchObject({
@@ -115,6 +115,41 @@ describe('bad input is refused with an error naming the field, and changes nothi
 			code: '22023',
 			detail: 'field=error',
 		});
+		// Any whitespace, not only spaces: the user would read an empty "why it stopped".
+		expect(await refused(serviceRole, (tx) => tx`select * from job_fail(${job!.id}, ${' \n\t\r '})`)).toMatchObject({
+			code: '22023',
+			detail: 'field=error',
+		});
+		expect(await refused(serviceRole, (tx) => tx`select * from job_retry(${job!.id}, ${'\n'})`)).toMatchObject({
+			code: '22023',
+			detail: 'field=error',
+		});
+	});
+
+	it('a threshold that is not positive, even given to supabase_jobs.reclaim_jobs directly', async () => {
+		const [job] = await as(db.sql, user, (tx) => tx`select id from job_enqueue('extract')`);
+		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${job!.id})`);
+		for (const threshold of ['-1 day', '0 seconds']) {
+			const e = await refused(
+				serviceRole,
+				(tx) => tx`select * from supabase_jobs.reclaim_jobs('jobs', ${threshold}::interval)`,
+			);
+			expect(e).toMatchObject({ code: '22023', detail: 'field=stale_after' });
+			expect(e.message).toMatch(/stale_after must be positive/);
+		}
+		const [row] = await db.sql`select status from jobs where id = ${job!.id}`;
+		expect(row!.status).toBe('running');
+	});
+
+	it('a batch item that is not a JSON object, named by its index (enqueue_many and succeed_many)', async () => {
+		for (const items of ['[[[1]]]', '[{}, 42]', '[{}, {}, "x"]']) {
+			const e = await refused(user, (tx) => tx`select * from job_enqueue_many('extract', ${items}::text::jsonb)`);
+			expect(e.code).toBe('22023');
+			expect(e.detail).toBe(`field=items[${JSON.parse(items).length - 1}]`);
+			expect(e.message).toMatch(/each item is a JSON object/);
+		}
+		const e = await refused(serviceRole, (tx) => tx`select * from job_succeed_many('[["x"]]'::jsonb)`);
+		expect(e).toMatchObject({ code: '22023', detail: 'field=items[0]' });
 	});
 
 	it('limit, statuses and cursor of list_recent', async () => {

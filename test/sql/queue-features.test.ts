@@ -141,6 +141,40 @@ describe('concurrency limits, enforced in the claim', () => {
 		expect(ids).toHaveLength(6);
 	});
 
+	it('a job passed over for its key does not take a slot of its kind from the jobs behind it', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('export.both', 2, 1)`);
+		// In claim order: three of user-a (only the first may run), then one of user-b.
+		await enqueueMany('export.both', ['user-a', 'user-a', 'user-a']);
+		await enqueueMany('export.both', ['user-b']);
+		const claimed = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select concurrency_key from job_claim_next(array['export.both'], 10)`,
+		);
+		expect(claimed.map((r) => r.concurrency_key).sort()).toEqual(['user-a', 'user-b']);
+		expect(await running('export.both')).toBe(2);
+		// Both slots of the kind are taken now: nothing more starts.
+		expect(await as(db.sql, serviceRole, (tx) => tx`select id from job_claim_next(array['export.both'], 10)`)).toEqual(
+			[],
+		);
+	});
+
+	it('a claim of a limited table skips a job another transaction holds locked, and claims the next', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('locked.kind', 5)`);
+		const [[first]] = await enqueueMany('locked.kind', [null]);
+		const [[second]] = await enqueueMany('locked.kind', [null]);
+		const holder = db.connect({ max: 1 });
+		try {
+			const claimed = await holder.begin(async (tx) => {
+				await tx`select id from public.jobs where id = ${first!.id} for update`;
+				return await as(db.sql, serviceRole, (t) => t`select id from job_claim_next(array['locked.kind'], 1)`);
+			});
+			expect(claimed.map((r) => r.id)).toEqual([second!.id]);
+		} finally {
+			await holder.end();
+		}
+	});
+
 	it('claim by id honours the same limits: no row while the kind is full', async () => {
 		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('single.kind', 1)`);
 		const [[a], [b]] = await enqueueMany('single.kind', [null, null]);

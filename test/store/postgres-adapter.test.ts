@@ -9,13 +9,14 @@ import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { claimsFor, createUser, useTestDatabase } from '../helpers/db.ts';
 import { describeJobStoreConformance } from './conformance.ts';
-import { createJobTable, Signal } from './harness.ts';
+import { describeParentChildConformance } from './family-conformance.ts';
+import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
 
 const db = await useTestDatabase();
 // As a transaction pooler requires: no named prepared statements.
 const sql = db.connect({ prepare: false, max: 4 });
 
-describeJobStoreConformance('postgres.js', async () => ({
+const harness: ConformanceHarness = {
 	// Both roles as PostgREST would run them: a service key, or a user's session.
 	adapter: (caller) => postgresAdapter(sql, { claims: claimsFor(caller) }),
 	createUser: async () => (await createUser(db.sql)).sub,
@@ -26,7 +27,9 @@ describeJobStoreConformance('postgres.js', async () => ({
 		);
 	},
 	createJobTable: (name, options) => createJobTable(db.sql, name, options),
-}));
+};
+describeJobStoreConformance('postgres.js', async () => harness);
+describeParentChildConformance('postgres.js', async () => harness);
 
 describe('postgresAdapter', () => {
 	test('a worker connecting as the database owner needs no claims', async () => {

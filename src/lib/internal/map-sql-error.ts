@@ -38,6 +38,8 @@ export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 	// Raised by PostgreSQL itself rather than on purpose, but still bad input that
 	// changed nothing: mapped so every adapter throws the same class for it.
 	'22P02': (m, o) => new InvalidJobInputError(m, o), // invalid_text_representation: 'abc'::uuid
+	'22021': (m, o) => new InvalidJobInputError(m, o), // character_not_in_repertoire: a NUL byte in text (postgres.js)
+	'22P05': (m, o) => new InvalidJobInputError(m, o), // untranslatable_character: "\u0000" in JSON text (PostgREST)
 	'42703': (m, o) => new InvalidJobInputError(m, o), // undefined_column: a mapped column the table lacks
 	'42601': (m, o) => new InvalidJobInputError(m, o), // syntax_error: e.g. one column assigned twice
 	'54023': (m, o) => new InvalidJobInputError(m, o), // too_many_arguments: a call over the 100-argument limit

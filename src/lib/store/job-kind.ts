@@ -87,6 +87,11 @@ export function defineJobKind<N extends string, S extends z.ZodType<JobParams>, 
 }): JobKind<N, S, Plan> {
 	const { name, params, plan } = definition;
 	if (typeof name !== 'string' || name === '') throw new TypeError('defineJobKind: name is required');
+	// Checked here, where the mistake is made: otherwise the first enqueue would fail with "safeParse is not a function".
+	if (typeof (params as { safeParse?: unknown } | undefined)?.safeParse !== 'function')
+		throw new TypeError(
+			`defineJobKind: params of ${name} must be a zod schema (e.g. z.object({ ... })); got ${typeof params}`,
+		);
 	return Object.freeze({
 		name,
 		params,

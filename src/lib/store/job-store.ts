@@ -16,6 +16,7 @@ import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
+import { followChildren } from './follow-children.ts';
 import { followTopic } from './follow-topic.ts';
 import type { JobSchedule } from './job-schedule.ts';
 import { Liveness } from '../internal/liveness.ts';
@@ -98,6 +99,41 @@ export interface EnqueueInput<P = JobParams> {
 	 * time ({@link JobStore.setConcurrency}), e.g. the owner's id: one export per user.
 	 */
 	concurrencyKey?: string;
+}
+
+/**
+ * What {@link JobStore.enqueueChild} takes: what {@link EnqueueInput} takes
+ * that a child can have (it starts when claimed, and belongs to its parent's
+ * owner), and its weight in the parent's progress.
+ *
+ * @example
+ * ```ts
+ * const input: ChildInput = { params: { page: 2 }, expectedSeconds: 12 };
+ * ```
+ */
+export interface ChildInput<P = JobParams> extends Pick<
+	EnqueueInput<P>,
+	'params' | 'payload' | 'maxAttempts' | 'locale' | 'ownerId' | 'tags' | 'priority' | 'concurrencyKey'
+> {
+	/** What the child's plan predicts, in seconds: its weight in the parent's progress. @default 1 */
+	expectedSeconds?: number;
+}
+
+/**
+ * Why a queued job is not starting: a concurrency limit of its kind
+ * (`heldBy: 'kind'`, `maxRunning`) or of its key (`heldBy: 'key'`,
+ * `maxRunningPerKey`) is full, `running` of them running.
+ *
+ * @example
+ * ```ts
+ * const r: HoldReason = { kind: 'export', heldBy: 'key', running: 1, maxRunning: 1 };
+ * ```
+ */
+export interface HoldReason {
+	kind: string;
+	heldBy: 'kind' | 'key';
+	running: number;
+	maxRunning: number;
 }
 
 /**
@@ -287,6 +323,23 @@ export interface ListRecentOptions {
 export interface JobPage<R> {
 	jobs: R[];
 	nextCursor: string | null;
+}
+
+/**
+ * Options of {@link JobStore.watchChildren}.
+ *
+ * @example
+ * ```ts
+ * const options: WatchChildrenOptions = { intervalMs: 1000, signal: controller.signal };
+ * ```
+ */
+export interface WatchChildrenOptions {
+	/** Milliseconds between polls (when there is no Realtime, or it is down). @default 2000 */
+	intervalMs?: number;
+	/** Ends the watch quietly. */
+	signal?: AbortSignal;
+	/** `'auto'` listens over Realtime where the adapter has it; `'poll'` always polls. @default 'auto' */
+	transport?: 'auto' | 'poll';
 }
 
 /**
@@ -921,6 +974,136 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async cancel(id: string, options: CancelOptions = {}): Promise<R | null> {
 		if (!JobStore.known(id)) return null;
 		return await this.maybeOne('job_cancel', { id, reason: options.reason });
+	}
+
+	/**
+	 * A running job enqueues a child (from its handler: see `ctx.enqueueChild`):
+	 * a queued job of the same table, owned by the parent's owner, in its
+	 * language unless `locale` says otherwise. Cancelling the parent cancels it;
+	 * `expectedSeconds` weighs it in the parent's progress. Refused for a parent
+	 * that is not running ({@link JobAlreadyFinishedError}) or unknown
+	 * ({@link JobNotFoundError}); workers only.
+	 *
+	 * @example
+	 * ```ts
+	 * const part = await store.enqueueChild(job.id, exportPart, { params: { page: 1 }, expectedSeconds: 30 });
+	 * ```
+	 */
+	enqueueChild<K extends JobKind>(
+		parentId: string,
+		kind: K,
+		input?: ChildInput<JobKindInput<K>>,
+	): Promise<Job<JobKindParams<K>>>;
+	enqueueChild(parentId: string, kind: string, input?: ChildInput<P>): Promise<R>;
+	async enqueueChild(parentId: string, kind: string | JobKind, input: ChildInput<unknown> = {}): Promise<Job> {
+		if (!JobStore.known(parentId)) throw JobStore.notFound(parentId);
+		let params = input.params as JobParams | undefined;
+		if (isJobKind(kind)) params = kind.parseParams(input.params ?? {});
+		else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+			throw invalid('params', 'params must be a JSON object (put large input in payload)');
+		const expected = input.expectedSeconds;
+		if (expected !== undefined && !(Number.isFinite(expected) && expected > 0))
+			throw invalid('expectedSeconds', `expectedSeconds must be a positive number; got ${String(expected)}`);
+		const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
+		return await this.one('job_enqueue_child', {
+			parent_id: parentId,
+			kind: kindName(kind),
+			params,
+			payload,
+			max_attempts: checkInt('max_attempts', input.maxAttempts),
+			locale: input.locale,
+			expected_seconds: expected,
+			priority: checkInt('priority', input.priority),
+			tags: checkTags('tags', input.tags),
+			concurrency_key: input.concurrencyKey,
+			owner_id: input.ownerId,
+		});
+	}
+
+	/**
+	 * A job's children, oldest first (payload omitted); `[]` when it has none.
+	 * A user sees the children of their own jobs only.
+	 *
+	 * @example
+	 * ```ts
+	 * const failed = (await store.children(job.id)).filter((c) => c.status === 'failed');
+	 * ```
+	 */
+	async children(parentId: string): Promise<R[]> {
+		if (!JobStore.known(parentId)) throw JobStore.notFound(parentId);
+		return (await this.rows('job_children', { parent_id: parentId })).map((r) => parseJobRow(r) as R);
+	}
+
+	/**
+	 * Parks a running parent until its children have ended: `'waiting'` when
+	 * it did (the worker's slot is free; the last child to end queues it again
+	 * and it is claimed like any job), `'running'` when no child is left to
+	 * wait for (nothing changed). The worker calls it through `ctx.waitForChildren()`.
+	 *
+	 * @example
+	 * ```ts
+	 * if ((await store.waitForChildren(job.id, { attempt: job.attempts })) === 'waiting') return;
+	 * ```
+	 */
+	async waitForChildren(id: string, options: AttemptOptions = {}): Promise<'waiting' | 'running'> {
+		if (!JobStore.known(id)) throw JobStore.notFound(id);
+		const status = await this.call('job_wait_for_children', { id, attempt: this.attemptOf(id, options.attempt) });
+		if (status !== 'waiting' && status !== 'running')
+			throw new UnexpectedRowError(`job_wait_for_children returned ${JSON.stringify(status)}`);
+		return status;
+	}
+
+	/**
+	 * Follows a job's children: yields them (oldest first) at once, then after
+	 * every change of one (status, progress, stage, error, result) or a new
+	 * child, until `signal` aborts. Over Realtime their changes arrive on the
+	 * parent's topic (no query per change); otherwise, or while Realtime is
+	 * down, it polls every `intervalMs`. With {@link watch} of the parent it
+	 * makes the tree a screen shows.
+	 *
+	 * @example
+	 * ```ts
+	 * for await (const children of store.watchChildren(job.id, { signal })) render(children);
+	 * ```
+	 */
+	async *watchChildren(parentId: string, options: WatchChildrenOptions = {}): AsyncGenerator<R[], void, undefined> {
+		if (!JobStore.known(parentId)) throw JobStore.notFound(parentId);
+		const intervalMs = options.intervalMs ?? 2000;
+		checkTimerMs('intervalMs', intervalMs);
+		yield* followChildren<R>({
+			parentId,
+			read: () => this.children(parentId),
+			realtime: options.transport === 'poll' ? undefined : this.adapter.realtime,
+			intervalMs,
+			signal: options.signal,
+		});
+	}
+
+	/**
+	 * Why these queued jobs are not starting, for those held back by a
+	 * concurrency limit ({@link setConcurrency}): which limit, and how many of
+	 * the kind (or of the key) run. Jobs not held are absent from the map.
+	 *
+	 * @example
+	 * ```ts
+	 * const held = (await store.holdReasons([job.id])).get(job.id); // { heldBy: 'key', running: 1, maxRunning: 1, kind: 'export' }
+	 * ```
+	 */
+	async holdReasons(ids: readonly string[]): Promise<Map<string, HoldReason>> {
+		const known = ids.filter((id) => JobStore.known(id));
+		if (known.length === 0) return new Map();
+		const rows = await this.rows('job_hold_reasons', { ids: known });
+		return new Map(
+			rows.map((r) => [
+				String(r.id),
+				{
+					kind: String(r.kind),
+					heldBy: r.held_by === 'key' ? 'key' : 'kind',
+					running: Number(r.running),
+					maxRunning: Number(r.max_running),
+				},
+			]),
+		);
 	}
 
 	/**

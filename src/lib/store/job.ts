@@ -79,6 +79,12 @@ export interface Job<P extends JobParams = JobParams> {
 	expiresAt: Date | null;
 	/** Jobs of a kind sharing it run at most `maxRunningPerKey` at a time. */
 	concurrencyKey: string | null;
+	/** The job that enqueued this one ({@link JobStore.enqueueChild}); null for a job enqueued on its own. */
+	parentId: string | null;
+	/** What its kind's plan predicts, in seconds: its weight in its parent's progress. */
+	expectedSeconds: number | null;
+	/** When this parent last came back from `waiting` (its last child ended); null if it never waited. */
+	resumedAt: Date | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -171,6 +177,10 @@ export const jobRowSchema = z
 		priority: z.number().int().default(0),
 		expires_at: timestamp.nullable().default(null),
 		concurrency_key: z.string().nullable().default(null),
+		// Absent from rows of job tables migrated before parent and child jobs.
+		parent_id: z.string().nullable().default(null),
+		expected_seconds: z.number().nullable().default(null),
+		resumed_at: timestamp.nullable().default(null),
 	} satisfies { [C in JobColumn]?: z.ZodType })
 	.transform((r): Job => ({
 		id: r.id,
@@ -202,6 +212,9 @@ export const jobRowSchema = z
 		priority: r.priority,
 		expiresAt: r.expires_at,
 		concurrencyKey: r.concurrency_key,
+		parentId: r.parent_id,
+		expectedSeconds: r.expected_seconds,
+		resumedAt: r.resumed_at,
 	}));
 
 /**

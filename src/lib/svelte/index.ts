@@ -13,7 +13,7 @@
  * ```
  */
 
-export { WatchedJob } from './watched-job.svelte.ts';
+export { WatchedJob, type WatchedJobOptions } from './watched-job.svelte.ts';
 export { JobList, type JobListOptions } from './job-list.svelte.ts';
 export { JOB_MESSAGES, messagesFor, resolveJobLocale, type JobLocale, type JobMessages } from './messages.ts';
 export type { JobProgressView } from './internal/progress-view.svelte.ts';

@@ -35,6 +35,12 @@ export interface JobMessages {
 	left: { lessThanMinute: string; minutes: string; hours: string };
 	/** A running job past the end its pace promised. */
 	longerThanUsual: string;
+	/** A queued job held back by a concurrency limit; `{n}` running jobs of the kind `{kind}` hold it. */
+	held: string;
+	/** A parent waiting for its children; `{n}` of `{total}` have not ended. */
+	waitingForChildren: string;
+	/** Accessible name of the list of a job's children. */
+	children: string;
 }
 
 /**
@@ -53,7 +59,14 @@ export type JobLocale = 'en' | 'pt-BR';
  */
 export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 	en: {
-		status: { queued: 'Queued', running: 'Running', done: 'Done', failed: 'Failed', cancelled: 'Cancelled' },
+		status: {
+			queued: 'Queued',
+			running: 'Running',
+			waiting: 'Waiting',
+			done: 'Done',
+			failed: 'Failed',
+			cancelled: 'Cancelled',
+		},
 		loading: 'Loading…',
 		cancel: 'Cancel',
 		cancelling: 'Cancelling…',
@@ -66,9 +79,19 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		retrying: 'Retrying (attempt {n} of {max})',
 		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
 		longerThanUsual: 'taking longer than usual',
+		held: 'waiting: {n} {kind} already running',
+		waitingForChildren: 'waiting for {n} of {total} parts',
+		children: 'Parts',
 	},
 	'pt-BR': {
-		status: { queued: 'Na fila', running: 'Em execução', done: 'Concluído', failed: 'Falhou', cancelled: 'Cancelado' },
+		status: {
+			queued: 'Na fila',
+			running: 'Em execução',
+			waiting: 'Aguardando',
+			done: 'Concluído',
+			failed: 'Falhou',
+			cancelled: 'Cancelado',
+		},
 		loading: 'Carregando…',
 		cancel: 'Cancelar',
 		cancelling: 'Cancelando…',
@@ -85,6 +108,9 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 			hours: 'cerca de {n} h restantes',
 		},
 		longerThanUsual: 'demorando mais que o normal',
+		held: 'aguardando: {n} {kind} já em execução',
+		waitingForChildren: 'aguardando {n} de {total} partes',
+		children: 'Partes',
 	},
 };
 

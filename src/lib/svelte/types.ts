@@ -1,4 +1,5 @@
 import type { JobStatusValue } from '../state.ts';
+import type { HoldReason } from '../store/job-store.ts';
 
 /**
  * The shapes the Svelte layer reads. They are deliberately a subset of the
@@ -78,6 +79,10 @@ export interface JobSnapshot {
 export interface JobWatchSource {
 	watch(id: string, options: { signal: AbortSignal }): AsyncIterable<JobSnapshot>;
 	cancel(id: string): Promise<unknown>;
+	/** A job's children as they change (JobStore.watchChildren): WatchedJob follows them when asked to (`children: true`). */
+	watchChildren?(id: string, options: { signal: AbortSignal }): AsyncIterable<readonly JobSnapshot[]>;
+	/** Why queued jobs are held by a concurrency limit (JobStore.holdReasons): WatchedJob asks for a queued job. */
+	holdReasons?(ids: readonly string[]): Promise<ReadonlyMap<string, HoldReason>>;
 }
 
 /**

@@ -1,7 +1,21 @@
 import { untrack } from 'svelte';
 import { isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
+import type { HoldReason } from '../store/job-store.ts';
 import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from './types.ts';
+
+/**
+ * Options of {@link WatchedJob}.
+ *
+ * @example
+ * ```ts
+ * const job = WatchedJob.create(store, jobId, null, { children: true });
+ * ```
+ */
+export interface WatchedJobOptions {
+	/** Follow the job's children too (`job.children`): a parent's tree of bars. @default false */
+	children?: boolean;
+}
 
 /**
  * One job, followed live: the state behind a progress bar and a cancel button.
@@ -47,6 +61,9 @@ export class WatchedJob {
 	readonly #source: MaybeGetter<JobWatchSource>;
 
 	#snapshot = $state.raw<JobSnapshot | null>(null);
+	#children = $state.raw<readonly JobSnapshot[]>([]);
+	#heldBy = $state.raw<HoldReason | null>(null);
+	readonly #withChildren: boolean;
 	#watching = $state(false);
 	#connectionError = $state.raw<unknown>(null);
 	#cancelRequested = $state(false);
@@ -68,9 +85,15 @@ export class WatchedJob {
 	 * // ... later
 	 * job.stop();
 	 */
-	constructor(source: MaybeGetter<JobWatchSource>, id: string, initial?: JobSnapshot | null) {
+	constructor(
+		source: MaybeGetter<JobWatchSource>,
+		id: string,
+		initial?: JobSnapshot | null,
+		options: WatchedJobOptions = {},
+	) {
 		this.#source = source;
 		this.#id = id;
+		this.#withChildren = options.children === true;
 		if (initial && initial.id === id) this.#apply(initial);
 	}
 
@@ -102,11 +125,13 @@ export class WatchedJob {
 		source: MaybeGetter<JobWatchSource>,
 		id: MaybeGetter<string>,
 		initial?: MaybeGetter<JobSnapshot | null | undefined>,
+		options: WatchedJobOptions = {},
 	): WatchedJob {
 		const job = new WatchedJob(
 			source,
 			untrack(() => read(id)),
 			untrack(() => read(initial)),
+			options,
 		);
 		$effect(() => {
 			const current = read(id); // tracked: a new id restarts the watch
@@ -268,7 +293,27 @@ export class WatchedJob {
 	 * @example
 	 * job.isActive;
 	 */
-	readonly isActive: boolean = $derived(this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running');
+	readonly isActive: boolean = $derived(
+		this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running' || this.#snapshot?.status === 'waiting',
+	);
+
+	/**
+	 * The job's children (oldest first) with their status and progress, live,
+	 * when created with `{ children: true }` over a source that can follow
+	 * them (a JobStore); `[]` otherwise.
+	 */
+	get children(): readonly JobSnapshot[] {
+		return this.#children;
+	}
+
+	/**
+	 * Why this queued job is not starting, when a concurrency limit holds it
+	 * ("waiting: 1 export already running"); null otherwise, or when the source
+	 * cannot tell (it has no `holdReasons`).
+	 */
+	get heldBy(): HoldReason | null {
+		return this.#heldBy;
+	}
 
 	/**
 	 * True from the click on cancel until the job reaches a terminal state (or the
@@ -401,6 +446,7 @@ export class WatchedJob {
 			signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
 		});
 		let iterator: AsyncIterator<JobSnapshot> | null = null;
+		const children = this.#withChildren ? this.#followChildren(signal) : null;
 		try {
 			iterator = read(this.#source).watch(this.#id, { signal })[Symbol.asyncIterator]();
 			for (;;) {
@@ -417,6 +463,8 @@ export class WatchedJob {
 			if (!signal.aborted && !this.isTerminal) {
 				this.#connectionError = new Error(`The watch on job ${this.#id} ended before the job finished.`);
 			}
+			// The tree is over once its root and every child have ended.
+			await children;
 		} catch (error) {
 			iterator = null;
 			if (!signal.aborted) this.#connectionError = error;
@@ -432,10 +480,52 @@ export class WatchedJob {
 	}
 
 	/** Starts over for another job (create() with a getter whose id changed). */
+	async #followChildren(signal: AbortSignal): Promise<void> {
+		const source = read(this.#source);
+		if (!source.watchChildren) return;
+		const id = this.#id;
+		const own = new AbortController();
+		const stop = () => own.abort();
+		signal.addEventListener('abort', stop, { once: true });
+		try {
+			for await (const list of source.watchChildren(id, { signal: own.signal })) {
+				if (signal.aborted || id !== this.#id) break;
+				this.#children = list.map((child) => {
+					const before = this.#children.find((c) => c.id === child.id);
+					return mergeSnapshot(before ?? null, child) ?? before ?? child;
+				});
+				if (this.isTerminal && list.every((c) => isTerminalStatus(c.status))) break;
+			}
+		} catch (error) {
+			if (!signal.aborted) this.#connectionError = error;
+		} finally {
+			signal.removeEventListener('abort', stop);
+			own.abort();
+		}
+	}
+
+	/** A queued job asks, once per queued snapshot, whether a concurrency limit holds it. */
+	#askHeld(next: JobSnapshot): void {
+		const source = read(this.#source);
+		if (next.status !== 'queued' || !source.holdReasons) {
+			this.#heldBy = null;
+			return;
+		}
+		const id = this.#id;
+		source.holdReasons([id]).then(
+			(reasons) => {
+				if (id === this.#id && this.#snapshot?.status === 'queued') this.#heldBy = reasons.get(id) ?? null;
+			},
+			() => {}, // a nicety: without it the bar says "Queued"
+		);
+	}
+
 	#retarget(id: string, initial: JobSnapshot | null | undefined): void {
 		this.stop();
 		this.#id = id;
 		this.#snapshot = null;
+		this.#children = [];
+		this.#heldBy = null;
 		this.#connectionError = null;
 		this.#cancelRequested = false;
 		this.#cancelError = null;
@@ -445,8 +535,11 @@ export class WatchedJob {
 	}
 
 	#apply(next: JobSnapshot): void {
-		const merged = mergeSnapshot(this.#snapshot, next);
-		if (merged) this.#snapshot = merged;
+		const before = this.#snapshot;
+		const merged = mergeSnapshot(before, next);
+		if (!merged) return;
+		this.#snapshot = merged;
+		if (merged.status !== before?.status || merged.updatedAt !== before?.updatedAt) this.#askHeld(merged);
 	}
 }
 

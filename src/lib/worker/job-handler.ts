@@ -4,7 +4,8 @@
  * heartbeat or cancellation by hand: the worker does.
  */
 import type { Job, JobParams } from '../store/job.ts';
-import type { JobKind, JobKindParams } from '../store/job-kind.ts';
+import type { JobKind, JobKindInput, JobKindParams } from '../store/job-kind.ts';
+import type { ChildInput } from '../store/job-store.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import type { ProgressTracker } from '../toolkit/progress-tracker.ts';
 
@@ -36,6 +37,32 @@ export interface JobHandlerContext<P extends JobParams = JobParams> {
 	tracker: ProgressTracker;
 	/** The attempt this run is (1 on the first claim). */
 	attempt: number;
+	/**
+	 * Enqueues a child of this job: same table and owner, cancelled with it,
+	 * weighed in its progress by what the child kind's plan predicts (when this
+	 * worker runs that kind; else `expectedSeconds`, else 1).
+	 */
+	enqueueChild<K extends JobKind>(kind: K, input?: ChildInput<JobKindInput<K>>): Promise<Job<JobKindParams<K>>>;
+	enqueueChild(kind: string, input?: ChildInput): Promise<Job>;
+	/** This job's children so far, oldest first (their status, result, error). */
+	children(): Promise<Job[]>;
+	/**
+	 * When every child has ended, returns them (oldest first). Otherwise parks
+	 * the job (`waiting`, the worker's slot free) and throws
+	 * {@link WaitingForChildren}: the handler runs again once the last child
+	 * ends, and this call then returns them. Enqueue the children only when
+	 * `ctx.children()` is empty, so the rerun does not enqueue them twice.
+	 *
+	 * @example
+	 * ```ts
+	 * run: async ({ params, children, enqueueChild, waitForChildren }) => {
+	 *   if ((await children()).length === 0) for (const page of params.pages) await enqueueChild(renderPage, { params: { page } });
+	 *   const parts = await waitForChildren(); // parks here the first time; returns on the rerun
+	 *   return await assemble(parts.map((p) => p.resultId));
+	 * }
+	 * ```
+	 */
+	waitForChildren(): Promise<Job[]>;
 }
 
 /**

@@ -24,7 +24,10 @@ import type { HandlerRegistry, JobHandler } from './job-handler.ts';
 import { isJobUserError } from './job-user-error.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAILURE } from './messages.ts';
-import type { PlanSource } from './plan-source.ts';
+import { estimateSeconds, type PlanSource } from './plan-source.ts';
+import { isWaitingForChildren, WaitingForChildren } from './waiting-for-children.ts';
+import type { JobKind } from '../store/job-kind.ts';
+import type { ChildInput } from '../store/job-store.ts';
 
 /**
  * How one run ended, from the worker's side:
@@ -34,14 +37,15 @@ import type { PlanSource } from './plan-source.ts';
  * - `retried`: an unexpected error; queued again after a backoff;
  * - `cancelled`: the user cancelled; the row was left as they set it;
  * - `released`: given back (shutdown, wall clock), the attempt not spent;
- * - `lost`: the row was no longer this run's to close (reclaimed, or the close failed and reclaim will readmit it).
+ * - `lost`: the row was no longer this run's to close (reclaimed, or the close failed and reclaim will readmit it);
+ * - `waiting`: parked until its children end (`ctx.waitForChildren()`); it will be claimed again.
  *
  * @example
  * ```ts
  * const outcome: JobOutcome = await worker.runJob(job);
  * ```
  */
-export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost';
+export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost' | 'waiting';
 
 /**
  * Settings of a {@link JobRunner}.
@@ -338,6 +342,7 @@ export class JobRunner {
 		};
 		beat();
 
+		const family = this.#family(job, store);
 		let result: Settled<unknown>;
 		try {
 			const work = Promise.resolve().then(() =>
@@ -348,6 +353,7 @@ export class JobRunner {
 					signal: handlerController.signal,
 					tracker,
 					attempt,
+					...family,
 				}),
 			);
 			result = await Promise.race([settle(work), abortedPromise(handlerController.signal)]);
@@ -396,6 +402,10 @@ export class JobRunner {
 			logger.warn(`${PREFIX} job ${job.id}: the row is ${status} now; this run stopped without closing it`);
 			return 'lost';
 		}
+		if (isWaitingForChildren(error)) {
+			logger.info(`${PREFIX} job ${job.id} is waiting for its children; its slot is free`);
+			return 'waiting';
+		}
 		entry.markClosing();
 		if (timeLimit.signal.aborted) {
 			logger.warn(`${PREFIX} job ${job.id} (${job.kind}) ran past its ${handler.timeoutMs} ms limit; failed`);
@@ -431,6 +441,35 @@ export class JobRunner {
 			const row = await store.retry(job.id, pickLocale(UNEXPECTED_FAILURE, job.locale), { delaySeconds, attempt });
 			return row.status === 'failed' ? 'failed' : 'retried';
 		});
+	}
+
+	/** The parent-and-child part of a handler's context, bound to this run. */
+	#family(job: Job, store: JobStore) {
+		const attempt = job.attempts;
+		const expectedSeconds = async (kind: string | JobKind, input: ChildInput): Promise<number | undefined> => {
+			if (input.expectedSeconds !== undefined) return input.expectedSeconds;
+			const child = this.#s.handlers.get(typeof kind === 'string' ? kind : kind.name);
+			if (!child) return undefined;
+			const plan = await this.#s.plans.planFor(child, store);
+			const seconds = estimateSeconds(plan, this.sizeOf(child, { ...job, params: (input.params ?? {}) as never }));
+			return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+		};
+		return {
+			enqueueChild: async (kind: string | JobKind, input: ChildInput = {}) =>
+				store.enqueueChild(
+					job.id,
+					kind as string,
+					{
+						...input,
+						expectedSeconds: await expectedSeconds(kind, input),
+					} as ChildInput,
+				),
+			children: () => store.children(job.id),
+			waitForChildren: async () => {
+				if ((await store.waitForChildren(job.id, { attempt })) === 'waiting') throw new WaitingForChildren(job.id);
+				return await store.children(job.id);
+			},
+		};
 	}
 
 	/** Writes the close; a refusal is logged (never thrown) and becomes the outcome. */

@@ -185,6 +185,10 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		await hub.listen();
 		const endpoint = createRealtimeEndpoint(hub);
 		const server = createServer();
+		// The gateway in front of Supabase's services (Kong, nginx) keeps an idle client
+		// connection 60 s; Node's default is 5 s, and a client reusing a socket just as
+		// it expires while it uploads a large body got ECONNRESET ("fetch failed").
+		server.keepAliveTimeout = 60_000;
 		const r: Running = { server, dbs, hub, endpoint, cache, unlistenPgrst: pgrst.unlisten };
 		server.on('request', (req, res) => {
 			handle(r, req, res).catch((e: unknown) => {

@@ -1,5 +1,6 @@
 import { clampProgress, isNewAttempt } from './merge-snapshot.ts';
-import type { JobSnapshotStatus } from '../types.ts';
+import type { HoldReason } from '../../store/job-store.ts';
+import type { JobSnapshot, JobSnapshotStatus } from '../types.ts';
 
 /**
  * What a progress bar reads. A `WatchedJob` and a `JobSnapshot` both fit.
@@ -18,6 +19,10 @@ export interface JobProgressView {
 	readonly maxAttempts?: number;
 	readonly startedAt?: Date | null;
 	readonly updatedAt?: Date | null;
+	/** A queued job held back by a concurrency limit: which, and how many hold it. */
+	readonly heldBy?: HoldReason | null;
+	/** The job's children, each drawn as a bar of its own under this one. */
+	readonly children?: readonly JobSnapshot[];
 }
 
 /**
