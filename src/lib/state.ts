@@ -1,8 +1,10 @@
 /**
  * The job state machine, mirrored once from SQL (supabase/migrations/*_job_status.sql,
  * table supabase_jobs.transitions) and drawn in docs/state-machine.md. The database
- * enforces it; this mirror lets code and types speak of it.
+ * enforces it; this mirror lets code and types speak of it. The statuses themselves
+ * come from the generated src/lib/database.types.ts (the SQL enum job_status).
  */
+import { Constants, type Database } from './database.types.ts';
 
 /**
  * Where a job is in its life.
@@ -21,7 +23,7 @@ export const JobStatus = {
 	DONE: 'done',
 	FAILED: 'failed',
 	CANCELLED: 'cancelled',
-} as const;
+} as const satisfies { readonly [S in JobStatusValue as Uppercase<S>]: S };
 
 /**
  * One of the values of {@link JobStatus}.
@@ -31,24 +33,17 @@ export const JobStatus = {
  * const s: JobStatusValue = 'queued';
  * ```
  */
-export type JobStatusValue = (typeof JobStatus)[keyof typeof JobStatus];
+export type JobStatusValue = Database['public']['Enums']['job_status'];
 
 /**
- * Every status, in life order.
+ * Every status, in life order (the enum's order in SQL).
  *
  * @example
  * ```ts
  * for (const s of JOB_STATUSES) console.log(s);
  * ```
  */
-export const JOB_STATUSES = [
-	JobStatus.QUEUED,
-	JobStatus.RUNNING,
-	JobStatus.WAITING,
-	JobStatus.DONE,
-	JobStatus.FAILED,
-	JobStatus.CANCELLED,
-] as const satisfies readonly JobStatusValue[];
+export const JOB_STATUSES = Constants.public.Enums.job_status satisfies readonly JobStatusValue[];
 
 /**
  * The statuses a job never leaves. `cancelled` is terminal but not a failure:

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import type { LayoutServerLoad } from './$types.js';
 
 /** The browser's supabase-js needs the project URL, the public key and the visitor's token. */
@@ -9,4 +10,6 @@ export const load: LayoutServerLoad = ({ locals }) => ({
 		userId: locals.session.userId,
 	},
 	locale: locals.locale,
+	// Only whether to show the link to /admin: the page itself asks the database (jobs_admin_overview).
+	isAdmin: (decodeJwt(locals.session.accessToken).app_metadata as { role?: unknown } | undefined)?.role === 'admin',
 });

@@ -63,7 +63,7 @@ const RUN: Record<string, Run> = {
 	'0026_pg_graphql_anon_table_exposed': { title: 'anon sees no table of ours in the GraphQL schema' },
 	'0027_pg_graphql_authenticated_table_exposed': {
 		title:
-			'signed-in users see only the job tables, the job table registry, the registered kinds and their own kept timings in the GraphQL schema',
+			'signed-in users see only the job tables, the job table registry, the registered kinds, their own kept timings and the operator views (their own rows, all for an admin) in the GraphQL schema',
 		accepted: [
 			...['jobs', 'exports', 'document_analyses'].map((t) => ({
 				detail: `table \`public.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
@@ -84,6 +84,19 @@ const RUN: Record<string, Run> = {
 					'table `supabase_jobs.phase_timings` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'job_phase_history (SECURITY INVOKER, callable by users) reads the timings retention kept as the caller; RLS limits a user to their own, as on the job tables, and supabase_jobs is on no search_path pg_graphql reflects',
 			},
+			...[
+				'job_counts',
+				'job_failure_rates',
+				'job_latency',
+				'job_throughput_hourly',
+				'job_top_errors',
+				'jobs_overrunning',
+				'jobs_silent',
+				'owner_usage',
+			].map((v) => ({
+				detail: `view \`supabase_jobs.${v}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
+				why: 'an operator view: jobs_admin_overview (SECURITY INVOKER) reads it as the admin calling it; security_invoker, so RLS limits anyone else to their own jobs, and supabase_jobs is on no search_path pg_graphql reflects',
+			})),
 		],
 	},
 	'0028_anon_security_definer_function_executable': {

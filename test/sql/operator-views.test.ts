@@ -408,20 +408,37 @@ describe('the operator views are safe to leave in Studio', () => {
 		expect(missing.map((r) => r.what)).toEqual([]);
 	});
 
-	it('service_role reads them; signed-in users and anon are refused', async () => {
+	it('service_role and signed-in users may select them (admins through jobs_admin_overview), anon is refused', async () => {
+		// 20261202300000_admin_overview.sql grants select to authenticated, so an admin reads them as themselves.
 		for (const name of VIEWS) {
 			const [priv] = await db.sql`
 				select has_table_privilege('service_role', ${'supabase_jobs.' + name}, 'select') as service,
 				       has_table_privilege('authenticated', ${'supabase_jobs.' + name}, 'select') as users,
 				       has_table_privilege('anon', ${'supabase_jobs.' + name}, 'select') as anon`;
-			expect({ name, ...priv }).toEqual({ name, service: true, users: false, anon: false });
+			expect({ name, ...priv }).toEqual({ name, service: true, users: true, anon: false });
 		}
-		const user = { role: 'authenticated' as const, sub: user1 };
-		await expect(as(db.sql, user, (tx) => tx`select * from supabase_jobs.job_counts`)).rejects.toMatchObject({
-			code: '42501',
-		});
 		await expect(as(db.sql, anon, (tx) => tx`select * from supabase_jobs.owner_usage`)).rejects.toMatchObject({
 			code: '42501',
 		});
+	});
+
+	it('a signed-in user who is not an admin counts only their own jobs in them (security_invoker: RLS applies)', async () => {
+		const user = { role: 'authenticated' as const, sub: user1 };
+		const [own] = await db.sql<{ n: number }[]>`
+			select count(*)::int as n from supabase_jobs.job where owner_id = ${user1}`;
+		const [all] = await db.sql<{ n: number }[]>`select count(*)::int as n from supabase_jobs.job`;
+		const [seen] = await as(
+			db.sql,
+			user,
+			(tx) => tx<{ n: number }[]>`select coalesce(sum(jobs), 0)::int as n from supabase_jobs.job_counts`,
+		);
+		expect(all!.n).toBeGreaterThan(own!.n);
+		expect(seen!.n).toBe(own!.n);
+		const owners = await as(
+			db.sql,
+			user,
+			(tx) => tx<{ owner_id: string }[]>`select owner_id from supabase_jobs.owner_usage`,
+		);
+		expect(owners.every((o) => o.owner_id === user1)).toBe(true);
 	});
 });

@@ -4,6 +4,7 @@
  * every behaviour (validation, parsing, watch, cursors), so two adapters cannot
  * drift apart in anything but transport.
  */
+import type { Database } from '../database.types.ts';
 
 /**
  * The SQL functions of the job API (supabase/migrations), with each argument's
@@ -162,7 +163,24 @@ export const JOB_FUNCTIONS = {
 		returns: 'value',
 		args: { record_table: 'text', record_id: 'text', stages: 'jsonb', id_column: 'text' },
 	},
-} as const satisfies Record<string, JobFunctionSpec>;
+} as const satisfies JobFunctionSpecs;
+
+/** The functions of the Data API's schema, as Supabase's generator read them from the migrations. */
+type PublicFunctions = Database['public']['Functions'];
+
+/**
+ * What JOB_FUNCTIONS must be: only functions the migrations define, each
+ * naming exactly the arguments the migration declares (src/lib/database.types.ts,
+ * generated), so a migration that adds, renames or drops an argument fails the
+ * type check here until the spec follows. The SQL types are the spec's own: the
+ * generator gives TypeScript types, and the postgres adapter casts to SQL ones.
+ */
+type JobFunctionSpecs = {
+	readonly [F in keyof PublicFunctions]?: {
+		readonly returns: JobFunctionSpec['returns'];
+		readonly args: { readonly [A in keyof PublicFunctions[F]['Args']]-?: string };
+	};
+};
 
 /**
  * How one SQL function is called and what it returns.

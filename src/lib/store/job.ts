@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { JobError } from '../errors.ts';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
+import type { Database } from '../database.types.ts';
 import type { RawRow } from './adapter.ts';
+
+/**
+ * The columns of a job row, as Supabase's generator read them from the
+ * migrations: the parser below may only name these.
+ */
+type JobColumn = keyof Database['supabase_jobs']['Tables']['job']['Row'];
 
 /**
  * A job's `params`: a small JSON object.
@@ -182,7 +189,7 @@ export const jobRowSchema = z
 		resumed_at: timestamp.nullable().default(null),
 		// Absent from rows of job tables migrated before the worker's estimate.
 		expected_end_at: timestamp.nullable().default(null),
-	})
+	} satisfies { [C in JobColumn]?: z.ZodType })
 	.transform((r): Job => ({
 		id: r.id,
 		isActive: r.is_active,

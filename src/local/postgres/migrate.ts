@@ -58,8 +58,20 @@ export async function applyCompat(url: string): Promise<void> {
 	}
 }
 
-/** Applies every migration not yet recorded, each in its own transaction. */
-export async function applyMigrations(url: string, dir = migrationsDir): Promise<string[]> {
+/**
+ * The demo's own migrations (`*_demo_*.sql`): applied locally, left out of the
+ * published package (package.json "files").
+ */
+export function isDemoMigration(m: MigrationFile): boolean {
+	return m.name.startsWith('demo_');
+}
+
+/** Applies every migration not yet recorded (of those `include` keeps), each in its own transaction. */
+export async function applyMigrations(
+	url: string,
+	dir = migrationsDir,
+	include: (m: MigrationFile) => boolean = () => true,
+): Promise<string[]> {
 	const sql = postgres(url, { max: 1, onnotice: () => {} });
 	const applied: string[] = [];
 	try {
@@ -69,7 +81,7 @@ export async function applyMigrations(url: string, dir = migrationsDir): Promise
 			),
 		);
 		for (const m of await listMigrations(dir)) {
-			if (done.has(m.version)) continue;
+			if (done.has(m.version) || !include(m)) continue;
 			const text = await readFile(m.path, 'utf8');
 			await sql.begin(async (tx) => {
 				await tx.unsafe(text);

@@ -1,0 +1,25 @@
+/**
+ * The package's schema as a type, for supabase-js. The fact itself lives in
+ * supabase/migrations; src/lib/database.types.ts is what Supabase's generator
+ * (postgres-meta) writes from them (`npm run gen:types`).
+ */
+import type { Database } from './database.types.ts';
+
+/**
+ * The tables, views, functions and enums of the `public` and `supabase_jobs`
+ * schemas as the migrations define them: give it to `createClient` and
+ * `rpc('job_*')` checks its arguments and types its rows. A project that runs
+ * `supabase gen types typescript` over its own database gets these same
+ * entries in its own file; this one is for code that talks to the job API alone.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@supabase/supabase-js';
+ * import type { JobsDatabase } from 'supabase-jobs';
+ *
+ * const supabase = createClient<JobsDatabase>(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY);
+ * const { data } = await supabase.rpc('job_get', { id }); // data: the job row, typed
+ * type Counts = JobsDatabase['supabase_jobs']['Views']['job_counts']['Row'];
+ * ```
+ */
+export type JobsDatabase = Database;
