@@ -25,9 +25,20 @@ export default defineConfig({
 				test: {
 					name: 'node',
 					include: ['test/**/*.test.ts'],
-					exclude: [...configDefaults.exclude, 'test/**/*.svelte.test.ts'],
+					exclude: [...configDefaults.exclude, 'test/**/*.svelte.test.ts', 'test/chaos/**'],
 					globalSetup: ['test/setup/global.ts'],
 					pool: 'forks',
+				},
+			},
+			{
+				extends: true,
+				test: {
+					name: 'chaos',
+					include: ['test/chaos/**/*.test.ts'],
+					globalSetup: ['test/setup/global.ts'],
+					pool: 'forks',
+					testTimeout: 900_000,
+					hookTimeout: 300_000,
 				},
 			},
 			{
