@@ -143,9 +143,15 @@ export class Fleet {
 		return live[this.#turn++ % live.length]!.current!.url;
 	}
 
-	/** SIGKILLs a random worker and starts it again; resolves once the new incarnation is ready. */
-	async killWorker(random: () => number): Promise<Incarnation> {
-		return await this.#workers[Math.floor(random() * this.#workers.length)]!.kill();
+	/**
+	 * SIGKILLs a worker and starts it again; resolves once the new incarnation
+	 * is ready. One of `busy` (incarnations holding a job) when any is alive,
+	 * else any: a worker killed mid-job is the fault that matters.
+	 */
+	async killWorker(random: () => number, busy: ReadonlySet<string> = new Set()): Promise<Incarnation> {
+		const holding = this.#workers.filter((s) => s.current && busy.has(s.current.name));
+		const pool = holding.length > 0 ? holding : this.#workers;
+		return await pool[Math.floor(random() * pool.length)]!.kill();
 	}
 
 	/** SIGKILLs the stand-in (REST and Realtime) and starts it again on its port. */

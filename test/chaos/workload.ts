@@ -52,11 +52,29 @@ export function planJobs(options: {
 	watchers: number;
 	cancelShare: number;
 	enqueueMs: number;
+	/** Moments of the planned restarts, as fractions of the enqueue window. */
+	restartsAt?: readonly number[];
 	random: () => number;
 }): JobSpec[] {
 	const { jobs, users, random } = options;
 	const watchEvery = options.watchers > 0 ? Math.max(1, Math.floor(jobs / options.watchers)) : Infinity;
+	// Just before each planned restart, a few watched jobs long enough to span it.
+	const spanning = new Set(
+		(options.restartsAt ?? []).flatMap((f) => [1, 2, 3].map((k) => Math.max(0, Math.floor(f * jobs) - k * watchEvery))),
+	);
 	return Array.from({ length: jobs }, (_, i) => {
+		if (spanning.has(i))
+			return {
+				key: randomUUID(),
+				user: i % users,
+				kind: 'chaos.steps',
+				params: { steps: 40, stepMs: 300 },
+				payload: null,
+				maxAttempts: 3,
+				cancelAfterMs: null,
+				watch: true,
+				at: (i / jobs) * options.enqueueMs,
+			};
 		const roll = random();
 		const kind = roll < 0.5 ? 'chaos.quick' : roll < 0.8 ? 'chaos.steps' : 'chaos.flaky';
 		const params: Record<string, number> =
