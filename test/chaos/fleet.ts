@@ -115,6 +115,7 @@ export class Fleet {
 	#standin: Slot | null = null;
 	#dispatcher: Slot | null = null;
 	#turn = 0;
+	#kills = 0;
 
 	constructor(options: FleetOptions) {
 		this.#options = options;
@@ -149,8 +150,12 @@ export class Fleet {
 	 * else any: a worker killed mid-job is the fault that matters.
 	 */
 	async killWorker(random: () => number, busy: ReadonlySet<string> = new Set()): Promise<Incarnation> {
-		const holding = this.#workers.filter((s) => s.current && busy.has(s.current.name));
-		const pool = holding.length > 0 ? holding : this.#workers;
+		// Node runners and Deno instances in turn (where there are both), so both kinds die.
+		const kind = this.#kills++ % 2 === 0 ? 'node' : 'deno';
+		const ofKind = this.#workers.filter((s) => s.kind === kind);
+		const candidates = ofKind.length > 0 ? ofKind : this.#workers;
+		const holding = candidates.filter((s) => s.current && busy.has(s.current.name));
+		const pool = holding.length > 0 ? holding : candidates;
 		return await pool[Math.floor(random() * pool.length)]!.kill();
 	}
 

@@ -266,7 +266,7 @@ describe(`chaos: ${config.jobs} jobs from ${config.users} users under worker kil
 			       idempotency_key, owner_id, created_at, finished_at
 			from public.jobs`;
 		runs = await stack.sql<Run[]>`select job_id, worker, attempt, started_at, ended_at from chaos.runs`;
-	});
+	}, 900_000);
 
 	afterAll(async () => {
 		for (const user of users) {
