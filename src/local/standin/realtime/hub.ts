@@ -28,6 +28,8 @@ export class RealtimeHub {
 	private queue: Promise<void> = Promise.resolve();
 	private unlisten: (() => Promise<void>)[] = [];
 	private sweeper: ReturnType<typeof setInterval> | undefined;
+	/** Broadcast ids notified and not read yet. */
+	private notified: string[] = [];
 	/** Broadcasts already delivered (the newest 20,000), so a sweep never sends one twice. */
 	private readonly delivered = new Set<string>();
 	/** inserted_at of the newest broadcast delivered (ISO, no zone, as the column). */
@@ -55,7 +57,11 @@ export class RealtimeHub {
 	}
 
 	async listen(): Promise<void> {
-		const b = await this.admin.listen(BROADCAST_CHANNEL, (id) => this.enqueue(() => this.deliverMessage(id)));
+		const b = await this.admin.listen(BROADCAST_CHANNEL, (id) => {
+			// Notifications that arrive while a delivery runs are read together, in one query.
+			this.notified.push(id);
+			if (this.notified.length === 1) this.enqueue(() => this.deliverMessages(this.notified.splice(0)));
+		});
 		const c = await this.admin.listen(CHANGES_CHANNEL, (id) => this.enqueue(() => this.deliverChange(id)));
 		this.unlisten = [b.unlisten, c.unlisten];
 		this.sweeper = setInterval(() => this.enqueue(() => this.sweep()), SWEEP_MS);
@@ -87,7 +93,7 @@ export class RealtimeHub {
 			 order by inserted_at, id limit 1000`,
 			[since, SWEEP_MARGIN_MS / 1000],
 		);
-		for (const { id } of rows) if (!this.delivered.has(id)) await this.deliverMessage(id);
+		await this.deliverMessages(rows.map((r) => r.id));
 	}
 
 	private markDelivered(id: string, insertedAt: string): void {
@@ -99,9 +105,11 @@ export class RealtimeHub {
 		if (this.newest === null || insertedAt > this.newest) this.newest = insertedAt;
 	}
 
-	private async deliverMessage(id: string): Promise<void> {
-		if (this.delivered.has(id)) return;
-		const [row] = await this.admin.unsafe<
+	/** Delivers the broadcasts `ids` not delivered yet, in the order given (NOTIFY order is commit order). */
+	private async deliverMessages(ids: string[]): Promise<void> {
+		const wanted = ids.filter((id) => !this.delivered.has(id));
+		if (wanted.length === 0) return;
+		const rows = await this.admin.unsafe<
 			{
 				id: string;
 				topic: string;
@@ -113,24 +121,29 @@ export class RealtimeHub {
 		>(
 			`select id::text as id, topic, event, payload::text as payload, private,
 			        to_char(inserted_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') as inserted_at
-			 from realtime.messages where id = $1 and extension = 'broadcast' limit 1`,
-			[id],
+			 from realtime.messages
+			 where id in (select pg_catalog.jsonb_array_elements_text($1::jsonb)::uuid) and extension = 'broadcast'`,
+			[JSON.stringify(wanted)],
 		);
-		if (!row) return;
-		this.markDelivered(row.id, row.inserted_at);
-		if (row.event === null || row.payload === null) return;
-		const isPrivate = row.private === true;
-		const b: UserBroadcast = {
-			topic: row.topic,
-			userEvent: row.event,
-			encoding: 'json',
-			payload: Buffer.from(row.payload, 'utf8'),
-			metadata: { id: row.id },
-		};
-		for (const [conn, ch] of this.channels(row.topic)) {
-			if (ch.isPrivate !== isPrivate) continue;
-			if (isPrivate && ch.policies?.broadcast !== true) continue;
-			conn.deliverUserBroadcast(ch, b);
+		const byId = new Map(rows.map((r) => [r.id, r]));
+		for (const id of wanted) {
+			const row = byId.get(id);
+			if (!row || this.delivered.has(id)) continue;
+			this.markDelivered(row.id, row.inserted_at);
+			if (row.event === null || row.payload === null) continue;
+			const isPrivate = row.private === true;
+			const b: UserBroadcast = {
+				topic: row.topic,
+				userEvent: row.event,
+				encoding: 'json',
+				payload: Buffer.from(row.payload, 'utf8'),
+				metadata: { id: row.id },
+			};
+			for (const [conn, ch] of this.channels(row.topic)) {
+				if (ch.isPrivate !== isPrivate) continue;
+				if (isPrivate && ch.policies?.broadcast !== true) continue;
+				conn.deliverUserBroadcast(ch, b);
+			}
 		}
 	}
 
