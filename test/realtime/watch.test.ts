@@ -157,6 +157,27 @@ describe('watch over Realtime', () => {
 		expect(seen.got.at(-1)).toEqual(['done', 100, 'table']);
 	});
 
+	test('a watch started while the server is down waits for its first read instead of throwing', async () => {
+		const user = await f.user();
+		const job = await user.store.enqueue('first-read-outage');
+		const { store, count } = countingStore(user.store.adapter);
+		await f.standin.stop();
+		const seen: string[] = [];
+		const watching = (async () => {
+			for await (const j of store.watch(job.id, { intervalMs: 50 })) seen.push(j.status);
+		})();
+		// The first read has failed and been tried again (the calls are counted as they are made).
+		await expect
+			.poll(() => count('job_get_many') + count('job_get'), { timeout: 10_000, interval: 20 })
+			.toBeGreaterThan(1);
+		expect(seen).toEqual([]);
+		await f.standin.start();
+		const claimed = (await f.worker.claim(job.id))!;
+		await f.worker.succeed(job.id, { attempt: claimed.attempts });
+		await watching;
+		expect(seen.at(-1)).toBe('done');
+	});
+
 	test('timeout gives up with TimeoutError while joined', async () => {
 		const user = await f.user();
 		const job = await user.store.enqueue('stuck');

@@ -9,6 +9,7 @@ import {
 	JobNotFoundError,
 	StaleAfterRequiredError,
 	TimeoutError,
+	isJobError,
 	isJobNotFoundError,
 } from '../errors.ts';
 import { LIST_MAX } from '../internal/limits.ts';
@@ -1368,12 +1369,23 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const realtime = options.transport === 'poll' ? undefined : this.adapter.realtime;
 		// Over Realtime, reads are gathered: many watches started together make one request.
 		const read = () => (realtime ? this.getGathered(id) : this.get(id));
-		const readFirst = () =>
-			beforeDeadline(
-				read(),
-				deadline,
-				() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
-			);
+		// The first read survives an outage as the later ones do: a failure that is
+		// not a job error (the network, a database restarting) is tried again every
+		// intervalMs until the deadline; a job error (unknown id, permission) ends it.
+		const readFirst = async (): Promise<R> => {
+			for (;;) {
+				try {
+					return await beforeDeadline(
+						read(),
+						deadline,
+						() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
+					);
+				} catch (e) {
+					if (isJobError(e) || Date.now() >= deadline) throw e;
+					if ((await pause(Math.min(intervalMs, deadline - Date.now()), signal)) === 'aborted') throw e;
+				}
+			}
+		};
 		// A signed-in user follows their own list topic (one channel for all their
 		// watches), joined before the first read: once that topic is live, a new
 		// watch costs one read and no join.

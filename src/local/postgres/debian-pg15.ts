@@ -32,6 +32,14 @@ export async function missingDebianPg15Cron(): Promise<string | null> {
 		: `Debian PostgreSQL 15 with pg_cron is not installed (missing ${missing.join(', ')}). Install it with: apt-get install -y postgresql-15 postgresql-15-cron`;
 }
 
+/** The server, plus a stop and start of the same cluster (a database restart under load). */
+export interface DebianPg15 extends LocalPostgres {
+	/** `pg_ctl stop -m fast`: every connection is cut; the data directory stays. */
+	stopServer(): Promise<void>;
+	/** Starts the same cluster again on the same port; resolves once it accepts connections. */
+	startServer(): Promise<void>;
+}
+
 export interface DebianPg15Options {
 	/** The database pg_cron serves (cron.database_name). @default 'postgres' */
 	cronDatabase?: string;
@@ -47,7 +55,7 @@ export interface DebianPg15Options {
  * // ... postgres(pg.url) ... create extension pg_cron
  * await pg.stop();
  */
-export async function startDebianPg15(options: DebianPg15Options = {}): Promise<LocalPostgres> {
+export async function startDebianPg15(options: DebianPg15Options = {}): Promise<DebianPg15> {
 	const missing = await missingDebianPg15Cron();
 	if (missing) throw new Error(missing);
 	const asRoot = process.getuid?.() === 0;
@@ -91,16 +99,23 @@ export async function startDebianPg15(options: DebianPg15Options = {}): Promise<
 			'',
 		].join('\n'),
 	);
-	await asPostgres(join(DEBIAN_PG15_BIN, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', 'start']);
+	const pgCtl = (...args: string[]) => asPostgres(join(DEBIAN_PG15_BIN, 'pg_ctl'), ['-D', data, ...args]);
+	await pgCtl('-l', log, '-w', '-t', '60', 'start');
 	let stopped = false;
 	return {
 		url: `postgres://postgres@127.0.0.1:${port}/postgres`,
 		embedded: true,
+		async stopServer() {
+			await pgCtl('-m', 'fast', '-w', '-t', '60', 'stop');
+		},
+		async startServer() {
+			await pgCtl('-l', log, '-w', '-t', '60', 'start');
+		},
 		async stop() {
 			if (stopped) return;
 			stopped = true;
 			try {
-				await asPostgres(join(DEBIAN_PG15_BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+				await pgCtl('-m', 'fast', '-w', '-t', '60', 'stop');
 			} finally {
 				await rm(dir, { recursive: true, force: true });
 			}

@@ -17,12 +17,23 @@ import type { UserBroadcast } from './serializer.ts';
 
 export const BROADCAST_CHANNEL = 'supabase_jobs_standin_broadcast';
 export const CHANGES_CHANNEL = 'supabase_jobs_standin_changes';
+/** How often the stand-in looks for broadcasts whose NOTIFY was lost. */
+const SWEEP_MS = 500;
+/** How far back before the newest delivered broadcast a sweep looks (transactions commit out of start order). */
+const SWEEP_MARGIN_MS = 5000;
 
 export class RealtimeHub {
 	readonly connections = new Set<Connection>();
 	readonly changes: PostgresChanges;
 	private queue: Promise<void> = Promise.resolve();
 	private unlisten: (() => Promise<void>)[] = [];
+	private sweeper: ReturnType<typeof setInterval> | undefined;
+	/** Broadcast ids notified and not read yet. */
+	private notified: string[] = [];
+	/** Broadcasts already delivered (the newest 20,000), so a sweep never sends one twice. */
+	private readonly delivered = new Set<string>();
+	/** inserted_at of the newest broadcast delivered (ISO, no zone, as the column). */
+	private newest: string | null = null;
 
 	constructor(
 		readonly admin: Sql,
@@ -46,39 +57,93 @@ export class RealtimeHub {
 	}
 
 	async listen(): Promise<void> {
-		const enqueue = (work: () => Promise<void>) => {
-			this.queue = this.queue.then(work).catch((e: unknown) => this.log(e));
-		};
-		const b = await this.admin.listen(BROADCAST_CHANNEL, (id) => enqueue(() => this.deliverMessage(id)));
-		const c = await this.admin.listen(CHANGES_CHANNEL, (id) => enqueue(() => this.deliverChange(id)));
+		const b = await this.admin.listen(BROADCAST_CHANNEL, (id) => {
+			// Notifications that arrive while a delivery runs are read together, in one query.
+			this.notified.push(id);
+			if (this.notified.length === 1) this.enqueue(() => this.deliverMessages(this.notified.splice(0)));
+		});
+		const c = await this.admin.listen(CHANGES_CHANNEL, (id) => this.enqueue(() => this.deliverChange(id)));
 		this.unlisten = [b.unlisten, c.unlisten];
+		this.sweeper = setInterval(() => this.enqueue(() => this.sweep()), SWEEP_MS);
 	}
 
 	async stop(): Promise<void> {
+		clearInterval(this.sweeper);
 		await Promise.all(this.unlisten.map((u) => u().catch(() => {})));
 		await this.queue;
 	}
 
-	private async deliverMessage(id: string): Promise<void> {
-		const [row] = await this.admin.unsafe<
-			{ id: string; topic: string; event: string | null; payload: string | null; private: boolean | null }[]
-		>(
-			`select id::text as id, topic, event, payload::text as payload, private from realtime.messages where id = $1 and extension = 'broadcast' limit 1`,
-			[id],
+	private enqueue(work: () => Promise<void>): void {
+		this.queue = this.queue.then(work).catch((e: unknown) => this.log(e));
+	}
+
+	/**
+	 * Delivers the broadcasts whose NOTIFY never came. Supabase Realtime reads
+	 * realtime.messages from the WAL and resumes after a database restart;
+	 * a NOTIFY sent while the LISTEN connection was down is gone for good (and
+	 * postgres.js gives up re-listening when its first try finds the server
+	 * still down), so the stand-in reads what arrived since the newest message
+	 * it delivered (with a margin: inserted_at is the transaction's start).
+	 */
+	private async sweep(): Promise<void> {
+		const since = this.newest ?? new Date(Date.now() - SWEEP_MARGIN_MS).toISOString();
+		const rows = await this.admin.unsafe<{ id: string }[]>(
+			`select id::text as id from realtime.messages
+			 where extension = 'broadcast' and inserted_at >= $1::timestamp - make_interval(secs => $2)
+			 order by inserted_at, id limit 1000`,
+			[since, SWEEP_MARGIN_MS / 1000],
 		);
-		if (!row || row.event === null || row.payload === null) return;
-		const isPrivate = row.private === true;
-		const b: UserBroadcast = {
-			topic: row.topic,
-			userEvent: row.event,
-			encoding: 'json',
-			payload: Buffer.from(row.payload, 'utf8'),
-			metadata: { id: row.id },
-		};
-		for (const [conn, ch] of this.channels(row.topic)) {
-			if (ch.isPrivate !== isPrivate) continue;
-			if (isPrivate && ch.policies?.broadcast !== true) continue;
-			conn.deliverUserBroadcast(ch, b);
+		await this.deliverMessages(rows.map((r) => r.id));
+	}
+
+	private markDelivered(id: string, insertedAt: string): void {
+		this.delivered.add(id);
+		if (this.delivered.size > 20_000) {
+			const oldest = this.delivered.values().next().value;
+			if (oldest !== undefined) this.delivered.delete(oldest);
+		}
+		if (this.newest === null || insertedAt > this.newest) this.newest = insertedAt;
+	}
+
+	/** Delivers the broadcasts `ids` not delivered yet, in the order given (NOTIFY order is commit order). */
+	private async deliverMessages(ids: string[]): Promise<void> {
+		const wanted = ids.filter((id) => !this.delivered.has(id));
+		if (wanted.length === 0) return;
+		const rows = await this.admin.unsafe<
+			{
+				id: string;
+				topic: string;
+				event: string | null;
+				payload: string | null;
+				private: boolean | null;
+				inserted_at: string;
+			}[]
+		>(
+			`select id::text as id, topic, event, payload::text as payload, private,
+			        to_char(inserted_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') as inserted_at
+			 from realtime.messages
+			 where id in (select pg_catalog.jsonb_array_elements_text($1::jsonb)::uuid) and extension = 'broadcast'`,
+			[JSON.stringify(wanted)],
+		);
+		const byId = new Map(rows.map((r) => [r.id, r]));
+		for (const id of wanted) {
+			const row = byId.get(id);
+			if (!row || this.delivered.has(id)) continue;
+			this.markDelivered(row.id, row.inserted_at);
+			if (row.event === null || row.payload === null) continue;
+			const isPrivate = row.private === true;
+			const b: UserBroadcast = {
+				topic: row.topic,
+				userEvent: row.event,
+				encoding: 'json',
+				payload: Buffer.from(row.payload, 'utf8'),
+				metadata: { id: row.id },
+			};
+			for (const [conn, ch] of this.channels(row.topic)) {
+				if (ch.isPrivate !== isPrivate) continue;
+				if (isPrivate && ch.policies?.broadcast !== true) continue;
+				conn.deliverUserBroadcast(ch, b);
+			}
 		}
 	}
 

@@ -1,0 +1,117 @@
+/**
+ * The three kinds the chaos run enqueues, and their handlers, shared by the
+ * Node runner processes and the Deno function instances. Each run is written
+ * down (job, worker incarnation, attempt, start, end) in chaos.runs through the
+ * recorder its process passes in, so overlapping runs of one job can be
+ * counted afterwards from the database.
+ */
+import type postgres from 'postgres';
+import { z } from 'zod';
+import { defineJobHandler, defineJobKind, delay, type JobHandler, type ProgressTracker } from '../../src/lib/index.ts';
+
+/** A couple of short steps: most of the load. */
+export const quick = defineJobKind({
+	name: 'chaos.quick',
+	params: z.object({ steps: z.number().int().min(1).max(20), stepMs: z.number().int().min(0).max(2000) }),
+});
+
+/** Long enough to be cancelled and killed while running, with progress every step. */
+export const steps = defineJobKind({
+	name: 'chaos.steps',
+	params: z.object({ steps: z.number().int().min(1).max(50), stepMs: z.number().int().min(0).max(2000) }),
+});
+
+/** Throws on its first `failUntil - 1` attempts: retries, and a failure once max_attempts is spent. */
+export const flaky = defineJobKind({
+	name: 'chaos.flaky',
+	params: z.object({ stepMs: z.number().int().min(0).max(2000), failUntil: z.number().int().min(1).max(10) }),
+});
+
+export const CHAOS_KINDS = [quick.name, steps.name, flaky.name] as const;
+
+/** Writes one run's start and end; `start` resolves to the run's id. */
+export interface RunRecorder {
+	start(jobId: string, attempt: number): Promise<number>;
+	end(runId: number, outcome: 'returned' | 'threw' | 'aborted'): Promise<void>;
+}
+
+/**
+ * The SQL a recorder runs (postgres.js tagged templates, the same under Node
+ * and Deno). The end of a run is written again until it lands: a database
+ * restart must not leave a run that ended looking as if it never did.
+ */
+export function sqlRecorder(sql: postgres.Sql, worker: string): RunRecorder {
+	return {
+		async start(jobId, attempt) {
+			const [row] =
+				await sql`insert into chaos.runs (job_id, worker, attempt) values (${jobId}, ${worker}, ${attempt}) returning id`;
+			return Number(row!.id);
+		},
+		async end(runId, outcome) {
+			const endedAt = new Date();
+			for (let tries = 1; ; tries++) {
+				try {
+					await sql`update chaos.runs set ended_at = ${endedAt}, outcome = ${outcome} where id = ${runId}`;
+					return;
+				} catch (error) {
+					if (tries >= 120) throw error;
+					// The database is restarting: try again shortly (a writer's backoff, not a synchronisation).
+					await new Promise((resolve) => setTimeout(resolve, 250));
+				}
+			}
+		},
+	};
+}
+
+async function recorded<T>(
+	recorder: RunRecorder,
+	jobId: string,
+	attempt: number,
+	signal: AbortSignal,
+	work: () => Promise<T>,
+): Promise<T> {
+	const runId = await recorder.start(jobId, attempt);
+	let outcome: 'returned' | 'threw' | 'aborted' = 'threw';
+	try {
+		const value = await work();
+		outcome = 'returned';
+		return value;
+	} catch (error) {
+		if (signal.aborted) outcome = 'aborted';
+		throw error;
+	} finally {
+		await recorder.end(runId, outcome);
+	}
+}
+
+/** The handlers of the three kinds, writing their runs through `recorder`. */
+export function chaosHandlers(recorder: RunRecorder): JobHandler[] {
+	const stepping = (count: number, stepMs: number, tracker: ProgressTracker) =>
+		tracker.run('work', async (signal) => {
+			for (let i = 0; i < count; i++) {
+				await delay(stepMs, signal);
+				await tracker.report('work', { done: (i + 1) / count });
+			}
+		});
+	return [
+		defineJobHandler(quick, ({ job, params, tracker, signal, attempt }) =>
+			recorded(recorder, job.id, attempt, signal, async () => {
+				await stepping(params.steps, params.stepMs, tracker);
+				return null;
+			}),
+		),
+		defineJobHandler(steps, ({ job, params, tracker, signal, attempt }) =>
+			recorded(recorder, job.id, attempt, signal, async () => {
+				await stepping(params.steps, params.stepMs, tracker);
+				return null;
+			}),
+		),
+		defineJobHandler(flaky, ({ job, params, tracker, signal, attempt }) =>
+			recorded(recorder, job.id, attempt, signal, async () => {
+				await stepping(2, params.stepMs, tracker);
+				if (attempt < params.failUntil) throw new Error(`chaos.flaky: attempt ${attempt} fails on purpose`);
+				return null;
+			}),
+		),
+	];
+}
