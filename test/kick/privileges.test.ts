@@ -73,8 +73,13 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			from pg_proc p join pg_namespace n on n.oid = p.pronamespace
 			where p.prosecdef and n.nspname in ('public', 'supabase_jobs') order by 1`;
 		expect(rows.map((r) => r.fn)).toEqual([
+			// A child's change moves its parent, which the child's owner may not update directly.
+			'supabase_jobs.after_child_changed()',
 			'supabase_jobs.after_jobs_inserted()',
 			'supabase_jobs.after_jobs_updated()',
+			// Counts of running jobs behind a concurrency limit; for users, only through hold_of_job.
+			'supabase_jobs.hold_of(text,text,text)',
+			'supabase_jobs.hold_of_job(uuid)',
 			// Recurring schedules: pg_cron's cron.schedule is the owner's to call (job_sync_schedules, service role).
 			'supabase_jobs.install_recurring()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
@@ -85,7 +90,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			expect(r.proconfig).toContain('search_path=""');
 			// owns_job_topic is the Realtime policy's check (20261130160500_realtime_broadcast.sql):
 			// the policy runs as the joining user, so authenticated must be able to call it.
-			const userCallable = r.fn === 'supabase_jobs.owns_job_topic(text)';
+			// hold_of_job answers a user for their own job only (20261202500000_family_messages_and_own_hold_reasons.sql).
+			const userCallable = ['supabase_jobs.owns_job_topic(text)', 'supabase_jobs.hold_of_job(uuid)'].includes(r.fn);
 			expect([r.anon, r.authenticated]).toEqual([false, userCallable]);
 		}
 	});

@@ -177,7 +177,7 @@ describe('privileges and attach', () => {
 		]);
 	});
 
-	test('every job table has the guard, the statement triggers (admission, kick, notify, broadcast) and the requeue notify', async () => {
+	test('every job table has the guard, the statement triggers (admission, kick, notify, broadcast), the requeue notify and the parent/child triggers', async () => {
 		const rows = await sql<{ t: string; triggers: string[] }[]>`
 			select c.oid::regclass::text as t, array_agg(tg.tgname::text order by tg.tgname) as triggers
 			  from supabase_jobs.job_tables j join pg_class c on c.oid = j.table_name
@@ -185,11 +185,17 @@ describe('privileges and attach', () => {
 			 group by c.oid order by 1`;
 		const expected = [
 			'admit_jobs_inserted',
+			'after_child_changed',
+			'after_child_inserted',
 			'after_jobs_inserted',
 			'after_jobs_updated',
+			'cancel_children',
+			'check_child_insert',
 			'guard_job_insert',
 			'guard_job_update',
+			'keep_parent_progress',
 			'notify_requeued',
+			'notify_resumed',
 		];
 		expect(rows).toEqual([
 			{ t: 'exports', triggers: expected },
