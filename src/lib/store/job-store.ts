@@ -886,6 +886,26 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * ```
 	 */
 	async succeedMany(items: readonly (SucceedOptions & { id: string })[]): Promise<R[]> {
+		return (await this.succeedManyRows(items)).map((r) => parseJobRow(r) as R);
+	}
+
+	/**
+	 * As {@link succeedMany}, returning only the ids it closed: the Node
+	 * runner's batched close reads nothing else, and parsing every closed row
+	 * was a good share of its CPU per job.
+	 *
+	 * @internal
+	 * @example
+	 * ```ts
+	 * const closed = await store.succeedManyIds(done.map((j) => ({ id: j.id, attempt: j.attempts })));
+	 * ```
+	 */
+	async succeedManyIds(items: readonly (SucceedOptions & { id: string })[]): Promise<Set<string>> {
+		const rows = await this.succeedManyRows(items);
+		return new Set(rows.map((r) => String(r.id)));
+	}
+
+	private async succeedManyRows(items: readonly (SucceedOptions & { id: string })[]): Promise<RawRow[]> {
 		const wanted = items.filter((item) => JobStore.known(item.id));
 		if (wanted.length === 0) return [];
 		const args = wanted.map((item) => ({
@@ -895,8 +915,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			timings: item.timings ?? null,
 		}));
 		for (const item of wanted) this.claimedAttempts.delete(item.id);
-		const rows = await this.rows('job_succeed_many', { items: args });
-		return rows.map((r) => parseJobRow(r) as R);
+		return await this.rows('job_succeed_many', { items: args });
 	}
 
 	/**

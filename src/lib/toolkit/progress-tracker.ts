@@ -42,6 +42,8 @@ export interface ProgressTrackerOptions {
 	signal?: AbortSignal;
 	/** @internal Milliseconds clock, injected in tests. */
 	now?: Clock;
+	/** @internal When the job started on the `now` clock, for a tracker made later than that (the runner makes it on first use). @default now() */
+	startedAt?: number;
 	/** @internal Timers, injected in tests. */
 	timers?: Timers;
 }
@@ -126,7 +128,7 @@ export class ProgressTracker {
 			},
 		});
 		this.#timers = options.timers ?? realTimers;
-		this.#createdAt = this.#now();
+		this.#createdAt = options.startedAt ?? this.#now();
 	}
 
 	/**

@@ -13,7 +13,7 @@ import {
 	isStageInterruptedError,
 	StageInterruptedError,
 } from '../errors.ts';
-import { linkSignals } from '../internal/link-signals.ts';
+import { LazyAbort } from '../internal/lazy-abort.ts';
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
@@ -90,7 +90,7 @@ export interface JobRunnerSettings {
 export class RunningJob {
 	readonly job: Job;
 	readonly store: JobStore;
-	readonly #shutdown = new AbortController();
+	readonly #shutdown = new LazyAbort();
 	readonly #logger: WorkerLogger;
 	#release: Promise<boolean> | null = null;
 	#closing = false;
@@ -104,6 +104,11 @@ export class RunningJob {
 	/** Aborts when the worker gives this job back. */
 	get shutdownSignal(): AbortSignal {
 		return this.#shutdown.signal;
+	}
+
+	/** The same abort, without making a signal: the runner listens here. */
+	get shutdown(): LazyAbort {
+		return this.#shutdown;
 	}
 
 	get givenBack(): boolean {
@@ -157,12 +162,8 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 	);
 }
 
-function abortedPromise(signal: AbortSignal): Promise<Settled<never>> {
-	return new Promise((resolve) => {
-		const done = () => resolve({ ok: false, error: signal.reason });
-		if (signal.aborted) done();
-		else signal.addEventListener('abort', done, { once: true });
-	});
+function stoppedPromise(stop: LazyAbort): Promise<Settled<never>> {
+	return new Promise((resolve) => stop.onAbort((error) => resolve({ ok: false, error })));
 }
 
 /** How often a runner beats when the handler reports nothing: the liveness contract it declares at claim. */
@@ -262,15 +263,21 @@ export class JobRunner {
 		const plan = await this.#s.plans.planFor(handler, store);
 		const size = this.sizeOf(handler, job);
 
-		// `halt`: the row is no longer this run's (cancelled, reclaimed, gone), learned by a tick or the heartbeat.
-		const halt = new AbortController();
-		const outside = new AbortController();
-		const outsideLink = linkSignals(outside, [halt.signal, entry.shutdownSignal]);
-		let lastTickAt = performance.now();
+		// Every abort below is lazy (see LazyAbort): a handler that never reads its
+		// signal or tracker costs no AbortController, listener or tracker.
+		// `halted`: the row is no longer this run's (cancelled, reclaimed, gone), learned by a tick or the heartbeat.
+		let halted: StageInterruptedError | null = null;
+		// `outside`: halted or given back; stops the tracker's phases and the handler.
+		const outside = new LazyAbort();
+		const unlinkShutdown = entry.shutdown.onAbort((reason) => outside.abort(reason));
+		const startedAt = performance.now();
+		let lastTickAt = startedAt;
 		/** The last round trip that learned the status, written or read. */
 		let lastContactAt = lastTickAt;
 		const haltOn = (status: string, cause?: unknown) => {
-			if (!halt.signal.aborted) halt.abort(new StageInterruptedError(`job ${job.id} is ${status}`, { status, cause }));
+			if (halted) return;
+			halted = new StageInterruptedError(`job ${job.id} is ${status}`, { status, cause });
+			outside.abort(halted);
 		};
 		const tick = async (update: TickInput) => {
 			try {
@@ -296,27 +303,39 @@ export class JobRunner {
 				throw e;
 			}
 		};
-		const ticker: Ticker = { tick: (_id, update) => tick(update), readStatus: () => readStatus() };
-		const tracker = new ProgressTracker(ticker, job.id, {
-			plan,
-			attempt,
-			intervalMs: this.#s.tickIntervalMs,
-			heartbeatMs: this.#s.heartbeatMs,
-			size: size ?? undefined,
-			signal: outside.signal,
-		});
-		const handlerController = new AbortController();
+		// The handler's stop: outside, the kind's time limit, or the tracker learning the job stopped.
+		const stop = new LazyAbort();
+		const unlinkOutside = outside.onAbort((reason) => stop.abort(reason));
+		let unlinkTracker: (() => void) | null = null;
+		let tracker: ProgressTracker | null = null;
+		const trackerFor = (): ProgressTracker => {
+			if (tracker) return tracker;
+			const ticker: Ticker = { tick: (_id, update) => tick(update), readStatus: () => readStatus() };
+			const created = new ProgressTracker(ticker, job.id, {
+				plan,
+				attempt,
+				intervalMs: this.#s.tickIntervalMs,
+				heartbeatMs: this.#s.heartbeatMs,
+				size: size ?? undefined,
+				signal: outside.signal,
+				startedAt,
+			});
+			const onTrackerAbort = () => stop.abort(created.signal.reason);
+			created.signal.addEventListener('abort', onTrackerAbort, { once: true });
+			unlinkTracker = () => created.signal.removeEventListener('abort', onTrackerAbort);
+			return (tracker = created);
+		};
+		// An untouched tracker has timed no phase.
+		const timings = () => (tracker ? tracker.timings() : {});
 		// The kind's time limit: past it the handler is aborted and the job fails, with a sentence.
-		const timeLimit = new AbortController();
+		let timedOut = false;
 		const timeLimitTimer =
 			handler.timeoutMs === undefined
 				? undefined
-				: setTimeout(
-						() =>
-							timeLimit.abort(new StageInterruptedError(`job ${job.id} ran past its ${handler.timeoutMs} ms limit`)),
-						handler.timeoutMs,
-					);
-		const handlerLink = linkSignals(handlerController, [tracker.signal, outside.signal, timeLimit.signal]);
+				: setTimeout(() => {
+						timedOut = true;
+						stop.abort(new StageInterruptedError(`job ${job.id} ran past its ${handler.timeoutMs} ms limit`));
+					}, handler.timeoutMs);
 
 		// The heartbeat: a handler that neither runs phases nor reports would
 		// otherwise look dead to reclaim_stale and never learn about a cancel.
@@ -327,15 +346,15 @@ export class JobRunner {
 		const beat = () => {
 			heartbeatTimer = setTimeout(
 				async () => {
-					if (handlerController.signal.aborted) return;
+					if (stop.aborted) return;
 					const now = performance.now();
 					try {
 						if (now - lastTickAt >= heartbeatMs * 0.9) await tick({ attempt });
 						else if (now - lastContactAt >= tickIntervalMs * 0.9) await readStatus();
 					} catch (e) {
-						if (!halt.signal.aborted) logger.warn(`${PREFIX} job ${job.id}: heartbeat failed`, e);
+						if (!halted) logger.warn(`${PREFIX} job ${job.id}: heartbeat failed`, e);
 					}
-					if (!handlerController.signal.aborted) beat();
+					if (!stop.aborted) beat();
 				},
 				Math.min(heartbeatMs, tickIntervalMs),
 			);
@@ -345,29 +364,33 @@ export class JobRunner {
 		const family = this.#family(job, store);
 		let result: Settled<unknown>;
 		try {
-			const work = Promise.resolve().then(() =>
-				handler.run({
-					job: job as never,
-					params: params as never,
-					payload: job.payload,
-					signal: handlerController.signal,
-					tracker,
-					attempt,
-					...family,
-				}),
-			);
-			result = await Promise.race([settle(work), abortedPromise(handlerController.signal)]);
+			const context = {
+				job: job as never,
+				params: params as never,
+				payload: job.payload,
+				get signal() {
+					return stop.signal;
+				},
+				get tracker() {
+					return trackerFor();
+				},
+				attempt,
+				...family,
+			};
+			const work = Promise.resolve().then(() => handler.run(context));
+			result = await Promise.race([settle(work), stoppedPromise(stop)]);
 			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {
 			clearTimeout(heartbeatTimer);
 			clearTimeout(timeLimitTimer);
-			handlerLink.unlink();
-			outsideLink.unlink();
+			(unlinkTracker as (() => void) | null)?.();
+			unlinkOutside();
+			unlinkShutdown();
 		}
 
-		if (result.ok && !entry.shutdownSignal.aborted) {
+		if (result.ok && !entry.shutdown.aborted) {
 			entry.markClosing();
 			const value = result.value;
 			if (value !== undefined && value !== null && value !== '' && !(typeof value === 'string' && UUID.test(value))) {
@@ -379,22 +402,22 @@ export class JobRunner {
 					store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
 						errorCode: 'invalid_result',
 						attempt,
-						timings: tracker.timings(),
+						timings: timings(),
 					}),
 				);
 			}
 			const resultId = typeof value === 'string' && value !== '' ? value : null;
-			const options: SucceedOptions = { resultId, attempt, timings: tracker.timings() };
+			const options: SucceedOptions = { resultId, attempt, timings: timings() };
 			return await this.#close(job, 'done', () =>
 				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
 			);
 		}
-		if (entry.shutdownSignal.aborted) {
+		if (entry.shutdown.aborted) {
 			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
 		}
 		const error = result.ok ? undefined : result.error;
-		if (halt.signal.aborted) {
-			const status = (halt.signal.reason as StageInterruptedError).status;
+		if (halted) {
+			const { status } = halted as StageInterruptedError;
 			if (status === 'cancelled') {
 				logger.info(`${PREFIX} job ${job.id} was cancelled; the handler stopped`);
 				return 'cancelled';
@@ -407,13 +430,13 @@ export class JobRunner {
 			return 'waiting';
 		}
 		entry.markClosing();
-		if (timeLimit.signal.aborted) {
+		if (timedOut) {
 			logger.warn(`${PREFIX} job ${job.id} (${job.kind}) ran past its ${handler.timeoutMs} ms limit; failed`);
 			return await this.#close(job, 'failed', () =>
 				store.fail(job.id, pickLocale(TIMED_OUT, job.locale), {
 					errorCode: 'timed_out',
 					attempt,
-					timings: tracker.timings(),
+					timings: timings(),
 				}),
 			);
 		}
@@ -427,7 +450,7 @@ export class JobRunner {
 				store.fail(job.id, error.sentenceFor(job.locale), {
 					errorCode: error.errorCode,
 					attempt,
-					timings: tracker.timings(),
+					timings: timings(),
 				}),
 			);
 		}

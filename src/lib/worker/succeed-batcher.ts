@@ -9,15 +9,17 @@ import type { JobStore, SucceedOptions } from '../store/job-store.ts';
 
 interface Pending {
 	item: SucceedOptions & { id: string };
-	resolve: (job: Job) => void;
+	resolve: (job?: Job) => void;
 	reject: (error: unknown) => void;
 }
 
 /**
- * Coalesces {@link JobStore.succeed} calls into {@link JobStore.succeedMany}.
- * Each caller still gets its own outcome: a job the batch could not close
- * (cancelled, reclaimed, finished meanwhile) is retried alone with
- * `succeed`, which throws the precise error.
+ * Coalesces {@link JobStore.succeed} calls into one `job_succeed_many`
+ * statement ({@link JobStore.succeedManyIds}: the closed rows are not parsed,
+ * as the runner reads only whether the close landed). Each caller still gets
+ * its own outcome: a job the batch could not close (cancelled, reclaimed,
+ * finished meanwhile) is retried alone with `succeed`, which throws the
+ * precise error (and resolves with the closed job).
  *
  * @internal
  * @example
@@ -37,8 +39,9 @@ export class SucceedBatcher {
 		this.#maxBatch = maxBatch;
 	}
 
-	succeed(id: string, options: SucceedOptions = {}): Promise<Job> {
-		return new Promise<Job>((resolve, reject) => {
+	/** Resolves once the job is closed: with the row when it was written alone, else with nothing. */
+	succeed(id: string, options: SucceedOptions = {}): Promise<Job | undefined> {
+		return new Promise<Job | undefined>((resolve, reject) => {
 			this.#pending.push({ item: { ...options, id }, resolve, reject });
 			if (!this.#flushing) {
 				this.#flushing = true;
@@ -55,20 +58,15 @@ export class SucceedBatcher {
 				await alone(batch[0]!);
 				continue;
 			}
-			let closed: Map<string, Job>;
+			let closed: Set<string>;
 			try {
-				closed = new Map((await this.#store.succeedMany(batch.map((p) => p.item))).map((job) => [job.id, job]));
+				closed = await this.#store.succeedManyIds(batch.map((p) => p.item));
 			} catch {
 				// The statement failed as a whole (a lost connection, say): each job tries on its own.
 				await Promise.all(batch.map(alone));
 				continue;
 			}
-			await Promise.all(
-				batch.map((p) => {
-					const job = closed.get(p.item.id);
-					return job ? p.resolve(job) : alone(p);
-				}),
-			);
+			await Promise.all(batch.map((p) => (closed.has(p.item.id) ? p.resolve() : alone(p))));
 		}
 		this.#flushing = false;
 	}
