@@ -1076,6 +1076,14 @@ export type Database = {
 					running: number;
 				}[];
 			};
+			hold_of_job: {
+				Args: { job_id: string };
+				Returns: {
+					held_by: string;
+					max_running: number;
+					running: number;
+				}[];
+			};
 			idempotency_key_max: { Args: Record<PropertyKey, never>; Returns: number };
 			insert_child: {
 				Args: {
