@@ -7,9 +7,9 @@
  * that went silent (the Deno worker stopped with SIGSTOP: alive, but no
  * heartbeat), the retry after the reclaim, a finished, a cancelled and a
  * failed job; the live region's announcements; focus after cancel; titles;
- * lang; the 404 page. The screenshots of those states are written to
- * docs/screenshots/ (the README shows them): they come from this run, not
- * from a drawing.
+ * lang; the 404 page. The screenshots of those states come from this run,
+ * not from a drawing: `npm run screenshots` writes them to docs/screenshots/
+ * (the README shows them).
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -22,7 +22,11 @@ import { launchChromium } from './browser.ts';
 const MODEL_MS = 300;
 /** Declared by the demo's worker at claim: silent on screen after 2.5 beats, reclaimable after 3. */
 const HEARTBEAT_MS = 1000;
-const DOCS_SCREENSHOTS = resolve('docs/screenshots');
+// `npm run screenshots` writes the README's copies; an ordinary run leaves the
+// committed tree alone and writes its own under test-results/.
+const DOCS_SCREENSHOTS = resolve(
+	process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots',
+);
 
 let db: TestDatabase;
 let stack: DemoStack;
