@@ -16,6 +16,9 @@
 --     never backwards, at most 99 until the parent itself is done;
 --   * every change of a child is also sent to its parent's topic job:<parent>
 --     (event 'job', with parent_id): the parent's watcher sees the tree.
+--   * a queued job held back by a concurrency limit says why (job_hold_reasons):
+--     how many of its kind (or its key) run; a user is answered only for their
+--     own jobs (hold_of_job), never for a key they name.
 -- Invariants:
 --   * a child belongs to its parent's owner and job table, and is enqueued by a
 --     worker while the parent runs: checked on insert for every caller (users
@@ -160,6 +163,7 @@ begin
               'attempts', new.attempts, 'max_attempts', new.max_attempts,
               'created_at', new.created_at, 'updated_at', new.updated_at, 'started_at', new.started_at, 'finished_at', new.finished_at,
               'heartbeat_ms', new.heartbeat_ms, 'available_at', new.available_at, 'tags', new.tags,
+              'expected_end_at', new.expected_end_at,
               'locale', new.locale, 'owner_id', new.owner_id, 'job_table', new.job_table,
               'parent_id', new.parent_id, 'expected_seconds', new.expected_seconds),
             'job', 'job:' || new.parent_id, true, 'broadcast');
@@ -420,7 +424,27 @@ begin
 end
 $$;
 revoke all on function supabase_jobs.hold_of(text, text, text) from public, anon, authenticated;
-grant execute on function supabase_jobs.hold_of(text, text, text) to authenticated, service_role;
+grant execute on function supabase_jobs.hold_of(text, text, text) to service_role;
+
+-- Users reach the counts only for a job of their own (or as an admin): hold_of
+-- with a key they name would let them probe whether another user's job with a
+-- guessed key (say, that user's id) is running.
+create function supabase_jobs.hold_of_job(job_id uuid)
+returns table (held_by text, running integer, max_running integer)
+language sql stable
+security definer
+set search_path = ''
+as $$
+  select h.held_by, h.running, h.max_running
+    from supabase_jobs.job j
+    cross join lateral supabase_jobs.hold_of(j.job_table, j.kind, j.concurrency_key) h
+   where j.id = job_id
+     and (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin())
+$$;
+comment on function supabase_jobs.hold_of_job(uuid) is
+  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
+revoke all on function supabase_jobs.hold_of_job(uuid) from public, anon, authenticated;
+grant execute on function supabase_jobs.hold_of_job(uuid) to authenticated, service_role;
 
 create function public.job_hold_reasons(ids uuid[], job_table text default 'jobs')
 returns table (id uuid, kind text, held_by text, running integer, max_running integer)
@@ -433,11 +457,19 @@ begin
   if ids is null or pg_catalog.cardinality(ids) > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('ids', pg_catalog.format('ids is an array of at most %s job ids', supabase_jobs.list_max()));
   end if;
-  return query
-  select j.id, j.kind, h.held_by, h.running, h.max_running
-    from supabase_jobs.job j
-    cross join lateral supabase_jobs.hold_of(label, j.kind, j.concurrency_key) h
-   where j.job_table = label and j.id = any (ids) and j.status = 'queued' and j.available_at <= now();
+  if pg_catalog.has_function_privilege('supabase_jobs.hold_of(text, text, text)', 'execute') then
+    return query
+    select j.id, j.kind, h.held_by, h.running, h.max_running
+      from supabase_jobs.job j
+      cross join lateral supabase_jobs.hold_of(label, j.kind, j.concurrency_key) h
+     where j.job_table = label and j.id = any (ids) and j.status = 'queued' and j.available_at <= now();
+  else
+    return query
+    select j.id, j.kind, h.held_by, h.running, h.max_running
+      from supabase_jobs.job j
+      cross join lateral supabase_jobs.hold_of_job(j.id) h
+     where j.job_table = label and j.id = any (ids) and j.status = 'queued' and j.available_at <= now();
+  end if;
 end
 $$;
 comment on function public.job_hold_reasons(uuid[], text) is

@@ -90,7 +90,7 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			expect(r.proconfig).toContain('search_path=""');
 			// owns_job_topic is the Realtime policy's check (20261130160500_realtime_broadcast.sql):
 			// the policy runs as the joining user, so authenticated must be able to call it.
-			// hold_of_job answers a user for their own job only (20261202500000_family_messages_and_own_hold_reasons.sql).
+			// hold_of_job answers a user for their own job only (20261202100100_parent_child_jobs.sql).
 			const userCallable = ['supabase_jobs.owns_job_topic(text)', 'supabase_jobs.hold_of_job(uuid)'].includes(r.fn);
 			expect([r.anon, r.authenticated]).toEqual([false, userCallable]);
 		}
