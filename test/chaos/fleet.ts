@@ -10,6 +10,7 @@
 import { resolve } from 'node:path';
 import { startChild, type Child } from '../../src/local/demo/processes.ts';
 import { freePort } from '../../src/local/postgres/embedded.ts';
+import { printedRunEnd, type PrintedRunEnd } from './kinds.ts';
 
 export type ProcessKind = 'node' | 'deno' | 'standin' | 'dispatcher';
 
@@ -110,6 +111,8 @@ export class Fleet {
 	readonly incarnations: Incarnation[] = [];
 	/** Processes that died by themselves, with their last lines. */
 	readonly crashes: string[] = [];
+	/** Ends of runs the workers printed because the database could not take them (it was restarting). */
+	readonly printedRunEnds: PrintedRunEnd[] = [];
 	readonly #options: FleetOptions;
 	readonly #workers: Slot[];
 	#standin: Slot | null = null;
@@ -183,7 +186,11 @@ export class Fleet {
 			name,
 			kind,
 			async (incarnation) => {
-				const echo = o.echo && ((line: string) => o.echo!(`[${incarnation}] ${line}`));
+				const echo = (line: string) => {
+					const end = printedRunEnd(line);
+					if (end) this.printedRunEnds.push(end);
+					o.echo?.(`[${incarnation}] ${line}`);
+				};
 				const env: NodeJS.ProcessEnv = {
 					...process.env,
 					...extra,

@@ -37,8 +37,10 @@ export interface RunRecorder {
 
 /**
  * The SQL a recorder runs (postgres.js tagged templates, the same under Node
- * and Deno). The end of a run is written again until it lands: a database
- * restart must not leave a run that ended looking as if it never did.
+ * and Deno). An end the database cannot take (it is restarting) is printed
+ * instead, as a `chaos-run-end` line of the process's output, which the fleet
+ * collects (`printedRunEnd`): a database restart must not leave a run
+ * that ended looking as if it never did.
  */
 export function sqlRecorder(sql: postgres.Sql, worker: string): RunRecorder {
 	return {
@@ -49,18 +51,28 @@ export function sqlRecorder(sql: postgres.Sql, worker: string): RunRecorder {
 		},
 		async end(runId, outcome) {
 			const endedAt = new Date();
-			for (let tries = 1; ; tries++) {
-				try {
-					await sql`update chaos.runs set ended_at = ${endedAt}, outcome = ${outcome} where id = ${runId}`;
-					return;
-				} catch (error) {
-					if (tries >= 120) throw error;
-					// The database is restarting: try again shortly (a writer's backoff, not a synchronisation).
-					await new Promise((resolve) => setTimeout(resolve, 250));
-				}
+			try {
+				await sql`update chaos.runs set ended_at = ${endedAt}, outcome = ${outcome} where id = ${runId}`;
+			} catch {
+				console.log(`${RUN_END} ${runId} ${outcome} ${endedAt.toISOString()}`);
 			}
 		},
 	};
+}
+
+const RUN_END = 'chaos-run-end';
+
+/** A run's end as a recorder printed it, when the database could not take it. */
+export interface PrintedRunEnd {
+	id: number;
+	outcome: string;
+	endedAt: Date;
+}
+
+/** The run end a line of a worker's output carries, if it is one (see sqlRecorder). */
+export function printedRunEnd(line: string): PrintedRunEnd | null {
+	const [tag, id, outcome, at] = line.trim().split(' ');
+	return tag === RUN_END ? { id: Number(id), outcome: outcome!, endedAt: new Date(at!) } : null;
 }
 
 async function recorded<T>(

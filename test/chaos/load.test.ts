@@ -184,12 +184,31 @@ function tally(values: readonly string[]): Record<string, number> {
 	return counts;
 }
 
-/** Resolves once `check` holds; polls the condition (the database's answer), bounded by `timeoutMs`. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check().catch(() => false))) {
-		if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
+/**
+ * Resolves once `check` holds, asking again each time a job row changes (the
+ * audit trigger notifies chaos_job_changed on commit); fails after `timeoutMs`.
+ */
+async function untilJobsSettle(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+	let changes = 0;
+	let wake = () => {};
+	const listening = await stack.sql.listen('chaos_job_changed', () => {
+		changes++;
+		wake();
+	});
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const deadline = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`${what}: not within ${timeoutMs} ms`)), timeoutMs);
+	});
+	deadline.catch(() => {}); // read by the race below; a check in flight when it passes is not left unhandled
+	try {
+		for (;;) {
+			const seen = changes;
+			if (await check().catch(() => false)) return;
+			if (changes === seen) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), deadline]);
+		}
+	} finally {
+		clearTimeout(timer);
+		await listening.unlisten();
 	}
 }
 
@@ -234,7 +253,7 @@ describe(`chaos: ${config.jobs} jobs from ${config.users} users under worker kil
 		await killing;
 		log(`enqueued ${enqueued.length} in ${Date.now() - startedAt} ms; faults stopped; draining`);
 
-		await until(
+		await untilJobsSettle(
 			'every job terminal',
 			async () => {
 				const [{ n }] =
@@ -265,6 +284,8 @@ describe(`chaos: ${config.jobs} jobs from ${config.users} users under worker kil
 			select id, status::text as status, attempts, max_attempts, payload is not null as has_payload,
 			       idempotency_key, owner_id, created_at, finished_at
 			from public.jobs`;
+		for (const end of stack.fleet.printedRunEnds)
+			await stack.sql`update chaos.runs set ended_at = ${end.endedAt}, outcome = ${end.outcome} where id = ${end.id} and ended_at is null`;
 		runs = await stack.sql<Run[]>`select job_id, worker, attempt, started_at, ended_at from chaos.runs`;
 	}, 900_000);
 
