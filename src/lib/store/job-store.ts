@@ -456,6 +456,19 @@ function checkTags(field: string, tags: readonly string[] | undefined): string[]
 	return [...tags];
 }
 
+/** A job's params as the kind checks them (a declared kind parses; a named one takes any JSON object). */
+function paramsFor(kind: string | JobKind, params: unknown): JobParams | undefined {
+	if (isJobKind(kind)) return kind.parseParams(params ?? {});
+	if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+		throw invalid('params', 'params must be a JSON object (put large input in payload)');
+	return params as JobParams | undefined;
+}
+
+/** A payload as bytes (a string is UTF-8). */
+function payloadBytes(payload: EnqueueInput['payload']): Uint8Array | null | undefined {
+	return typeof payload === 'string' ? new TextEncoder().encode(payload) : payload;
+}
+
 /** run_at / delay arguments: the database's clock counts a delay, so browsers with a wrong clock schedule right. */
 function startArgs(input: { runAt?: Date; delayMs?: number }): { run_at?: string; delay?: string } {
 	if (input.runAt !== undefined && input.delayMs !== undefined)
@@ -675,13 +688,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	enqueue(kind: string, input: EnqueueInput<P> & { idempotencyKey: string }): Promise<Enqueued<R>>;
 	enqueue(kind: string, input?: EnqueueInput<P>): Promise<R>;
 	async enqueue(kind: string | JobKind, input: EnqueueInput<unknown> = {}): Promise<Job | Enqueued<Job>> {
-		let params = input.params as JobParams | undefined;
-		if (isJobKind(kind)) {
-			params = kind.parseParams(input.params ?? {});
-		} else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-			throw invalid('params', 'params must be a JSON object (put large input in payload)');
-		}
-		const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
+		const params = paramsFor(kind, input.params);
+		const payload = payloadBytes(input.payload);
 		const args = {
 			kind: kindName(kind),
 			params,
@@ -751,11 +759,9 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		if (!Array.isArray(items) || items.length === 0)
 			throw invalid('items', 'items must be a non-empty array of { params, payload, maxAttempts, locale, ownerId }');
 		const rows = items.map((input, i) => {
-			let params = input.params as JobParams | undefined;
+			let params: JobParams | undefined;
 			try {
-				if (isJobKind(kind)) params = kind.parseParams(input.params ?? {});
-				else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
-					throw invalid('params', 'params must be a JSON object (put large input in payload)');
+				params = paramsFor(kind, input.params);
 				checkInt('max_attempts', input.maxAttempts);
 				if (input.idempotencyKey !== undefined)
 					throw invalid('idempotencyKey', 'enqueueMany takes no idempotencyKey: enqueue each keyed job alone');
@@ -766,7 +772,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 				}
 				throw e;
 			}
-			const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
+			const payload = payloadBytes(input.payload);
 			return {
 				params: params ?? {},
 				...(payload ? { payload: toBase64(payload) } : {}),
@@ -1019,14 +1025,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	enqueueChild(parentId: string, kind: string, input?: ChildInput<P>): Promise<R>;
 	async enqueueChild(parentId: string, kind: string | JobKind, input: ChildInput<unknown> = {}): Promise<Job> {
 		if (!JobStore.known(parentId)) throw JobStore.notFound(parentId);
-		let params = input.params as JobParams | undefined;
-		if (isJobKind(kind)) params = kind.parseParams(input.params ?? {});
-		else if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
-			throw invalid('params', 'params must be a JSON object (put large input in payload)');
+		const params = paramsFor(kind, input.params);
 		const expected = input.expectedSeconds;
 		if (expected !== undefined && !(Number.isFinite(expected) && expected > 0))
 			throw invalid('expectedSeconds', `expectedSeconds must be a positive number; got ${String(expected)}`);
-		const payload = typeof input.payload === 'string' ? new TextEncoder().encode(input.payload) : input.payload;
+		const payload = payloadBytes(input.payload);
 		return await this.one('job_enqueue_child', {
 			parent_id: parentId,
 			kind: kindName(kind),
