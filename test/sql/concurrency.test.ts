@@ -161,3 +161,60 @@ describe('reclaim racing a late succeed', () => {
 		expect(row!.status).toBe('running');
 	});
 });
+
+describe('updated_at follows commit order', () => {
+	it('a cancel whose transaction began before a tick but wrote after it stamps a later updated_at', async () => {
+		const [id] = await seed('race-stamp', 1);
+		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${id!})`);
+		const [canceller, worker] = workers(2) as [Sql, Sql];
+		// Microseconds since the epoch, as text: a JS Date keeps milliseconds only.
+		const us = (column: string) => db.sql.unsafe(`(extract(epoch from ${column}) * 1e6)::bigint::text`);
+		let ticked!: () => void;
+		const tickDone = new Promise<void>((r) => (ticked = r));
+		let began!: (us: bigint) => void;
+		const beganAt = new Promise<bigint>((r) => (began = r));
+		// The cancel's transaction takes its now() first, then waits for the tick to commit, then writes.
+		const cancelling = as(canceller, serviceRole, async (tx) => {
+			const [{ at }] = await tx<{ at: string }[]>`select ${us('now()')} as at`;
+			began(BigInt(at));
+			await tickDone;
+			const [row] = await tx<
+				{ at: string; status: string }[]
+			>`select ${us('updated_at')} as at, status from job_cancel(${id!}, 'stop')`;
+			return row!;
+		});
+		const txStart = await beganAt;
+		const tickAt = await as(worker, serviceRole, async (tx) => {
+			await tx`select job_tick(${id!}, 40::real)`;
+			const [{ at }] = await tx<{ at: string }[]>`select ${us('updated_at')} as at from jobs where id = ${id!}`;
+			return BigInt(at);
+		});
+		ticked();
+		const cancelled = await cancelling;
+		expect(txStart).toBeLessThan(tickAt);
+		expect(cancelled.status).toBe('cancelled');
+		expect(BigInt(cancelled.at)).toBeGreaterThan(tickAt);
+		const [row] = await db.sql<
+			{ at: string; status: string }[]
+		>`select ${us('updated_at')} as at, status from jobs where id = ${id!}`;
+		expect(row!.status).toBe('cancelled');
+		expect(BigInt(row!.at)).toBe(BigInt(cancelled.at));
+	});
+
+	it('updated_at moves forward on every write, even when the clock does not', async () => {
+		const [id] = await seed('race-stamp-burst', 1);
+		const stamps = await as(db.sql, serviceRole, async (tx) => {
+			await tx`select * from job_claim(${id!})`;
+			const seen: number[] = [];
+			for (let p = 1; p <= 20; p++) {
+				// One transaction: now() stands still, the stamps must not.
+				await tx`select job_tick(${id!}, ${p}::real)`;
+				const [r] = await tx<{ us: string }[]>`
+					select (extract(epoch from updated_at) * 1e6)::bigint::text as us from jobs where id = ${id!}`;
+				seen.push(Number(r!.us));
+			}
+			return seen;
+		});
+		for (let i = 1; i < stamps.length; i++) expect(stamps[i]!).toBeGreaterThan(stamps[i - 1]!);
+	});
+});

@@ -419,4 +419,19 @@ describe('WatchedJob without a component', () => {
 		expect(job.stage).toBe('reading');
 		job.stop();
 	});
+
+	it('a terminal snapshot stamped before the last tick still ends the job: nothing follows the end', async () => {
+		const source = new FakeJobSource();
+		const job = new WatchedJob(source, 'job-1');
+		void job.start();
+		const tick = snap({ status: 'running', progress: 60, stage: 'reading' });
+		const cancelled = {
+			...snap({ status: 'cancelled', progress: 60, stage: 'reading' }),
+			updatedAt: new Date(tick.updatedAt.getTime() - 3),
+		};
+		await source.stream.push(tick);
+		await source.stream.push(cancelled);
+		expect(job.status).toBe('cancelled');
+		job.stop();
+	});
 });

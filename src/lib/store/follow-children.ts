@@ -7,6 +7,7 @@
  * Realtime, or while it is down, it polls.
  */
 import { isJobError } from '../errors.ts';
+import { isOlderState } from '../internal/older-state.ts';
 import { MAX_TIMER_MS } from '../internal/timers.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
 import { Inbox } from './follow-topic.ts';
@@ -80,7 +81,7 @@ export async function* followChildren<R extends Job>(
 				if (!message) continue;
 				if (at < 0) {
 					next = await tryRead(); // a new child: read it in full
-				} else if (message.job.updatedAt.getTime() >= current[at]!.updatedAt.getTime()) {
+				} else if (!isOlderState(message.job, current[at]!)) {
 					next = current.map((c, i) => (i === at ? withSummary(c, message.job) : c));
 				}
 			}

@@ -9,6 +9,7 @@
 import { isJobError, TimeoutError } from '../errors.ts';
 import { beforeDeadline, MAX_TIMER_MS } from '../internal/timers.ts';
 import type { Liveness } from '../internal/liveness.ts';
+import { isOlderState } from '../internal/older-state.ts';
 import { isTerminalStatus } from '../state.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
 import type { Job } from './job.ts';
@@ -209,7 +210,7 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 				input.onRealtime?.(event.status);
 			} else {
 				const summary = summaryOf(event);
-				if (!summary || summary.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				if (!summary || isOlderState(summary, current)) continue;
 				if (isTerminalStatus(summary.status)) {
 					// The end is read in full (error sentence, timings...) once; the broadcast stands in if that read fails.
 					read = await tryRead();
@@ -232,7 +233,7 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 					.filter((s): s is NonNullable<typeof s> => s !== null && s.updatedAt.getTime() < readAt);
 				let base = current;
 				for (const s of between) {
-					if (s.updatedAt.getTime() < base.updatedAt.getTime()) continue;
+					if (isOlderState(s, base)) continue;
 					base = withSummary(base, s);
 					states.push(base);
 				}
@@ -240,7 +241,7 @@ export async function* followTopic<R extends Job>(input: FollowInput<R>): AsyncG
 			}
 			if (signal?.aborted) return undefined;
 			for (const state of states) {
-				if (state.updatedAt.getTime() < current.updatedAt.getTime()) continue;
+				if (isOlderState(state, current)) continue;
 				current = liveness.judge(state);
 				if (isTerminalStatus(current.status) || changed(last, current)) {
 					last = current;

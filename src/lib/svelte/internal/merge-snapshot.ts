@@ -15,7 +15,7 @@
  * - nothing leaves a terminal state (as in the database), so a late non-terminal
  *   snapshot after done/failed/cancelled is ignored;
  * - a snapshot older than the one shown (`updatedAt` earlier, or fewer
- *   `attempts`) is ignored.
+ *   `attempts`) is ignored, unless it is terminal: nothing follows the end.
  *
  * @internal
  */
@@ -65,7 +65,9 @@ export function mergeSnapshot<T extends JobSnapshot>(prev: T | null, next: T): T
 		if (next.attempts < prev.attempts) return null;
 		const pt = time(prev.updatedAt);
 		const nt = time(next.updatedAt);
-		if (pt !== null && nt !== null && nt < pt && next.attempts === prev.attempts) return null;
+		// A terminal snapshot is the last word whatever its clock says (nothing follows it).
+		if (pt !== null && nt !== null && nt < pt && next.attempts === prev.attempts && !isTerminalStatus(next.status))
+			return null;
 		if (!isNewAttempt(prev, next)) progress = Math.max(prev.progress, progress);
 	}
 	// 100% only together with Done: the last tick of a run never fills the bar before the row ends.
