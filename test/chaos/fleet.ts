@@ -47,34 +47,57 @@ class Slot {
 		readonly fleet: Fleet,
 	) {}
 
+	/**
+	 * Starts an incarnation and resolves once one is ready. One that dies
+	 * before it is ready (its database is restarting, say) is started again
+	 * here, after a short pause against a crash loop, as a supervisor would;
+	 * one that dies after it was ready is started again by its exit handler.
+	 */
 	start(): Promise<void> {
 		this.ready = (async () => {
-			const name = `${this.name}#${++this.count}`;
-			const { child, url, ready } = await this.launch(name);
-			const incarnation: Incarnation = {
-				name,
-				kind: this.kind,
-				child,
-				url,
-				readyAt: null,
-				endedAt: null,
-				killed: false,
-			};
-			this.current = incarnation;
-			this.fleet.incarnations.push(incarnation);
-			void child.exited.then(({ code, signal }) => {
-				incarnation.endedAt ??= Date.now();
-				if (this.stopping) return;
-				if (!incarnation.killed) {
-					this.fleet.crashes.push(`${name} exited by itself (${code ?? signal}): ${child.lines.slice(-6).join(' | ')}`);
-					// Started again at once, as a supervisor would (with a short pause, against a crash loop).
-					setTimeout(() => void this.start(), 200);
+			while (!this.stopping) {
+				const { incarnation, ready } = await this.#launch();
+				try {
+					await incarnation.child.waitForLine(ready, 90_000);
+					incarnation.readyAt = Date.now();
+					return;
+				} catch {
+					if (incarnation.endedAt === null) {
+						// Alive but never ready: put down, and counted as a crash by nobody.
+						incarnation.killed = true;
+						incarnation.child.process.kill('SIGKILL');
+						await incarnation.child.exited;
+					}
+					// A supervisor's pause before the next try, not a wait standing in for an event.
+					await new Promise((resolve) => setTimeout(resolve, 500));
 				}
-			});
-			await child.waitForLine(ready, 90_000);
-			incarnation.readyAt = Date.now();
+			}
 		})();
 		return this.ready;
+	}
+
+	async #launch(): Promise<{ incarnation: Incarnation; ready: RegExp }> {
+		const name = `${this.name}#${++this.count}`;
+		const { child, url, ready } = await this.launch(name);
+		const incarnation: Incarnation = {
+			name,
+			kind: this.kind,
+			child,
+			url,
+			readyAt: null,
+			endedAt: null,
+			killed: false,
+		};
+		this.current = incarnation;
+		this.fleet.incarnations.push(incarnation);
+		void child.exited.then(({ code, signal }) => {
+			incarnation.endedAt ??= Date.now();
+			if (this.stopping || incarnation.killed) return;
+			this.fleet.crashes.push(`${name} exited by itself (${code ?? signal}): ${child.lines.slice(-6).join(' | ')}`);
+			// Died after it was ready: started again, as a supervisor would (with a short pause, against a crash loop).
+			if (incarnation.readyAt !== null) setTimeout(() => void this.start(), 200);
+		});
+		return { incarnation, ready };
 	}
 
 	/** SIGKILL, then started again; resolves once the new incarnation is ready. */
