@@ -1223,6 +1223,31 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
+			job_row_rules: {
+				Args: {
+					attempts: number;
+					concurrency_key: string;
+					error: string;
+					expected_seconds: number;
+					finished_at: string;
+					heartbeat_ms: number;
+					id: string;
+					idempotency_key: string;
+					kind: string;
+					locale: string;
+					max_attempts: number;
+					params: Json;
+					parent_id: string;
+					payload: string;
+					progress: number;
+					stage: string;
+					started_at: string;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json;
+				};
+				Returns: boolean;
+			};
 			job_table_label: { Args: { job_table: string }; Returns: string };
 			kick: {
 				Args: {
