@@ -101,7 +101,7 @@ async function probe(
 
 /** SQLSTATEs that say "your input was wrong" (or "not yours"): anything else is the server's fault. */
 export function sqlErrorProblem(e: unknown, fn: JobFunction): string | null {
-	const pg = e as { name?: string; code?: string; message?: string; detail?: string };
+	const pg = e as { name?: string; code?: string; message?: string; detail?: string; constraint_name?: string };
 	if (pg?.name !== 'PostgresError' || typeof pg.code !== 'string') return `not a database error: ${String(e)}`;
 	const { code, message = '', detail } = pg;
 	if (message.trim() === '') return `${code} with an empty message`;
@@ -121,6 +121,9 @@ export function sqlErrorProblem(e: unknown, fn: JobFunction): string | null {
 		if (!known && !/^[a-z_]+$/.test(root)) return `22023 names no argument (field=${field}): ${message}`;
 		return null;
 	}
+	// A row rule (supabase_jobs.job_row_rules, or a CHECK), under its name: the message says which.
+	if (code === '23514')
+		return pg.constraint_name && message.includes(pg.constraint_name) ? null : `23514 naming no rule: ${message}`;
 	if (code === '42501')
 		return /permission denied|not allowed|only|may not/i.test(message) ? null : `42501 unclear: ${message}`;
 	if (/^22/.test(code)) return null; // data exceptions: PostgreSQL's own say the type and the value
