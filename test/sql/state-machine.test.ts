@@ -105,8 +105,14 @@ describe('the state machine, written once in SQL', () => {
 			code: '23514',
 			constraint: 'job_running_has_started_at',
 		});
-		expect(await broken(`status = 'failed', error = null`)).toEqual({ code: '23514', constraint: 'job_failed_has_error' });
-		expect(await broken(`attempts = max_attempts + 1`)).toEqual({ code: '23514', constraint: 'job_attempts_within_max' });
+		expect(await broken(`status = 'failed', error = null`)).toEqual({
+			code: '23514',
+			constraint: 'job_failed_has_error',
+		});
+		expect(await broken(`attempts = max_attempts + 1`)).toEqual({
+			code: '23514',
+			constraint: 'job_attempts_within_max',
+		});
 		expect(await broken(`progress = 100`)).toBeNull();
 		const checks =
 			await db.sql`select conname from pg_constraint where conrelid = 'public.jobs'::regclass and contype = 'c' order by conname`;
