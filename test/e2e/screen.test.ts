@@ -225,9 +225,12 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 
 		// How much longer: the worker's estimate, in words, next to a bar that says its number first.
 		await expect.poll(async () => (await page.locator('.sj-progress__eta').textContent()) ?? '').toMatch(w.left);
+		// The estimate can come with the first stage's ticks: the bar names the analysing stage once the worker reaches it.
+		await expect
+			.poll(async () => (await progressbar(page)).valuetext, { timeout: 60_000 })
+			.toMatch(new RegExp(`^\\d+%, ${w.analysing}$`));
 		const bar = await progressbar(page);
 		expect(bar.name).toBe(name);
-		expect(bar.valuetext).toMatch(new RegExp(`^\\d+%, ${w.analysing}$`));
 		expect(await page.title(), 'each page has its own title').not.toBe(dashboardTitle);
 		expect(await page.title()).toContain(name);
 		expect(await page.locator('[data-testid=job]').textContent()).toContain(w.kind);
