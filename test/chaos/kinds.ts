@@ -35,24 +35,52 @@ export interface RunRecorder {
 	end(runId: number, outcome: 'returned' | 'threw' | 'aborted'): Promise<void>;
 }
 
+/** How long a recorder query may stay unsettled before its process gives up (see sqlRecorder). */
+const RECORDER_QUERY_MS = 20_000;
+
 /**
  * The SQL a recorder runs (postgres.js tagged templates, the same under Node
  * and Deno). An end the database cannot take (it is restarting) is printed
  * instead, as a `chaos-run-end` line of the process's output, which the fleet
  * collects (`printedRunEnd`): a database restart must not leave a run
  * that ended looking as if it never did.
+ *
+ * postgres.js 3.4.9 can leave a query sent while the server shuts down
+ * unsettled for ever (no result, no error). A handler awaiting it would hang
+ * with its worker still beating, so its job would never end: the chaos run
+ * found it. A recorder query unsettled after RECORDER_QUERY_MS calls `hung`,
+ * which ends the process as a crash would (the supervisor starts it again,
+ * the reclaim recovers its jobs, and its open runs end when it did).
  */
-export function sqlRecorder(sql: postgres.Sql, worker: string): RunRecorder {
+export function sqlRecorder(sql: postgres.Sql, worker: string, hung: (what: string) => never): RunRecorder {
+	const bounded = async <T>(what: string, query: Promise<T>): Promise<T> => {
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		try {
+			return await Promise.race([
+				query,
+				new Promise<never>(() => {
+					timer = setTimeout(() => hung(what), RECORDER_QUERY_MS);
+				}),
+			]);
+		} finally {
+			clearTimeout(timer);
+		}
+	};
 	return {
 		async start(jobId, attempt) {
-			const [row] =
-				await sql`insert into chaos.runs (job_id, worker, attempt) values (${jobId}, ${worker}, ${attempt}) returning id`;
+			const [row] = await bounded(
+				`recording the start of job ${jobId}`,
+				sql`insert into chaos.runs (job_id, worker, attempt) values (${jobId}, ${worker}, ${attempt}) returning id`,
+			);
 			return Number(row!.id);
 		},
 		async end(runId, outcome) {
 			const endedAt = new Date();
 			try {
-				await sql`update chaos.runs set ended_at = ${endedAt}, outcome = ${outcome} where id = ${runId}`;
+				await bounded(
+					`recording the end of run ${runId}`,
+					sql`update chaos.runs set ended_at = ${endedAt}, outcome = ${outcome} where id = ${runId}`,
+				);
 			} catch {
 				console.log(`${RUN_END} ${runId} ${outcome} ${endedAt.toISOString()}`);
 			}
