@@ -50,8 +50,8 @@ class Slot {
 	/**
 	 * Starts an incarnation and resolves once one is ready. One that dies
 	 * before it is ready (its database is restarting, say) is started again
-	 * here, after a short pause against a crash loop, as a supervisor would;
-	 * one that dies after it was ready is started again by its exit handler.
+	 * here as soon as it has exited, as a supervisor would; one that dies
+	 * after it was ready is started again by its exit handler.
 	 */
 	start(): Promise<void> {
 		this.ready = (async () => {
@@ -66,10 +66,9 @@ class Slot {
 						// Alive but never ready: put down, and counted as a crash by nobody.
 						incarnation.killed = true;
 						incarnation.child.process.kill('SIGKILL');
-						await incarnation.child.exited;
 					}
-					// A supervisor's pause before the next try, not a wait standing in for an event.
-					await new Promise((resolve) => setTimeout(resolve, 500));
+					// Started again once this one is gone (a process starts in about a second: no busy loop).
+					await incarnation.child.exited;
 				}
 			}
 		})();
@@ -94,8 +93,8 @@ class Slot {
 			incarnation.endedAt ??= Date.now();
 			if (this.stopping || incarnation.killed) return;
 			this.fleet.crashes.push(`${name} exited by itself (${code ?? signal}): ${child.lines.slice(-6).join(' | ')}`);
-			// Died after it was ready: started again, as a supervisor would (with a short pause, against a crash loop).
-			if (incarnation.readyAt !== null) setTimeout(() => void this.start(), 200);
+			// Died after it was ready: started again, as a supervisor would.
+			if (incarnation.readyAt !== null) void this.start();
 		});
 		return { incarnation, ready };
 	}
