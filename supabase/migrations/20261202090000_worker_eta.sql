@@ -18,9 +18,20 @@
 --   * Heartbeat-only ticks still send no message: a new estimate alone is not
 --     a visible change; it travels with the next progress, stage or status.
 --
+-- Also, in the two functions this migration restates anyway (the guard and
+-- job_tick): updated_at follows commit order. Both stamped now(), the start of
+-- the writing transaction, so a user's cancel that began before the worker's
+-- last tick but reached the row after it wrote an older updated_at than the
+-- tick's, and watchers (which keep the newest state by updated_at) dropped the
+-- cancelled row as stale (found by the chaos run, test/chaos/load.test.ts).
+-- They now stamp greatest(now(), old updated_at + 1 microsecond): the row is
+-- locked while it is written, so updated_at grows in commit order, and in the
+-- common case it is still now(). Realtime messages carry the same value.
+--
 -- Breaks: job_tick gains a trailing eta_seconds argument (callers by name are
 -- unaffected). The Realtime job messages gain expected_end_at (readers that
--- ignore unknown keys are unaffected).
+-- ignore unknown keys are unaffected). updated_at changes only when a later
+-- transaction had already written the row.
 
 alter table supabase_jobs.job add column expected_end_at timestamptz;
 comment on column supabase_jobs.job.expected_end_at is
@@ -38,8 +49,9 @@ end
 $$;
 
 -- ---------------------------------------------------------------------------
--- The guard clears the estimate on any change of status. Unchanged otherwise
--- (restated from 20261201030000_enqueue_options.sql).
+-- The guard clears the estimate on any change of status, and never stamps
+-- updated_at at or before the old value. Unchanged otherwise (restated from
+-- 20261201030000_enqueue_options.sql).
 create or replace function supabase_jobs.guard_job_update()
 returns trigger
 language plpgsql
@@ -54,7 +66,7 @@ begin
         message = pg_catalog.format('job %s is %s, a terminal state: it cannot change', old.id, old.status),
         hint = 'Enqueue a new job to run the work again.';
     end if;
-    new.updated_at := now();
+    new.updated_at := greatest(now(), old.updated_at + interval '1 microsecond');
     return new;
   end if;
 
@@ -112,7 +124,7 @@ begin
       raise exception using errcode = 'SJ001', message = pg_catalog.format('job %s is queued: claim it before writing progress or results', old.id);
     end if;
   end if;
-  new.updated_at := now();
+  new.updated_at := greatest(now(), old.updated_at + interval '1 microsecond');
   return new;
 end
 $$;
@@ -149,7 +161,7 @@ begin
   -- honest even when two ticks arrive out of order.
   update supabase_jobs.job as t
      set progress = greatest(t.progress, coalesce(job_tick.progress, t.progress)),
-         stage = coalesce(job_tick.stage, t.stage), heartbeat_at = now(), updated_at = now(),
+         stage = coalesce(job_tick.stage, t.stage), heartbeat_at = now(), updated_at = greatest(now(), t.updated_at + interval '1 microsecond'),
          expected_end_at = case when eta_seconds is null then t.expected_end_at
                                 else now() + pg_catalog.make_interval(secs => eta_seconds) end
    where t.job_table = label and t.id = job_tick.id and t.status = 'running'

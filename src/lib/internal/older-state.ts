@@ -2,7 +2,7 @@
  * The one rule watchers use to drop a state that arrives late: a row whose
  * `updated_at` is earlier than the one already shown is an older state of
  * the job (the database stamps updated_at in commit order, see migration
- * 20261203000000_monotonic_updated_at). A terminal state is never dropped:
+ * 20261202090000_worker_eta). A terminal state is never dropped:
  * nothing can follow it, so whatever its clock says it is the last word, and
  * dropping it would leave a screen saying "running" for ever.
  */
