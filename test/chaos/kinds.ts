@@ -8,6 +8,7 @@
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { defineJobHandler, defineJobKind, delay, type JobHandler, type ProgressTracker } from '../../src/lib/index.ts';
+import { beforeDeadline } from '../../src/lib/internal/timers.ts';
 
 /** A couple of short steps: most of the load. */
 export const quick = defineJobKind({
@@ -53,19 +54,8 @@ const RECORDER_QUERY_MS = 20_000;
  * the reclaim recovers its jobs, and its open runs end when it did).
  */
 export function sqlRecorder(sql: postgres.Sql, worker: string, hung: (what: string) => never): RunRecorder {
-	const bounded = async <T>(what: string, query: Promise<T>): Promise<T> => {
-		let timer: ReturnType<typeof setTimeout> | undefined;
-		try {
-			return await Promise.race([
-				query,
-				new Promise<never>(() => {
-					timer = setTimeout(() => hung(what), RECORDER_QUERY_MS);
-				}),
-			]);
-		} finally {
-			clearTimeout(timer);
-		}
-	};
+	const bounded = <T>(what: string, query: Promise<T>): Promise<T> =>
+		beforeDeadline(query, Date.now() + RECORDER_QUERY_MS, () => hung(what));
 	return {
 		async start(jobId, attempt) {
 			const [row] = await bounded(
