@@ -193,9 +193,7 @@ describe('privileges and attach', () => {
 			'check_child_insert',
 			'guard_job_insert',
 			'guard_job_update',
-			'keep_parent_progress',
 			'notify_requeued',
-			'notify_resumed',
 		];
 		expect(rows).toEqual([
 			{ t: 'exports', triggers: expected },

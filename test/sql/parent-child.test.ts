@@ -124,3 +124,38 @@ describe('parent and child jobs, raced over real connections', () => {
 		expect(n).toBe(0);
 	});
 });
+
+describe('parent and child triggers act only on what the parent shows', () => {
+	/** Messages the parent's topic got about one child. */
+	async function childMessages(parent: string, child: string): Promise<number> {
+		const [{ n }] = await db.sql<{ n: number }[]>`
+			select count(*)::int as n from realtime.messages where topic = ${'job:' + parent} and payload->>'id' = ${child}`;
+		return n;
+	}
+
+	it("a child's tick with new progress reaches the parent; a heartbeat that changes nothing shown does not", async () => {
+		const { parent, children } = await family('shown-changes', 1);
+		const child = children[0]!;
+		const before = await childMessages(parent, child);
+		await db.sql`select job_tick(${child}, 40, 'reading')`;
+		expect(await childMessages(parent, child)).toBe(before + 1);
+		const [{ progress }] = await db.sql<{ progress: number }[]>`select progress from jobs where id = ${parent}`;
+		expect(progress).toBe(40);
+		// The same progress and stage again: a heartbeat, nothing for the parent's topic.
+		await db.sql`select job_tick(${child}, 40, 'reading')`;
+		expect(await childMessages(parent, child)).toBe(before + 1);
+	});
+
+	it('a parent resumed after its children keeps the progress they earned, waiting -> queued -> running', async () => {
+		const { parent, children } = await family('kept-progress', 2);
+		await db.sql`select job_tick(${children[0]!}, 50)`;
+		await db.sql`select job_wait_for_children(${parent})`;
+		for (const id of children) await db.sql`select job_succeed(${id})`;
+		const [queued] = await db.sql`select status::text, progress from jobs where id = ${parent}`;
+		expect(queued).toMatchObject({ status: 'queued' });
+		expect(queued!.progress).toBeGreaterThan(0);
+		await db.sql`select job_claim(${parent})`;
+		const [running] = await db.sql`select status::text, progress from jobs where id = ${parent}`;
+		expect(running).toEqual({ status: 'running', progress: queued!.progress });
+	});
+});
