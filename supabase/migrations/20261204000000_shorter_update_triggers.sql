@@ -74,12 +74,14 @@ begin
       when 'running' then
         new.started_at := now();
         new.heartbeat_at := now();
-        new.progress := 0;
+        -- A parent resumed after its children keeps the progress they earned
+        -- (here and on waiting -> queued below; was the trigger keep_parent_progress).
+        new.progress := case when old.status = 'queued' and new.resumed_at is not null then old.progress else 0 end;
         new.stage := null;
       when 'queued' then
         new.started_at := null;
         new.heartbeat_at := null;
-        new.progress := 0;
+        new.progress := case when old.status = 'waiting' then old.progress else 0 end;
         new.stage := null;
       when 'done' then
         new.finished_at := now();
@@ -99,13 +101,6 @@ begin
       else
         null;
     end case;
-    -- A parent on its way back keeps the progress its children earned: on
-    -- waiting -> queued, and on the claim that resumes it (was the trigger
-    -- keep_parent_progress, which fired after this one on the same two steps).
-    if (old.status = 'waiting' and new.status = 'queued')
-       or (old.status = 'queued' and new.status = 'running' and new.resumed_at is not null) then
-      new.progress := old.progress;
-    end if;
   elsif old.status = 'queued' and not restricted then
     -- A queued row has nothing a worker may touch but its schedule.
     if (pg_catalog.to_jsonb(new) - 'available_at' - 'updated_at' - 'is_active') is distinct from (pg_catalog.to_jsonb(old) - 'available_at' - 'updated_at' - 'is_active') then
