@@ -13,6 +13,7 @@ const sql = db.sql;
 
 beforeAll(async () => {
 	await createJobTable(sql, 'exports'); // users invent kinds in it
+	await createJobTable(sql, 'batches');
 });
 
 const messages = async (topic: string) =>
@@ -98,6 +99,46 @@ describe('which writes broadcast', () => {
 		expect(
 			await sql`select 1 from realtime.messages where topic like 'jobs:%' and payload ->> 'id' = ${id}`,
 		).toHaveLength(0);
+	});
+
+	test("one statement changing many jobs: a message on each job's topic; an owner with one of them gets it as a 'job' event, an owner with more gets 'jobs' lists of up to 100", async () => {
+		const [a, b] = [await createUser(sql), await createUser(sql)];
+		const enqueueFor = (owner: Caller, n: number) =>
+			as(
+				sql,
+				owner,
+				(tx) => tx<{ id: string }[]>`select id from public.job_enqueue_many('extract', (
+				select jsonb_agg('{}'::jsonb) from generate_series(1, ${n})), job_table => 'batches')`,
+			);
+		const ofA = await enqueueFor(a, 101);
+		const [b1, b2] = await enqueueFor(b, 2);
+		const ownerless = await enqueue(serviceRole, 'extract', 'batches');
+		const since = async (topic: string, after: number) =>
+			await sql<{ event: string; payload: { id?: string; job_table?: string; jobs?: { id: string }[] } }[]>`
+				select event, payload from realtime.messages where topic = ${topic} order by inserted_at, id offset ${after}`;
+		const [listA, listB] = [(await since(`jobs:${a.sub}`, 0)).length, (await since(`jobs:${b.sub}`, 0)).length];
+
+		// One owned row and one without an owner, in one statement.
+		await sql`update supabase_jobs.job set status = 'running' where id in (${b1!.id}, ${ownerless})`;
+		expect(await messages(`job:${ownerless}`)).toBe(1);
+		expect(await messages(`job:${b1!.id}`)).toBe(1);
+		const toB = await since(`jobs:${b.sub}`, listB);
+		expect(toB).toHaveLength(1);
+		expect(toB[0]).toMatchObject({ event: 'job', payload: { id: b1!.id, status: 'running' } });
+
+		// 101 rows of A and one of B, in one statement.
+		await sql`update supabase_jobs.job set status = 'running'
+			where id = any (${[...ofA.map((r) => r.id), b2!.id]}::uuid[])`;
+		for (const { id } of [...ofA, b2!]) expect(await messages(`job:${id}`)).toBe(1);
+		const toA = await since(`jobs:${a.sub}`, listA);
+		expect(toA.map((m) => [m.event, m.payload.job_table, m.payload.jobs?.length])).toEqual([
+			['jobs', 'batches', 100],
+			['jobs', 'batches', 1],
+		]);
+		expect(new Set(toA.flatMap((m) => m.payload.jobs!.map((j) => j.id)))).toEqual(new Set(ofA.map((r) => r.id)));
+		const toB2 = await since(`jobs:${b.sub}`, listB + 1);
+		expect(toB2).toHaveLength(1);
+		expect(toB2[0]).toMatchObject({ event: 'job', payload: { id: b2!.id, status: 'running' } });
 	});
 });
 
@@ -196,6 +237,7 @@ describe('privileges and attach', () => {
 			'notify_requeued',
 		];
 		expect(rows).toEqual([
+			{ t: 'batches', triggers: expected },
 			{ t: 'exports', triggers: expected },
 			{ t: 'jobs', triggers: expected },
 		]);
