@@ -405,7 +405,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const e = await rejection(
 				(async () => {
 					// The first read counts toward the timeout too: leave it room on a busy machine.
-					for await (const j of worker.watch(job.id, { intervalMs: 10, timeoutMs: 300 })) seen.push(j.status);
+					for await (const j of worker.watch(job.id, { intervalMs: 10, timeoutMs: 1000 })) seen.push(j.status);
 				})(),
 			);
 			expect(e).toBeInstanceOf(TimeoutError);
@@ -425,7 +425,8 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const started = performance.now();
 			const e = await rejection(
 				(async () => {
-					for await (const j of new JobStore(hung).watch(job.id, { intervalMs: 10, timeoutMs: 300 }))
+					// The first read counts toward the timeout too: leave it room on a busy machine.
+					for await (const j of new JobStore(hung).watch(job.id, { intervalMs: 10, timeoutMs: 1000 }))
 						seen.push(j.status);
 				})(),
 			);
@@ -433,7 +434,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(seen).toEqual(['queued']);
 			expect(gets).toBeGreaterThan(1); // it was waiting on a read when the deadline came
 			// Before, a hung read held the timeout back forever.
-			expect(performance.now() - started).toBeLessThan(2000);
+			expect(performance.now() - started).toBeLessThan(3000);
 		});
 
 		test('watch refuses NaN, Infinity and timings setTimeout cannot keep, naming the option', async () => {
