@@ -17,7 +17,8 @@
 --   - The running index is now (job_table, id) where running: the same index
 --     for the reclaimer and the running counts (job_table first), and a write
 --     to a running job by id is one probe of it.
---   - job_claim(id) and job_reschedule compare the status with
+--   - job_claim(id), job_reschedule and job_hold_reasons (the screen's read
+--     of why a few queued jobs wait) compare the status with
 --     (select 'queued'::public.job_status): a value the planner cannot use to
 --     prove the claim index's predicate, so their update probes the primary
 --     key (a status compared in a subquery is read once per statement).
@@ -90,5 +91,36 @@ begin
   end if;
   raise exception using errcode = 'PT409',
     message = pg_catalog.format('job %s is %s: only a queued job can be rescheduled', id, current_status);
+end
+$$;
+
+-- The screen's "why is it waiting" read of a few queued jobs by id: the same
+-- trap (it walked the claim index), the same way out.
+create or replace function public.job_hold_reasons(ids uuid[], job_table text default 'jobs')
+returns table (id uuid, kind text, held_by text, running integer, max_running integer)
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  if ids is null or pg_catalog.cardinality(ids) > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('ids', pg_catalog.format('ids is an array of at most %s job ids', supabase_jobs.list_max()));
+  end if;
+  if pg_catalog.has_function_privilege('supabase_jobs.hold_of(text, text, text)', 'execute') then
+    return query
+    select j.id, j.kind, h.held_by, h.running, h.max_running
+      from supabase_jobs.job j
+      cross join lateral supabase_jobs.hold_of(label, j.kind, j.concurrency_key) h
+     where j.job_table = label and j.id = any (ids) and j.status = (select 'queued'::public.job_status)
+       and j.available_at <= now();
+  else
+    return query
+    select j.id, j.kind, h.held_by, h.running, h.max_running
+      from supabase_jobs.job j
+      cross join lateral supabase_jobs.hold_of_job(j.id) h
+     where j.job_table = label and j.id = any (ids) and j.status = (select 'queued'::public.job_status)
+       and j.available_at <= now();
+  end if;
 end
 $$;

@@ -38,14 +38,23 @@ afterAll(async () => {
 	await traced.end();
 });
 
-/** The scan lines, in the plans of `call`, of the statements that read the job by id (alias t). */
+/**
+ * How the statements `call` runs read the job table (alias t or j): the index
+ * of each scan (a bitmap scan's from its Bitmap Index Scan), or 'sequential'.
+ */
 async function byIdScans(call: () => Promise<unknown>): Promise<string[]> {
 	logs.length = 0;
 	await call();
-	return logs
-		.flatMap((l) => l.split('\n'))
-		.filter((l) => /Scan.* on plans t_1\b/.test(l))
-		.map((l) => l.trim().replace(/\s+\(cost=.*$/, ''));
+	const lines = logs.flatMap((l) => l.split('\n')).map((l) => l.trim().replace(/\s+\(cost=.*$/, ''));
+	return lines.flatMap((line, i) => {
+		if (!/Scan.* on plans [tj](_1)?$/.test(line)) return [];
+		if (line.includes('Seq Scan')) return ['sequential'];
+		if (line.includes('Bitmap Heap Scan')) {
+			const below = lines.slice(i + 1).find((l) => l.includes('Bitmap Index Scan on'));
+			return [/Bitmap Index Scan on (\S+)/.exec(below ?? '')?.[1] ?? line];
+		}
+		return [/Index (?:Only )?Scan using (\S+)/.exec(line)?.[1] ?? line];
+	});
 }
 
 const idsOf = async (status: string, n = 1) =>
@@ -54,7 +63,7 @@ const idsOf = async (status: string, n = 1) =>
 	);
 
 /** Every by-id read is one probe: the primary key or the running index (job_table, id). */
-const PROBES = /^-> {2}Index Scan using (plans_pkey|plans_job_table_id_idx) on plans t_1$/;
+const PROBES = /^(plans_pkey|plans_job_table_id_idx)$/;
 
 describe('a write to one job finds its row by id, whatever the statistics say', () => {
 	test('the statistics say 20,000 finished jobs and nothing else; the table holds 300 queued and 300 running too', async () => {
@@ -71,13 +80,14 @@ describe('a write to one job finds its row by id, whatever the statistics say', 
 		]);
 	});
 
-	test('claim(id) and reschedule of a queued job probe the primary key, not the claim index', async () => {
-		const [a, b] = await idsOf('queued', 2);
+	test('claim(id), reschedule and the hold reasons of queued jobs probe the primary key, not the claim index', async () => {
+		const [a, b, ...held] = await idsOf('queued', 5);
 		const claim = await byIdScans(() => traced`select * from public.job_claim(${a!}, 'plans')`);
 		const reschedule = await byIdScans(
 			() => traced`select * from public.job_reschedule(${b!}, delay => '1 minute', job_table => 'plans')`,
 		);
-		for (const scans of [claim, reschedule]) {
+		const holds = await byIdScans(() => traced`select * from public.job_hold_reasons(${held}::uuid[], 'plans')`);
+		for (const scans of [claim, reschedule, holds]) {
 			expect(scans.length).toBeGreaterThan(0);
 			for (const line of scans) expect(line).toMatch(PROBES);
 		}
