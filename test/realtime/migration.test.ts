@@ -90,6 +90,26 @@ describe('which writes broadcast', () => {
 		expect(await messages(`jobs:${user.sub}`)).toBe(2);
 	});
 
+	test('a user cancelling two of their jobs in one update (RLS in force) gets one list message naming both', async () => {
+		const user = await createUser(sql);
+		const [a, b] = [await enqueue(user), await enqueue(user)];
+		const before = await messages(`jobs:${user.sub}`);
+		await as(sql, user, (tx) => tx`update public.jobs set status = 'cancelled' where id in (${a}, ${b})`);
+		expect(await messages(`job:${a}`)).toBe(1);
+		expect(await messages(`job:${b}`)).toBe(1);
+		const list = await sql<{ event: string; payload: { jobs: { id: string; status: string }[] } }[]>`
+			select event, payload from realtime.messages where topic = ${`jobs:${user.sub}`}
+			 order by inserted_at, id offset ${before}`;
+		expect(list).toHaveLength(1);
+		expect(list[0]!.event).toBe('jobs');
+		expect(list[0]!.payload.jobs.map((j) => [j.id, j.status]).sort()).toEqual(
+			[
+				[a, 'cancelled'],
+				[b, 'cancelled'],
+			].sort(),
+		);
+	});
+
 	test('a job without an owner goes to its job topic only; other tables name themselves', async () => {
 		const id = await enqueue(serviceRole, 'extract', 'exports');
 		await sql`select public.job_claim(${id}, job_table => 'exports')`;
