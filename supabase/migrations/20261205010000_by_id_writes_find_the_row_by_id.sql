@@ -17,8 +17,10 @@
 --   - The running index is now (job_table, id) where running: the same index
 --     for the reclaimer and the running counts (job_table first), and a write
 --     to a running job by id is one probe of it.
---   - job_claim(id), job_reschedule and job_hold_reasons (the screen's read
---     of why a few queued jobs wait) compare the status with
+--   - job_claim(id), job_reschedule, job_hold_reasons (the screen's read of
+--     why a few queued jobs wait) and the update of a limited claim
+--     (job_claim_next on a table with concurrency limits, by the ids admit()
+--     took) compare the status with
 --     (select 'queued'::public.job_status): a value the planner cannot use to
 --     prove the claim index's predicate, so their update probes the primary
 --     key (a status compared in a subquery is read once per statement).
@@ -122,5 +124,51 @@ begin
      where j.job_table = label and j.id = any (ids) and j.status = (select 'queued'::public.job_status)
        and j.available_at <= now();
   end if;
+end
+$$;
+
+-- The limited claim updates the ids admit() took: the same trap, the same way out.
+create or replace function public.job_claim_next(kinds text[] default null, "limit" integer default 1, job_table text default 'jobs', heartbeat_ms integer default null)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
+  end if;
+  if heartbeat_ms is not null then
+    perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
+  end if;
+  if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
+    -- The picked ids as an array: the update probes the primary key for each.
+    -- (Joined to the pick, the generic plan, which cannot know "limit", chose a
+    -- hash join over a sequential scan of the table below some 30,000 rows.)
+    return query
+    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+     where t.job_table = label
+       and t.id = any (array(
+         select n.id from supabase_jobs.job as n
+          where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
+            and (kinds is null or n.kind = any (kinds))
+            and (n.expires_at is null or n.expires_at > now())
+          order by n.priority desc, n.available_at, n.created_at, n.id
+          limit "limit"
+          for update skip locked))
+    returning t.*;
+    return;
+  end if;
+  -- Limited: one claimer of this table at a time; admit() takes the jobs that
+  -- may start, locked, in claim order. The status in a subquery: each admitted
+  -- id through the primary key, never the claim index (20261205010000).
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
+  return query
+  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+    from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
+   where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
+  returning t.*;
 end
 $$;

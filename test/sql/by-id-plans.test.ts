@@ -111,4 +111,11 @@ describe('a write to one job finds its row by id, whatever the statistics say', 
 			for (const line of scans) expect(line, fn).toMatch(PROBES);
 		}
 	});
+
+	test('a claim on a table with concurrency limits updates the jobs it admitted by id', async () => {
+		await sql`select public.job_set_concurrency('work', max_running => 1000, job_table => 'plans')`;
+		const scans = await byIdScans(() => traced`select * from public.job_claim_next(null, 8, 'plans')`);
+		expect(scans.length).toBeGreaterThan(0);
+		for (const line of scans) expect(line).toMatch(PROBES);
+	});
 });
