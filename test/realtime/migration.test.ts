@@ -23,6 +23,12 @@ const messages = async (topic: string) =>
 		>`select count(*)::int as n from realtime.messages where topic = ${topic} and extension = 'broadcast'`
 	)[0]!.n;
 
+/** The messages of `topic` after the first `after` of them, oldest first. */
+const since = async (topic: string, after: number) =>
+	await sql<
+		{ event: string; payload: { id?: string; job_table?: string; jobs?: { id: string; status: string }[] } }[]
+	>`select event, payload from realtime.messages where topic = ${topic} order by inserted_at, id offset ${after}`;
+
 async function enqueue(caller: Caller, kind = 'extract', table = 'jobs'): Promise<string> {
 	return await as(sql, caller, async (tx) => {
 		const [row] = await tx<{ id: string }[]>`select id from public.job_enqueue(${kind}, job_table => ${table})`;
@@ -97,12 +103,10 @@ describe('which writes broadcast', () => {
 		await as(sql, user, (tx) => tx`update public.jobs set status = 'cancelled' where id in (${a}, ${b})`);
 		expect(await messages(`job:${a}`)).toBe(1);
 		expect(await messages(`job:${b}`)).toBe(1);
-		const list = await sql<{ event: string; payload: { jobs: { id: string; status: string }[] } }[]>`
-			select event, payload from realtime.messages where topic = ${`jobs:${user.sub}`}
-			 order by inserted_at, id offset ${before}`;
+		const list = await since(`jobs:${user.sub}`, before);
 		expect(list).toHaveLength(1);
 		expect(list[0]!.event).toBe('jobs');
-		expect(list[0]!.payload.jobs.map((j) => [j.id, j.status]).sort()).toEqual(
+		expect(list[0]!.payload.jobs!.map((j) => [j.id, j.status]).sort()).toEqual(
 			[
 				[a, 'cancelled'],
 				[b, 'cancelled'],
@@ -133,9 +137,6 @@ describe('which writes broadcast', () => {
 		const ofA = await enqueueFor(a, 101);
 		const [b1, b2] = await enqueueFor(b, 2);
 		const ownerless = await enqueue(serviceRole, 'extract', 'batches');
-		const since = async (topic: string, after: number) =>
-			await sql<{ event: string; payload: { id?: string; job_table?: string; jobs?: { id: string }[] } }[]>`
-				select event, payload from realtime.messages where topic = ${topic} order by inserted_at, id offset ${after}`;
 		const [listA, listB] = [(await since(`jobs:${a.sub}`, 0)).length, (await since(`jobs:${b.sub}`, 0)).length];
 
 		// One owned row and one without an owner, in one statement.
