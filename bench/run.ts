@@ -28,6 +28,7 @@ import { startLocalPostgres } from '../src/local/postgres/embedded.ts';
 import { withDatabase, prepareDatabase } from '../src/local/postgres/migrate.ts';
 import { bareSql } from './bare-sql.ts';
 import { clearWork, countRows, fillFinishedRows } from './finished-rows.ts';
+import { disableRealtimeMessages, REALTIME_UPDATE_TRIGGER, rowFloor, updateFloor } from './floors.ts';
 import { graphileWorker } from './graphile.ts';
 import { KEYED_TABLE, ours, tickCost } from './ours.ts';
 import { pgBoss } from './pgboss.ts';
@@ -113,12 +114,26 @@ async function main(): Promise<void> {
 	const fullUrl = withDatabase(pg.url, 'bench_full');
 	const withHistory = ours(fullUrl, 'with history');
 	const bare = bareSql(withDatabase(pg.url, 'bench_bare'));
+	// supabase-jobs once more, for the floors (section 7): its Realtime update trigger disabled, and
+	// the bare row insert into its public.jobs.
+	const floorUrl = withDatabase(pg.url, 'bench_floor');
+	const noRealtime = ours(floorUrl, 'Realtime messages off');
+	const floor = rowFloor(floorUrl);
+	const updates = updateFloor(oursUrl);
 	try {
 		const [{ version: pgVersion }] = await admin<{ version: string }[]>`select version()`;
 		const settings = await admin<
 			{ name: string; setting: string }[]
 		>`select name, current_setting(name) as setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections') order by name`;
-		for (const db of ['bench_ours', 'bench_pgboss', 'bench_graphile', 'bench_bare', 'bench_realtime', 'bench_full'])
+		for (const db of [
+			'bench_ours',
+			'bench_pgboss',
+			'bench_graphile',
+			'bench_bare',
+			'bench_realtime',
+			'bench_full',
+			'bench_floor',
+		])
 			await admin.unsafe(`create database ${db}`);
 		const ourVersion = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 		const [bossVersion, graphileVersion, postgresJsVersion, supabaseJsVersion] = await Promise.all([
@@ -138,6 +153,8 @@ async function main(): Promise<void> {
 			await s.setup();
 		}
 		await withHistory.setup();
+		await noRealtime.setup();
+		await disableRealtimeMessages(floorUrl);
 		await bare.setup();
 		// The Realtime watch runs its stand-in on a database of its own (see bench/realtime-watch.ts).
 		await prepareDatabase(withDatabase(pg.url, 'bench_realtime'));
@@ -204,6 +221,43 @@ async function main(): Promise<void> {
 			'process (per-job path)',
 			systemEntries(PROCESS, (s) => (s.processById ? () => s.processById!(PROCESS, CONCURRENCY) : null)),
 		);
+
+		// Floors (bench/floors.ts): the required parts alone, interleaved with ours and graphile-worker.
+		const FLOOR_ROW = 'the row and its indexes alone';
+		const NO_REALTIME = 'per-job path, Realtime messages off';
+		const FLOOR_UPDATES = 'two plain UPDATEs, every trigger on';
+		const batchFloor = await medianRate('floor: enqueue batched', [
+			{ name: us.name, jobs: JOBS, reset: () => us.reset(), run: () => us.enqueueBatch!(JOBS, BATCH) },
+			{ name: FLOOR_ROW, jobs: JOBS, reset: () => noRealtime.reset(), run: () => floor.enqueueBatch(JOBS, BATCH) },
+			{
+				name: graphile.name,
+				jobs: JOBS,
+				reset: () => graphile.reset(),
+				run: () => graphile.enqueueBatch!(JOBS, BATCH),
+			},
+		]);
+		const perJobFloor = await medianRate('floor: per-job path', [
+			{ name: us.name, jobs: PROCESS, reset: () => us.reset(), run: () => us.processById!(PROCESS, CONCURRENCY) },
+			{
+				name: NO_REALTIME,
+				jobs: PROCESS,
+				reset: () => noRealtime.reset(),
+				run: () => noRealtime.processById!(PROCESS, CONCURRENCY),
+			},
+			{
+				name: FLOOR_UPDATES,
+				jobs: PROCESS,
+				reset: () => us.reset(),
+				run: () => updates.processById(PROCESS, CONCURRENCY),
+			},
+			{
+				name: graphile.name,
+				jobs: PROCESS,
+				reset: () => graphile.reset(),
+				run: () => graphile.process(PROCESS, CONCURRENCY),
+			},
+		]);
+		const floorOf = (m: Map<string, number>, name: string) => m.get(name)! / m.get(graphile.name)!;
 
 		// The same runWorkers drain with and without priorities and limited concurrency keys, interleaved.
 		const WITHOUT_KEYS = 'without';
@@ -479,15 +533,62 @@ async function main(): Promise<void> {
 			'',
 		);
 
+		const floorRow = (m: Map<string, number>, name: string, label: string, leftOut: string) => [
+			label,
+			fmt(m.get(name)!),
+			`${fmt(floorOf(m, name), 2)}x`,
+			leftOut,
+		];
+		out.push(
+			'## 7. Floors: the required parts alone (same run, rounds interleaved with graphile-worker)',
+			'',
+			table(
+				['measurement', 'jobs/s (median)', `/ ${graphile.name}`, 'what it leaves out'],
+				[
+					floorRow(batchFloor, us.name, `enqueue batched: \`store.enqueueMany\`, ${fmt(BATCH)} a call`, 'nothing'),
+					floorRow(
+						batchFloor,
+						FLOOR_ROW,
+						`floor: the job row and its indexes alone (bare \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, triggers off)`,
+						'the function, validation, NOTIFY and kick, Realtime, partition routing',
+					),
+					floorRow(batchFloor, graphile.name, `${graphile.name} \`addJobs\`, ${fmt(BATCH)} a call`, ''),
+					floorRow(perJobFloor, us.name, 'per-job path: `claim(id)` + `succeed`', 'nothing'),
+					floorRow(
+						perJobFloor,
+						FLOOR_UPDATES,
+						'floor: two plain UPDATEs by id through the parent, every trigger on (guard, row rules, Realtime messages)',
+						'the `job_*` functions: argument checks, the job table lookup, the kind-limit check, refusal sentences',
+					),
+					floorRow(
+						perJobFloor,
+						NO_REALTIME,
+						'per-job path with Realtime messages off',
+						`the \`${REALTIME_UPDATE_TRIGGER}\` trigger: one \`realtime.messages\` row per visible change (what \`watch\` and the progress bar read)`,
+					),
+					floorRow(perJobFloor, graphile.name, `${graphile.name} worker`, ''),
+				],
+			),
+			'',
+			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the UPDATE floor on \`bench_ours\` itself. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; CHECK constraints, defaults and every index in force) and returns the ids, as \`enqueueMany\` returns the rows; the UPDATE floor returns the rows, as the functions do. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost). See bench/floors.ts.`,
+			'',
+		);
+
 		// ---- targets (issue 10): ours / graphile-worker in the same run, all at once ----
 		const g = (m: Map<string, number>) => m.get(us.name)! / m.get(graphile.name)!;
 		const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
-		const atLeast = (label: string, value: number, min: number, peer: string) =>
-			`${label}: ${fmt(value, 2)}x ${peer} (target ≥ ${fmt(min, 1)}x) ${verdict(value >= min)}`;
+		const atLeast = (label: string, value: number, min: number, peer: string, floorNote = '') =>
+			`${label}: ${fmt(value, 2)}x ${peer} (target ≥ ${fmt(min, 1)}x${floorNote}) ${verdict(value >= min)}`;
 		const latencyRatio = ourLatency.p50 / latency.get(graphile.name)!.p50;
 		const targets = [
 			atLeast('enqueue one at a time', g(one), 1.0, graphile.name),
-			atLeast('enqueue batched', g(batch), 1.0, graphile.name),
+			atLeast(
+				'enqueue batched',
+				g(batch),
+				1.0,
+				graphile.name,
+				`; its floor, the row and its indexes alone, ${fmt(floorOf(batchFloor, FLOOR_ROW), 2)}x in section 7`,
+			),
 			atLeast('claim + complete through `runWorkers` defaults', g(processed), 1.3, graphile.name),
 			atLeast(
 				'claim + complete through `runWorkers` defaults',
@@ -500,6 +601,7 @@ async function main(): Promise<void> {
 				processedById.get(us.name)! / processed.get(graphile.name)!,
 				1.0,
 				graphile.name,
+				`; its floor, two plain UPDATEs with every trigger on, ${fmt(floorOf(perJobFloor, FLOOR_UPDATES), 2)}x in section 7`,
 			),
 			`claim + complete with priority and concurrency keys in use: ${fmt(keyedRatio, 2)}x the same without (target ≥ 0.85x, within 15%) ${verdict(keyedRatio >= 0.85)}`,
 			`enqueue -> handler start p50: ${fmt(ourLatency.p50, 2)} ms, ${fmt(latencyRatio, 2)}x ${graphile.name} (target ≤ 1.0x) ${verdict(latencyRatio <= 1.0)}`,
@@ -532,8 +634,10 @@ async function main(): Promise<void> {
 		await writeFile(file, text);
 		log('wrote bench/results.md');
 	} finally {
-		for (const s of [...systems, withHistory])
+		for (const s of [...systems, withHistory, noRealtime])
 			await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));
+		await floor.close().catch((e: unknown) => log(`closing the row floor: ${String(e)}`));
+		await updates.close().catch((e: unknown) => log(`closing the update floor: ${String(e)}`));
 		await bare.close().catch((e: unknown) => log(`closing bare SQL: ${String(e)}`));
 		await admin.end();
 		await pg.stop();

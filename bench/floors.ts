@@ -1,0 +1,111 @@
+/**
+ * Floors: what the parts the product requires cost with everything else taken
+ * away, measured in the same run as the peers. A target below its floor is out
+ * of reach for any SQL layer that keeps those parts, however the functions and
+ * triggers around them are written.
+ *
+ * - The job row and its indexes: the batch enqueue as one bare `INSERT ...
+ *   SELECT` into `public.jobs`, as the table owner with ordinary triggers off
+ *   (`session_replication_role = replica`): no function, no validation, no
+ *   NOTIFY or kick, no Realtime message. What is left is the row the
+ *   interface reads and the indexes the listings, the claim order, the
+ *   reclaimer, idempotency, expiry, owners, tags and parents need.
+ * - The per-job path as two plain UPDATEs by id through the partitioned
+ *   parent, every trigger on: the guard that enforces the state machine, the
+ *   row-rules CHECK, the indexes of two non-HOT updates, and the Realtime
+ *   message of each visible change. What is left out is the `job_*`
+ *   functions: argument checks, the job table lookup, the kind-limit check,
+ *   the refusal sentences, RETURN QUERY.
+ * - The per-job path without its Realtime messages: a database of its own on
+ *   which the update trigger that writes one `realtime.messages` row per
+ *   visible change (`after_jobs_updated`) is disabled; everything else stays.
+ */
+import postgres from 'postgres';
+import { drainLoops } from './drain-loops.ts';
+import { now } from './stats.ts';
+
+/** The update trigger that writes the Realtime messages of claims and closes. */
+export const REALTIME_UPDATE_TRIGGER = 'after_jobs_updated';
+
+/** Disables {@link REALTIME_UPDATE_TRIGGER} on a migrated database (as its owner). */
+export async function disableRealtimeMessages(url: string): Promise<void> {
+	const sql = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		await sql.unsafe(`alter table supabase_jobs.job disable trigger ${REALTIME_UPDATE_TRIGGER}`);
+	} finally {
+		await sql.end();
+	}
+}
+
+/** The batch enqueue reduced to the row and its indexes (see the file header). */
+export interface RowFloor {
+	/** Inserts `n` jobs in batches of `batch`, one statement and round trip each; returns the elapsed ms. */
+	enqueueBatch(n: number, batch: number): Promise<number>;
+	close(): Promise<void>;
+}
+
+/** Opens the one connection the floor writes through, with ordinary triggers off for its whole session. */
+export function rowFloor(url: string): RowFloor {
+	const sql = postgres(url, {
+		max: 1,
+		onnotice: () => {},
+		connection: { session_replication_role: 'replica' },
+	});
+	return {
+		async enqueueBatch(n, batch) {
+			const started = now();
+			for (let from = 0; from < n; from += batch) {
+				const items = Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ i: from + k }));
+				// The same JSON array the enqueueMany call sends, and the ids back as it returns them.
+				await sql`insert into public.jobs (kind, params)
+					select 'noop', e from jsonb_array_elements(${sql.json(items)}) e returning id`;
+			}
+			return now() - started;
+		},
+		close: () => sql.end(),
+	};
+}
+
+/** The per-job path reduced to its two UPDATEs (see the file header). */
+export interface UpdateFloor {
+	/** Puts `n` jobs in the queue (untimed), then claims and closes each by id from `concurrency` loops; returns ms. */
+	processById(n: number, concurrency: number): Promise<number>;
+	close(): Promise<void>;
+}
+
+/** The per-job floor on a migrated database whose triggers are all on (the bench's own `bench_ours`). */
+export function updateFloor(url: string): UpdateFloor {
+	const sql = postgres(url, { max: 8, onnotice: () => {} });
+	return {
+		async processById(n, concurrency) {
+			const ids = (
+				await sql<{ id: string }[]>`insert into public.jobs (kind, params)
+					select 'noop', jsonb_build_object('i', i) from generate_series(1, ${n}::int) i returning id`
+			).map((r) => r.id);
+			let next = 0;
+			// The status in a subquery, as the functions write it: the primary key, never the claim index.
+			return await drainLoops(
+				'per-job floor',
+				n,
+				concurrency,
+				async () => {
+					const id = ids[next++]!;
+					const [job] = await sql<{ id: string; attempts: number }[]>`update supabase_jobs.job as t
+						set status = 'running', attempts = t.attempts + 1
+						where t.job_table = 'jobs' and t.id = ${id} and t.status = (select 'queued'::public.job_status)
+						returning t.*`;
+					if (!job) throw new Error(`per-job floor: job ${id} was not claimable`);
+					return job;
+				},
+				async (job) => {
+					const [closed] = await sql`update supabase_jobs.job as t set status = 'done'
+						where t.job_table = 'jobs' and t.id = ${job.id} and t.status = (select 'running'::public.job_status)
+							and t.attempts = ${job.attempts}
+						returning t.*`;
+					if (!closed) throw new Error(`per-job floor: job ${job.id} was not closed`);
+				},
+			);
+		},
+		close: () => sql.end(),
+	};
+}
