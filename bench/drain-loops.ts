@@ -40,3 +40,29 @@ export async function drainLoops<J>(
 	if (done !== n) throw new Error(`${label}: loops finished ${done} of ${n} jobs`);
 	return now() - started;
 }
+
+/**
+ * {@link drainLoops} over jobs known by id (the per-job path): each loop claims
+ * the next id, which must be claimable, and completes it.
+ */
+export async function drainByIds<J>(
+	label: string,
+	ids: readonly string[],
+	concurrency: number,
+	claim: (id: string) => Promise<J | null | undefined>,
+	complete: (job: J) => Promise<unknown>,
+): Promise<number> {
+	let next = 0;
+	return await drainLoops(
+		label,
+		ids.length,
+		concurrency,
+		async () => {
+			const id = ids[next++]!;
+			const job = await claim(id);
+			if (!job) throw new Error(`${label}: job ${id} was not claimable`);
+			return job;
+		},
+		complete,
+	);
+}

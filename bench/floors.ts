@@ -21,7 +21,7 @@
  *   visible change (`after_jobs_updated`) is disabled; everything else stays.
  */
 import postgres from 'postgres';
-import { drainLoops } from './drain-loops.ts';
+import { drainByIds } from './drain-loops.ts';
 import { now } from './stats.ts';
 
 /** The update trigger that writes the Realtime messages of claims and closes. */
@@ -82,21 +82,18 @@ export function updateFloor(url: string): UpdateFloor {
 				await sql<{ id: string }[]>`insert into public.jobs (kind, params)
 					select 'noop', jsonb_build_object('i', i) from generate_series(1, ${n}::int) i returning id`
 			).map((r) => r.id);
-			let next = 0;
 			// The status in a subquery, as the functions write it: the primary key, never the claim index.
-			return await drainLoops(
+			return await drainByIds(
 				'per-job floor',
-				n,
+				ids,
 				concurrency,
-				async () => {
-					const id = ids[next++]!;
-					const [job] = await sql<{ id: string; attempts: number }[]>`update supabase_jobs.job as t
-						set status = 'running', attempts = t.attempts + 1
-						where t.job_table = 'jobs' and t.id = ${id} and t.status = (select 'queued'::public.job_status)
-						returning t.*`;
-					if (!job) throw new Error(`per-job floor: job ${id} was not claimable`);
-					return job;
-				},
+				async (id) =>
+					(
+						await sql<{ id: string; attempts: number }[]>`update supabase_jobs.job as t
+							set status = 'running', attempts = t.attempts + 1
+							where t.job_table = 'jobs' and t.id = ${id} and t.status = (select 'queued'::public.job_status)
+							returning t.*`
+					)[0],
 				async (job) => {
 					const [closed] = await sql`update supabase_jobs.job as t set status = 'done'
 						where t.job_table = 'jobs' and t.id = ${job.id} and t.status = (select 'running'::public.job_status)

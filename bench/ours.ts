@@ -3,7 +3,7 @@
  * (postgres.js), runWorkers from the Node entry point.
  */
 import postgres from 'postgres';
-import { drainLoops } from './drain-loops.ts';
+import { drainByIds, drainLoops } from './drain-loops.ts';
 import { z } from 'zod';
 import { JobStore, defineJobHandler, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
 import { runWorkers } from '../src/lib/node.ts';
@@ -143,18 +143,11 @@ export function ours(url: string, version: string): OursSystem {
 			);
 		},
 		async processById(n, concurrency) {
-			const ids = await fill(n);
-			let next = 0;
-			return await drainLoops(
+			return await drainByIds(
 				'claim by id',
-				n,
+				await fill(n),
 				concurrency,
-				async () => {
-					const id = ids[next++]!;
-					const job = await store.claim(id);
-					if (!job) throw new Error(`claim by id: job ${id} was not claimable`);
-					return job;
-				},
+				(id) => store.claim(id),
 				(job) => store.succeed(job.id, { attempt: job.attempts }),
 			);
 		},
