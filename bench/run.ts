@@ -9,8 +9,9 @@
  * table holding BENCH_FINISHED_ROWS finished rows (bench/finished-rows.ts);
  * Realtime messages written per job (bench/realtime-messages.ts); the RSS of
  * 1,000 watches over Realtime (bench/realtime-watch.ts); claim + complete with
- * priority and concurrency keys in use next to the same without; and, last, the
- * issue's targets with their ratios and PASS/FAIL.
+ * priority and concurrency keys in use next to the same without; the floors of
+ * the batch enqueue and the per-job path, in those measurements' own rounds
+ * (bench/floors.ts); and, last, the issue's targets with their ratios and PASS/FAIL.
  *
  * Sizes can be changed with BENCH_ROUNDS, BENCH_JOBS, BENCH_PROCESS, BENCH_ENQUEUE_ONE,
  * BENCH_BATCH, BENCH_LATENCY_SAMPLES, BENCH_CEILING_COMMITS, BENCH_BARE_BATCH_JOBS,
@@ -101,6 +102,10 @@ interface Entry {
 const BARE = 'bare SQL';
 const BARE_BATCHED = 'bare SQL, batched';
 const CEILING = 'commit ceiling';
+// The floors of section 7 (bench/floors.ts), measured in the rounds of the figure each bounds.
+const FLOOR_ROW = 'the row and its indexes alone';
+const FLOOR_UPDATES = 'two plain UPDATEs, every trigger on';
+const NO_REALTIME = 'per-job path, Realtime messages off';
 
 async function main(): Promise<void> {
 	const wallStart = performance.now();
@@ -202,6 +207,8 @@ async function main(): Promise<void> {
 		const batch = await medianRate('enqueue batch', [
 			...systemEntries(JOBS, (s) => (s.enqueueBatch ? () => s.enqueueBatch!(JOBS, BATCH) : null)),
 			{ name: BARE, jobs: JOBS, reset: nothing, run: () => bare.enqueueBatch(JOBS, BATCH) },
+			// Its floor (section 7, bench/floors.ts), in the same rounds.
+			{ name: FLOOR_ROW, jobs: JOBS, reset: () => noRealtime.reset(), run: () => floor.enqueueBatch(JOBS, BATCH) },
 		]);
 		const processed = await medianRate('process', [
 			...systemEntries(PROCESS, (s) => () => s.process(PROCESS, CONCURRENCY)),
@@ -217,33 +224,9 @@ async function main(): Promise<void> {
 			'process (claimNext loops)',
 			systemEntries(PROCESS, (s) => (s.processAlt ? () => s.processAlt!(PROCESS, CONCURRENCY) : null)),
 		);
-		const processedById = await medianRate(
-			'process (per-job path)',
-			systemEntries(PROCESS, (s) => (s.processById ? () => s.processById!(PROCESS, CONCURRENCY) : null)),
-		);
-
-		// Floors (bench/floors.ts): the required parts alone, interleaved with ours and graphile-worker.
-		const FLOOR_ROW = 'the row and its indexes alone';
-		const NO_REALTIME = 'per-job path, Realtime messages off';
-		const FLOOR_UPDATES = 'two plain UPDATEs, every trigger on';
-		const batchFloor = await medianRate('floor: enqueue batched', [
-			{ name: us.name, jobs: JOBS, reset: () => us.reset(), run: () => us.enqueueBatch!(JOBS, BATCH) },
-			{ name: FLOOR_ROW, jobs: JOBS, reset: () => noRealtime.reset(), run: () => floor.enqueueBatch(JOBS, BATCH) },
-			{
-				name: graphile.name,
-				jobs: JOBS,
-				reset: () => graphile.reset(),
-				run: () => graphile.enqueueBatch!(JOBS, BATCH),
-			},
-		]);
-		const perJobFloor = await medianRate('floor: per-job path', [
-			{ name: us.name, jobs: PROCESS, reset: () => us.reset(), run: () => us.processById!(PROCESS, CONCURRENCY) },
-			{
-				name: NO_REALTIME,
-				jobs: PROCESS,
-				reset: () => noRealtime.reset(),
-				run: () => noRealtime.processById!(PROCESS, CONCURRENCY),
-			},
+		const processedById = await medianRate('process (per-job path)', [
+			...systemEntries(PROCESS, (s) => (s.processById ? () => s.processById!(PROCESS, CONCURRENCY) : null)),
+			// Its floors (section 7, bench/floors.ts), in the same rounds.
 			{
 				name: FLOOR_UPDATES,
 				jobs: PROCESS,
@@ -251,13 +234,12 @@ async function main(): Promise<void> {
 				run: () => updates.processById(PROCESS, CONCURRENCY),
 			},
 			{
-				name: graphile.name,
+				name: NO_REALTIME,
 				jobs: PROCESS,
-				reset: () => graphile.reset(),
-				run: () => graphile.process(PROCESS, CONCURRENCY),
+				reset: () => noRealtime.reset(),
+				run: () => noRealtime.processById!(PROCESS, CONCURRENCY),
 			},
 		]);
-		const floorOf = (m: Map<string, number>, name: string) => m.get(name)! / m.get(graphile.name)!;
 
 		// The same runWorkers drain with and without priorities and limited concurrency keys, interleaved.
 		const WITHOUT_KEYS = 'without';
@@ -533,44 +515,53 @@ async function main(): Promise<void> {
 			'',
 		);
 
-		const floorRow = (m: Map<string, number>, name: string, label: string, leftOut: string) => [
+		// Each floor is measured in the rounds of the figure it bounds: section 1b's for the batch,
+		// section 2's per-job path for the UPDATEs; graphile-worker's figures are those sections' too.
+		const graphileBatch = batch.get(graphile.name)!;
+		const graphileProcess = processed.get(graphile.name)!;
+		const floorRow = (value: number, peer: number, label: string, leftOut: string) => [
 			label,
-			fmt(m.get(name)!),
-			`${fmt(floorOf(m, name), 2)}x`,
+			fmt(value),
+			`${fmt(value / peer, 2)}x`,
 			leftOut,
 		];
 		out.push(
-			'## 7. Floors: the required parts alone (same run, rounds interleaved with graphile-worker)',
+			'## 7. Floors: the required parts alone (same run, in the rounds of sections 1b and 2)',
 			'',
 			table(
 				['measurement', 'jobs/s (median)', `/ ${graphile.name}`, 'what it leaves out'],
 				[
-					floorRow(batchFloor, us.name, `enqueue batched: \`store.enqueueMany\`, ${fmt(BATCH)} a call`, 'nothing'),
 					floorRow(
-						batchFloor,
-						FLOOR_ROW,
+						batch.get(us.name)!,
+						graphileBatch,
+						`enqueue batched: \`store.enqueueMany\`, ${fmt(BATCH)} a call`,
+						'nothing',
+					),
+					floorRow(
+						batch.get(FLOOR_ROW)!,
+						graphileBatch,
 						`floor: the job row and its indexes alone (bare \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, triggers off)`,
 						'the function, validation, NOTIFY and kick, Realtime, partition routing',
 					),
-					floorRow(batchFloor, graphile.name, `${graphile.name} \`addJobs\`, ${fmt(BATCH)} a call`, ''),
-					floorRow(perJobFloor, us.name, 'per-job path: `claim(id)` + `succeed`', 'nothing'),
+					floorRow(graphileBatch, graphileBatch, `${graphile.name} \`addJobs\`, ${fmt(BATCH)} a call`, ''),
+					floorRow(processedById.get(us.name)!, graphileProcess, 'per-job path: `claim(id)` + `succeed`', 'nothing'),
 					floorRow(
-						perJobFloor,
-						FLOOR_UPDATES,
+						processedById.get(FLOOR_UPDATES)!,
+						graphileProcess,
 						'floor: two plain UPDATEs by id through the parent, every trigger on (guard, row rules, Realtime messages)',
 						'the `job_*` functions: argument checks, the job table lookup, the kind-limit check, refusal sentences',
 					),
 					floorRow(
-						perJobFloor,
-						NO_REALTIME,
+						processedById.get(NO_REALTIME)!,
+						graphileProcess,
 						'per-job path with Realtime messages off',
 						`the \`${REALTIME_UPDATE_TRIGGER}\` trigger: one \`realtime.messages\` row per visible change (what \`watch\` and the progress bar read)`,
 					),
-					floorRow(perJobFloor, graphile.name, `${graphile.name} worker`, ''),
+					floorRow(graphileProcess, graphileProcess, `${graphile.name} worker`, ''),
 				],
 			),
 			'',
-			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the UPDATE floor on \`bench_ours\` itself. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; CHECK constraints, defaults and every index in force) and returns the ids, as \`enqueueMany\` returns the rows; the UPDATE floor returns the rows, as the functions do. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost). See bench/floors.ts.`,
+			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the UPDATE floor on \`bench_ours\` itself. Each is measured in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with section 2's per-job path), and the figures of ours and graphile-worker above are those sections' own. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; CHECK constraints, defaults and every index in force) and returns the ids, as \`enqueueMany\` returns the rows; the UPDATE floor returns the rows, as the functions do. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost). See bench/floors.ts.`,
 			'',
 		);
 
@@ -587,7 +578,7 @@ async function main(): Promise<void> {
 				g(batch),
 				1.0,
 				graphile.name,
-				`; its floor, the row and its indexes alone, ${fmt(floorOf(batchFloor, FLOOR_ROW), 2)}x in section 7`,
+				`; its floor, the row and its indexes alone, ${fmt(batch.get(FLOOR_ROW)! / graphileBatch, 2)}x in section 7`,
 			),
 			atLeast('claim + complete through `runWorkers` defaults', g(processed), 1.3, graphile.name),
 			atLeast(
@@ -601,7 +592,7 @@ async function main(): Promise<void> {
 				processedById.get(us.name)! / processed.get(graphile.name)!,
 				1.0,
 				graphile.name,
-				`; its floor, two plain UPDATEs with every trigger on, ${fmt(floorOf(perJobFloor, FLOOR_UPDATES), 2)}x in section 7`,
+				`; its floor, two plain UPDATEs with every trigger on, ${fmt(processedById.get(FLOOR_UPDATES)! / graphileProcess, 2)}x in section 7`,
 			),
 			`claim + complete with priority and concurrency keys in use: ${fmt(keyedRatio, 2)}x the same without (target ≥ 0.85x, within 15%) ${verdict(keyedRatio >= 0.85)}`,
 			`enqueue -> handler start p50: ${fmt(ourLatency.p50, 2)} ms, ${fmt(latencyRatio, 2)}x ${graphile.name} (target ≤ 1.0x) ${verdict(latencyRatio <= 1.0)}`,
