@@ -18,13 +18,6 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 /** Infix of every migration init writes (`<timestamp>_supabase_jobs_<name>.sql`): how a later run recognises them. */
 const MIGRATION_INFIX = 'supabase_jobs_';
 
-/**
- * The demo app's migrations are not the package's. The same rule as the
- * `!supabase/migrations/*_demo_*.sql` line of package.json's "files", so in the
- * repository and in the installed package init sees the same list.
- */
-const DEMO_MIGRATION = /_demo_/;
-
 /** The worker function files copied from the package (the rest are written from templates). */
 const FUNCTION_FILES = ['index.ts', 'serve.ts'];
 
@@ -34,13 +27,13 @@ const FUNCTION_FILES = ['index.ts', 'serve.ts'];
  */
 
 /**
- * The package's migrations, in order, without the demo's.
+ * The package's migrations, in order (the demo app's own SQL lives in src/demo/sql, not here).
  * @param {string} root
  * @returns {Promise<PackageMigration[]>}
  */
 export async function packageMigrations(root = PACKAGE_ROOT) {
 	const dir = join(root, 'supabase/migrations');
-	const files = (await readdir(dir)).filter((f) => f.endsWith('.sql') && !DEMO_MIGRATION.test(f)).sort();
+	const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
 	/** @type {PackageMigration[]} */
 	const out = [];
 	for (const file of files) {

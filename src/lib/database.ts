@@ -1,6 +1,6 @@
 /**
  * The package's schema as a type, for supabase-js. The fact itself lives in
- * supabase/migrations; src/lib/database.types.ts is what Supabase's generator
+ * supabase/schemas (and the migration generated from it); src/lib/database.types.ts is what Supabase's generator
  * (postgres-meta) writes from them (`npm run gen:types`).
  */
 import type { Database } from './database.types.ts';

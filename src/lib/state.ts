@@ -1,5 +1,5 @@
 /**
- * The job state machine, mirrored once from SQL (supabase/migrations/*_job_status.sql,
+ * The job state machine, mirrored once from SQL (supabase/schemas/01_state_machine.sql,
  * table supabase_jobs.transitions) and drawn in docs/state-machine.md. The database
  * enforces it; this mirror lets code and types speak of it. The statuses themselves
  * come from the generated src/lib/database.types.ts (the SQL enum job_status).

@@ -1,7 +1,7 @@
 /**
  * Vitest global setup: one PostgreSQL server for the whole run (embedded unless
  * DATABASE_URL is set), and a template database built once from the compat
- * bootstrap and the migrations. Each test file clones the template (see
+ * bootstrap, the migrations and the demo's own SQL (src/demo/sql). Each test file clones the template (see
  * test/helpers/db.ts), so files are isolated and can run in parallel.
  */
 import postgres from 'postgres';

@@ -873,7 +873,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 				{ interrupted: watcher.cancellationWatch(job.id), intervalMs: 5 },
 			);
 			await started.until(() => inFlight);
-			await polls.signal.until(() => polls.count('job_status') >= 1);
+			await polls.signal.until(() => polls.count('job_get_status') >= 1);
 			await worker.cancel(job.id, { reason: 'cancelled by the user' });
 			const e = await rejection(work);
 			expect(isStageInterruptedError(e)).toBe(true);

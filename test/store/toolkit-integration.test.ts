@@ -151,11 +151,11 @@ describe('one tick is progress and the cancellation check, on the same interval'
 		);
 		reading.catch(() => {});
 		// Parked: the cap was written once, and the intervals since only read.
-		await counted.signal.until(() => counted.count('job_status') >= 10);
+		await counted.signal.until(() => counted.count('job_get_status') >= 10);
 		const parked = await versions(job.id);
 		expect(parked.at(-1)).toMatchObject({ progress: 95, stage: 'reading', status: 'running' });
 		const ticksWhileParked = counted.count('job_tick');
-		await counted.signal.until(() => counted.count('job_status') >= 20);
+		await counted.signal.until(() => counted.count('job_get_status') >= 20);
 		expect(counted.count('job_tick')).toBe(ticksWhileParked);
 		expect(await versions(job.id)).toHaveLength(parked.length);
 

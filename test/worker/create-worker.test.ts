@@ -248,7 +248,7 @@ describe('one tick is progress and the cancellation check, on the same interval'
 		const job = await store.enqueue('test.quiet');
 		const run = worker.process({ jobId: job.id });
 		// Five intervals of status reads, and no tick written in between.
-		await counted.signal.until(() => counted.count('job_status') >= 5);
+		await counted.signal.until(() => counted.count('job_get_status') >= 5);
 		expect(counted.count('job_tick')).toBe(0);
 		const claimed = await store.get(job.id);
 		expect(claimed.status).toBe('running');

@@ -1,5 +1,5 @@
 /**
- * The notify triggers (supabase/migrations/*_notify_queued.sql): one NOTIFY
+ * The notify triggers (supabase/schemas/13_kick.sql): one NOTIFY
  * 'supabase_jobs' per insert statement and kind, one per requeue, none for
  * ticks or closes, none for a rolled-back insert; the kick trigger still fires.
  */

@@ -1,7 +1,7 @@
 /**
  * A limit the TypeScript side needs before a round trip. The database is the
- * source of truth (supabase_jobs.job_limits(), migration
- * 20261130210000_partitioned_job_tables.sql); sentences over its length are
+ * source of truth (supabase_jobs.job_limits(),
+ * supabase/schemas/02_limits_and_checks.sql); sentences over its length are
  * shortened there, not here.
  */
 

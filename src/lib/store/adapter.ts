@@ -114,7 +114,7 @@ export const JOB_FUNCTIONS = {
 	job_sync_schedules: { returns: 'value', args: { schedules: 'jsonb', job_table: 'text' } },
 	job_get: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
 	job_get_many: { returns: 'jobs', args: { ids: 'uuid[]', job_table: 'text' } },
-	job_status: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
+	job_get_status: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
 	job_queue_position: { returns: 'value', args: { id: 'uuid', job_table: 'text' } },
 	job_list_recent: {
 		returns: 'jobs',

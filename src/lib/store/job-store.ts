@@ -1222,10 +1222,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	async readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
 		if (!JobStore.known(id)) throw JobStore.notFound(id);
-		// job_status: a primary-key read of one column (PT409 once another attempt owns the job).
-		const status = await this.call('job_status', { id, attempt: this.attemptOf(id, options.attempt) });
+		// job_get_status: a primary-key read of one column (PT409 once another attempt owns the job).
+		const status = await this.call('job_get_status', { id, attempt: this.attemptOf(id, options.attempt) });
 		if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
-			throw new UnexpectedRowError(`job_status returned ${JSON.stringify(status)}, not a job status`);
+			throw new UnexpectedRowError(`job_get_status returned ${JSON.stringify(status)}, not a job status`);
 		}
 		return status as JobStatusValue;
 	}

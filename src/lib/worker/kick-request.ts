@@ -1,5 +1,5 @@
 /**
- * The body of a wake-up (see supabase/migrations/*_kick_path.sql):
+ * The body of a wake-up (see supabase/schemas/13_kick.sql):
  * `{ job_id, job_table, kind, count, reason }`, every field optional.
  */
 import { z } from 'zod';

@@ -18,7 +18,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startDispatcher, type Dispatcher } from '../dispatcher.ts';
 import { freePort } from '../postgres/embedded.ts';
-import { applyCompat, applyMigrations, projectRoot } from '../postgres/migrate.ts';
+import { applyCompat, applyDemoSql, applyMigrations, projectRoot } from '../postgres/migrate.ts';
 import { createStandin, type Standin } from '../standin/server.ts';
 import { startDurablePostgres, type DurablePostgres } from './postgres.ts';
 import { run, startChild, supervise, type Child, type SupervisedChild } from './processes.ts';
@@ -224,6 +224,8 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			await applyCompat(databaseUrl);
 			const applied = await applyMigrations(databaseUrl);
 			if (applied.length) log(`  applied ${applied.join(', ')}`);
+			// The demo's own table and kinds, after the package's schema.
+			await applyDemoSql(databaseUrl);
 		});
 
 		const workerSecret = randomBytes(24).toString('base64url');

@@ -1,6 +1,8 @@
 /**
  * Applies the compat bootstrap and supabase/migrations to a database, recording
- * each migration in supabase_migrations.schema_migrations as the Supabase CLI does.
+ * each migration in supabase_migrations.schema_migrations as the Supabase CLI does;
+ * or the schema files of supabase/schemas (what the migrations are generated
+ * from); then, for the demo and the tests, the demo's own SQL (src/demo/sql).
  * Local tooling for tests and the demo; a real project uses `supabase db push`.
  */
 import postgres from 'postgres';
@@ -11,6 +13,10 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 export const projectRoot = resolve(here, '../../..');
 export const migrationsDir = join(projectRoot, 'supabase/migrations');
+/** The schema, one file per concern, applied in file-name order (numeric prefixes). */
+export const schemasDir = join(projectRoot, 'supabase/schemas');
+/** The demo app's own tables and kinds: not the package's, applied after it. */
+export const demoSqlDir = join(projectRoot, 'src/demo/sql');
 
 export interface MigrationFile {
 	version: string;
@@ -58,20 +64,46 @@ export async function applyCompat(url: string): Promise<void> {
 	}
 }
 
-/**
- * The demo's own migrations (`*_demo_*.sql`): applied locally, left out of the
- * published package (package.json "files").
- */
-export function isDemoMigration(m: MigrationFile): boolean {
-	return m.name.startsWith('demo_');
+/** The `.sql` files of `dir`, in name order (paths). */
+export async function listSqlFiles(dir: string): Promise<string[]> {
+	return (await readdir(dir))
+		.filter((f) => f.endsWith('.sql'))
+		.sort()
+		.map((f) => join(dir, f));
 }
 
-/** Applies every migration not yet recorded (of those `include` keeps), each in its own transaction. */
-export async function applyMigrations(
-	url: string,
-	dir = migrationsDir,
-	include: (m: MigrationFile) => boolean = () => true,
-): Promise<string[]> {
+/** Applies every schema file of `dir` in name order, in one transaction (a database built without migrations). */
+export async function applySchemaFiles(url: string, dir = schemasDir): Promise<void> {
+	const sql = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		const texts = await Promise.all((await listSqlFiles(dir)).map((f) => readFile(f, 'utf8')));
+		await sql.begin(async (tx) => {
+			for (const text of texts) await tx.unsafe(text);
+		});
+	} finally {
+		await sql.end();
+	}
+}
+
+/**
+ * Applies the demo's own SQL (src/demo/sql, in name order). Each file is
+ * idempotent (`if not exists`, `drop ... if exists` first), so the durable demo
+ * database takes it again at every start.
+ */
+export async function applyDemoSql(url: string, dir = demoSqlDir): Promise<void> {
+	const sql = postgres(url, { max: 1, onnotice: () => {} });
+	try {
+		for (const file of await listSqlFiles(dir)) {
+			const text = await readFile(file, 'utf8');
+			await sql.begin((tx) => tx.unsafe(text));
+		}
+	} finally {
+		await sql.end();
+	}
+}
+
+/** Applies every migration not yet recorded, each in its own transaction. */
+export async function applyMigrations(url: string, dir = migrationsDir): Promise<string[]> {
 	const sql = postgres(url, { max: 1, onnotice: () => {} });
 	const applied: string[] = [];
 	try {
@@ -81,7 +113,7 @@ export async function applyMigrations(
 			),
 		);
 		for (const m of await listMigrations(dir)) {
-			if (done.has(m.version) || !include(m)) continue;
+			if (done.has(m.version)) continue;
 			const text = await readFile(m.path, 'utf8');
 			await sql.begin(async (tx) => {
 				await tx.unsafe(text);
@@ -95,10 +127,11 @@ export async function applyMigrations(
 	return applied;
 }
 
-/** Compat bootstrap, then migrations. */
-export async function prepareDatabase(url: string): Promise<void> {
+/** Compat bootstrap, then migrations, then (unless `demo` is false) the demo's own SQL. */
+export async function prepareDatabase(url: string, { demo = true }: { demo?: boolean } = {}): Promise<void> {
 	await applyCompat(url);
 	await applyMigrations(url);
+	if (demo) await applyDemoSql(url);
 }
 
 /** Returns `url` with its database name replaced. */

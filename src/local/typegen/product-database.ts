@@ -1,11 +1,11 @@
 /**
  * A throwaway database holding what an installation of the package holds: the
- * compat bootstrap and supabase/migrations without the demo's own migrations.
+ * compat bootstrap and supabase/migrations, without the demo's own SQL (src/demo/sql).
  * What the generated types describe. Local tooling.
  */
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
-import { applyCompat, applyMigrations, isDemoMigration, migrationsDir, withDatabase } from '../postgres/migrate.ts';
+import { applyCompat, applyMigrations, withDatabase } from '../postgres/migrate.ts';
 
 /**
  * Creates the database on the server at `serverUrl` (a superuser's), hands its
@@ -22,7 +22,7 @@ export async function withProductDatabase<T>(serverUrl: string, fn: (url: string
 		try {
 			const url = withDatabase(serverUrl, name);
 			await applyCompat(url);
-			await applyMigrations(url, migrationsDir, (m) => !isDemoMigration(m));
+			await applyMigrations(url);
 			return await fn(url);
 		} finally {
 			await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -1,18 +1,14 @@
--- DEMO ONLY — not part of the supabase-jobs package. `npx supabase-jobs init`
--- never copies this file (it copies the package's migrations only).
+-- DEMO ONLY — not part of the supabase-jobs package (never in supabase/migrations,
+-- never copied by `npx supabase-jobs init`). Applied after the package's schema by
+-- the demo stack and the test template (src/local/postgres/migrate.ts applyDemoSql),
+-- at every start: each statement is idempotent.
 --
--- Purpose: the record the demo's `document.analyse` job produces: the
--- worker's summarise phase writes one row per analysed document and returns
--- its id, which becomes the job's result_id, so the page links straight to it.
---
--- Invariants:
---   * a user reads only their own analyses (RLS, owner_id = auth.uid());
---   * users never write here: only the worker (service_role / the owner
---     connection) inserts, after the analysis finished;
---   * job_id survives the job's cleanup as null (the analysis outlives its job).
--- Breaking: no (new table).
+-- The record the demo's `document.analyse` job produces: the worker's summarise
+-- phase writes one row per analysed document and returns its id, which becomes
+-- the job's result_id, so the page links straight to it. A user reads only their
+-- own analyses (RLS); only the worker writes; job_id outlives its job as null.
 
-create table public.document_analyses (
+create table if not exists public.document_analyses (
   id uuid primary key default gen_random_uuid(),
   owner_id uuid not null references auth.users (id) on delete cascade,
   job_id uuid references public.jobs (id) on delete set null,
@@ -33,10 +29,11 @@ comment on column public.document_analyses.stats is
 comment on column public.document_analyses.summary is 'Extractive summary: the highest-scoring sentences, in document order.';
 comment on column public.document_analyses.keywords is 'Most frequent content words (English and Portuguese stopwords left out), most frequent first.';
 
-create index document_analyses_owner_created on public.document_analyses (owner_id, created_at desc);
-create index document_analyses_job on public.document_analyses (job_id);
+create index if not exists document_analyses_owner_created on public.document_analyses (owner_id, created_at desc);
+create index if not exists document_analyses_job on public.document_analyses (job_id);
 
 alter table public.document_analyses enable row level security;
+drop policy if exists document_analyses_owner_reads on public.document_analyses;
 create policy document_analyses_owner_reads on public.document_analyses
   for select to authenticated using (owner_id = (select auth.uid()));
 

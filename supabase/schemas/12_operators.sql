@@ -1,52 +1,88 @@
--- supabase-jobs — what an operator reads in Studio, and retention in one place.
---
--- Purpose: an admin opening Supabase Studio found only the raw job table, and
--- finished rows accumulated forever unless someone knew to set a setting that
--- a once-a-day cleanup read and applied in one unbounded DELETE. From here on:
---   * views in supabase_jobs answer the operator's questions (Studio lists
---     them under the supabase_jobs schema; each view and column is commented,
---     so the table editor explains them):
---       job_counts             how many jobs per job table, kind and status;
---       job_throughput_hourly  jobs finished per hour, kind and status (7 days);
---       job_latency            queue wait and run time, p50/p95 per kind (24 h);
---       job_failure_rates      failure rate per kind (7 days);
---       job_top_errors         the most frequent error sentences per kind (7 days);
---       jobs_overrunning       running jobs past what their kind's history predicts;
---       jobs_silent            running jobs whose worker stopped beating;
---       owner_usage            queued + running jobs and payload bytes per owner
---                              and table, against the table's quotas;
---   * retention is settings.finished_retention (null: keep), applied by the
---     supabase-jobs-cleanup schedule, now hourly at minute 17, in batches of
---     settings.cleanup_batch_size rows per statement (FOR UPDATE SKIP LOCKED)
---     within settings.cleanup_time_budget per run. The phase timings of the
---     done jobs it deletes move to supabase_jobs.phase_timings (the newest
---     list_max() per table and kind are kept), and job_phase_history reads
---     both, so PhasePlan.fromHistory fits the same plans after a cleanup.
--- Invariants: the views run as the caller (security_invoker) and never read
--- params or payload (owner_usage measures payload bytes without reading
--- them); only service_role (and the owner, Studio's postgres) may read them,
--- and supabase_jobs is not exposed through the Data API. A cleanup statement
--- touches at most cleanup_batch_size finished rows, never waits for a row
--- another transaction holds, and never touches a queued or running job.
--- Every function keeps a fixed search_path; every new table has RLS and
--- explicit grants.
--- Operator note: this migration builds one partial index on the finished rows
--- of every job table (job_finished_idx), which scans each table once. On job
--- tables of many millions of rows, apply it outside peak hours.
--- Breaks: supabase-jobs-cleanup runs hourly instead of daily at 03:17 UTC
--- (each run bounded by cleanup_time_budget). Rows deleted by cleanup are gone:
--- an installation that must keep every job copies them elsewhere first, or
--- keeps finished_retention null (the default).
+-- Operators: the tunables (settings, one row), the views an admin reads in
+-- Studio, the admin overview, reclaiming jobs whose worker went silent,
+-- expiry, retention (cleanup, which keeps the phase timings of deleted jobs)
+-- and the recurring schedules declared in code. The pg_cron entries are
+-- installed by supabase_jobs.install_schedules (99_install).
 
--- ---------------------------------------------------------------------------
--- Finished rows in finishing order: what retention deletes first and what the
--- windowed views read. Partial, so queued and running rows never enter it;
--- finishing already changes the status (never a HOT update), so the entry is
--- the only extra write.
-create index job_finished_idx on supabase_jobs.job (finished_at) where finished_at is not null;
+create table supabase_jobs.settings (
+  id                     boolean primary key default true,
+  stale_after            interval,
+  backstop_after         interval not null default interval '30 seconds',
+  kick_timeout_ms        integer not null default 5000,
+  finished_retention     interval,
+  cron_history_retention interval not null default interval '7 days',
+  updated_at             timestamptz not null default now(),
+  cleanup_batch_size     integer not null default 1000,
+  cleanup_time_budget    interval not null default interval '5 seconds',
+  constraint settings_single_row check (id),
+  constraint settings_stale_after_positive check (stale_after > interval '0'),
+  constraint settings_backstop_after_not_negative check (backstop_after >= interval '0'),
+  constraint settings_kick_timeout_range check (kick_timeout_ms between 100 and 60000),
+  constraint settings_finished_retention_positive check (finished_retention is null or finished_retention > interval '0'),
+  constraint settings_cron_history_retention_positive check (cron_history_retention > interval '0'),
+  constraint settings_cleanup_batch_size_range check (cleanup_batch_size between 1 and 100000),
+  constraint settings_cleanup_time_budget_range check (cleanup_time_budget > interval '0' and cleanup_time_budget <= interval '10 minutes')
+);
+comment on table supabase_jobs.settings is
+  'Tunables of the schedules and the kick (one row). Change with: update supabase_jobs.settings set stale_after = ''10 minutes'';';
+comment on column supabase_jobs.settings.stale_after is
+  'Null (the default): the supabase-jobs-reclaim schedule readmits only jobs whose worker missed its declared heartbeat. Set it to also readmit jobs claimed without one after this much silence.';
+comment on column supabase_jobs.settings.backstop_after is
+  'The supabase-jobs-backstop schedule wakes the worker when a job has been claimable for this long.';
+comment on column supabase_jobs.settings.kick_timeout_ms is
+  'timeout_milliseconds of every wake-up request (the worker answers at once and works in the background).';
+comment on column supabase_jobs.settings.finished_retention is
+  'Retention, in one place: when set, the hourly cleanup deletes done/failed/cancelled jobs finished longer ago than this (their phase timings are kept in supabase_jobs.phase_timings). Null keeps every job. Change with: update supabase_jobs.settings set finished_retention = ''14 days'';';
+comment on column supabase_jobs.settings.cron_history_retention is
+  'The daily cleanup deletes cron.job_run_details older than this (pg_cron never does).';
+comment on column supabase_jobs.settings.cleanup_batch_size is
+  'Finished jobs one cleanup statement deletes at most (each statement locks only those rows, skipping any another transaction holds).';
+comment on column supabase_jobs.settings.cleanup_time_budget is
+  'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
+insert into supabase_jobs.settings default values;
 
--- ---------------------------------------------------------------------------
--- Views. All: security_invoker, no params or payload, service_role only.
+create table supabase_jobs.schedules (
+  name       text primary key,
+  kind       text not null,
+  cron       text not null,
+  params     jsonb not null default '{}',
+  job_table  text not null default 'jobs',
+  updated_at timestamptz not null default now(),
+  constraint schedules_name_shape check (name ~ '^[a-z0-9][a-z0-9._-]{0,62}$'),
+  constraint schedules_cron_shape check (cron ~ '^\s*([0-9*/,-]+\s+){4}[0-9*/,-]+\s*$'),
+  constraint schedules_params_object check (jsonb_typeof(params) = 'object')
+);
+comment on table supabase_jobs.schedules is
+  'Recurring jobs declared in code (defineSchedule), replaced as a set by job_sync_schedules. Each runs as pg_cron entry supabase-jobs-schedule:<name>; each run is a job with idempotency key schedule:<name>:<UTC minute>.';
+
+create table supabase_jobs.phase_timings (
+  id          uuid primary key,
+  job_table   text not null,
+  kind        text not null,
+  owner_id    uuid references auth.users (id) on delete cascade,
+  finished_at timestamptz not null,
+  timings     jsonb not null,
+  constraint phase_timings_object check (jsonb_typeof(timings) = 'object')
+);
+comment on table supabase_jobs.phase_timings is
+  'Phase timings of done jobs that retention deleted, so PhasePlan.fromHistory (public.job_phase_history) still fits plans from them. Written by supabase_jobs.cleanup(); the newest 1000 per job table and kind are kept.';
+comment on column supabase_jobs.phase_timings.id is
+  'The deleted job''s id.';
+comment on column supabase_jobs.phase_timings.job_table is
+  'The job table it belonged to.';
+comment on column supabase_jobs.phase_timings.kind is
+  'The kind of work.';
+comment on column supabase_jobs.phase_timings.owner_id is
+  'The user who enqueued it: they read their own, as they read their jobs.';
+comment on column supabase_jobs.phase_timings.finished_at is
+  'When it finished done.';
+comment on column supabase_jobs.phase_timings.timings is
+  'Seconds (and input size) per phase, as the job recorded them.';
+create index phase_timings_kind_idx on supabase_jobs.phase_timings (job_table, kind, finished_at desc, id desc);
+create index phase_timings_owner_idx on supabase_jobs.phase_timings (owner_id);
+
+-- Views: all run as the caller (security_invoker), never read params or payload,
+-- and are granted to service_role only (14_security).
 
 create view supabase_jobs.job_counts with (security_invoker = true) as
 select j.job_table, j.kind, j.status,
@@ -246,95 +282,153 @@ comment on column supabase_jobs.owner_usage.payload_bytes is 'Bytes of payload t
 comment on column supabase_jobs.owner_usage.max_payload_bytes_per_owner is 'The table''s limit on those bytes per owner (null: none).';
 comment on column supabase_jobs.owner_usage.payload_pct is 'payload_bytes as a percent of max_payload_bytes_per_owner (null: no limit).';
 
-do $$
-declare
-  v text;
+create or replace function supabase_jobs.attach_admin_policies(tbl regclass)
+returns void
+language plpgsql
+set search_path = ''
+as $$
 begin
-  foreach v in array array['job_counts', 'job_throughput_hourly', 'job_latency', 'job_failure_rates', 'job_top_errors',
-                           'jobs_overrunning', 'jobs_silent', 'owner_usage'] loop
-    execute pg_catalog.format('revoke all on supabase_jobs.%I from public, anon, authenticated', v);
-    execute pg_catalog.format('grant select on supabase_jobs.%I to service_role', v);
-  end loop;
+  execute pg_catalog.format('drop policy if exists owner_reads on %s', tbl);
+  execute pg_catalog.format('create policy owner_reads on %s for select to authenticated using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()))', tbl);
+  execute pg_catalog.format('drop policy if exists owner_cancels on %s', tbl);
+  execute pg_catalog.format('create policy owner_cancels on %s for update to authenticated using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin())) with check (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()))', tbl);
 end
 $$;
 
--- ---------------------------------------------------------------------------
--- Retention.
-
-alter table supabase_jobs.settings add column cleanup_batch_size integer not null default 1000;
-alter table supabase_jobs.settings add column cleanup_time_budget interval not null default interval '5 seconds';
-alter table supabase_jobs.settings add constraint settings_cleanup_batch_size_range check (cleanup_batch_size between 1 and 100000);
-alter table supabase_jobs.settings add constraint settings_cleanup_time_budget_range
-  check (cleanup_time_budget > interval '0' and cleanup_time_budget <= interval '10 minutes');
-comment on column supabase_jobs.settings.finished_retention is
-  'Retention, in one place: when set, the hourly cleanup deletes done/failed/cancelled jobs finished longer ago than this (their phase timings are kept in supabase_jobs.phase_timings). Null keeps every job. Change with: update supabase_jobs.settings set finished_retention = ''14 days'';';
-comment on column supabase_jobs.settings.cleanup_batch_size is
-  'Finished jobs one cleanup statement deletes at most (each statement locks only those rows, skipping any another transaction holds).';
-comment on column supabase_jobs.settings.cleanup_time_budget is
-  'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
-
--- The timings of done jobs cleanup deleted: what job_phase_history reads
--- besides the job tables. Bounded: cleanup keeps the newest list_max() per
--- table and kind (no call asks for more).
-create table supabase_jobs.phase_timings (
-  id uuid primary key,
-  job_table text not null,
-  kind text not null,
-  owner_id uuid references auth.users (id) on delete cascade,
-  finished_at timestamptz not null,
-  timings jsonb not null,
-  constraint phase_timings_object check (jsonb_typeof(timings) = 'object')
-);
-comment on table supabase_jobs.phase_timings is
-  'Phase timings of done jobs that retention deleted, so PhasePlan.fromHistory (public.job_phase_history) still fits plans from them. Written by supabase_jobs.cleanup(); the newest 1000 per job table and kind are kept.';
-comment on column supabase_jobs.phase_timings.id is 'The deleted job''s id.';
-comment on column supabase_jobs.phase_timings.job_table is 'The job table it belonged to.';
-comment on column supabase_jobs.phase_timings.kind is 'The kind of work.';
-comment on column supabase_jobs.phase_timings.owner_id is 'The user who enqueued it: they read their own, as they read their jobs.';
-comment on column supabase_jobs.phase_timings.finished_at is 'When it finished done.';
-comment on column supabase_jobs.phase_timings.timings is 'Seconds (and input size) per phase, as the job recorded them.';
-create index phase_timings_kind_idx on supabase_jobs.phase_timings (job_table, kind, finished_at desc, id desc);
-create index phase_timings_owner_idx on supabase_jobs.phase_timings (owner_id);
-alter table supabase_jobs.phase_timings enable row level security;
-create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
-  using (owner_id = (select auth.uid()));
-create policy phase_timings_service_role on supabase_jobs.phase_timings for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.phase_timings from public, anon, authenticated;
-grant select on supabase_jobs.phase_timings to authenticated;
-grant select, insert, update, delete on supabase_jobs.phase_timings to service_role;
-
-create or replace function public.job_phase_history(kind text, "limit" integer default 50, job_table text default 'jobs')
-returns table (timings jsonb, finished_at timestamptz)
+create or replace function public.jobs_admin_overview()
+returns jsonb
 language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if not supabase_jobs.is_admin() then
+    raise exception 'the jobs overview is for admins only'
+      using errcode = '42501',
+            hint = 'An admin is a user whose app_metadata.role is ''admin'' (set with the service role: Auth admin API or dashboard); the claim reaches the JWT at the next sign-in or refresh.';
+  end if;
+  return pg_catalog.jsonb_build_object(
+    'generated_at', now(),
+    'job_counts', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.job_counts as v),
+    'job_throughput_hourly', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.job_throughput_hourly as v),
+    'job_latency', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.job_latency as v),
+    'job_failure_rates', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.job_failure_rates as v),
+    'job_top_errors', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.job_top_errors as v),
+    'jobs_overrunning', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.jobs_overrunning as v),
+    'jobs_silent', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.jobs_silent as v),
+    'owner_usage', (select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(v)), '[]') from supabase_jobs.owner_usage as v)
+  );
+end
+$$;
+comment on function public.jobs_admin_overview is
+  'For admins (supabase_jobs.is_admin(): app_metadata.role = ''admin''): the operator views of supabase_jobs (job_counts, job_throughput_hourly, job_latency, job_failure_rates, job_top_errors, jobs_overrunning, jobs_silent, owner_usage) as one JSON object keyed by view name, each an array of its rows. Anyone else: 42501.';
+
+create or replace function supabase_jobs.reclaim_jobs(label text, stale_after interval)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if stale_after is not null and stale_after <= interval '0' then
+    perform supabase_jobs.invalid('stale_after', pg_catalog.format('stale_after must be positive; got %s', stale_after));
+  end if;
+  return query
+  with stale as (
+    select s.id, s.attempts from supabase_jobs.job as s
+     where s.job_table = label and s.status = 'running'
+       and ((s.heartbeat_ms is not null
+             and coalesce(s.heartbeat_at, s.started_at) < now() - pg_catalog.make_interval(secs => s.heartbeat_ms * supabase_jobs.missed_beats() / 1000.0))
+         or (stale_after is not null and coalesce(s.heartbeat_at, s.started_at) < now() - stale_after)))
+  , reclaimed as (
+  update supabase_jobs.job as t
+     set status = (case when t.attempts >= t.max_attempts then 'failed' else 'queued' end)::public.job_status,
+         error = case when t.attempts >= t.max_attempts then supabase_jobs.user_message('worker_lost', t.locale, t.attempts) else t.error end,
+         error_code = case when t.attempts >= t.max_attempts then 'worker_lost' else t.error_code end
+    from stale
+   where t.job_table = label and t.id = stale.id and t.status = 'running' and t.attempts = stale.attempts
+     and ((t.heartbeat_ms is not null
+           and coalesce(t.heartbeat_at, t.started_at) < now() - pg_catalog.make_interval(secs => t.heartbeat_ms * supabase_jobs.missed_beats() / 1000.0))
+       or (stale_after is not null and coalesce(t.heartbeat_at, t.started_at) < now() - stale_after))
+  returning t as j)
+  -- No set-returning call per row (see 20261201010000): the payload blanked by a scalar call.
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(reclaimed.j, '{"payload": null}'::jsonb) as j from reclaimed offset 0) as w;
+end
+$$;
+
+create or replace function supabase_jobs.reclaim_all(stale_after interval)
+returns table (job_table text, id uuid, status public.job_status)
+language plpgsql
+set search_path = ''
+as $$
+declare
+  tbl regclass;
+  label text;
+begin
+  if stale_after is not null and stale_after <= interval '0' then
+    perform supabase_jobs.invalid('stale_after', pg_catalog.format('stale_after must be positive; got %s', stale_after));
+  end if;
+  for tbl in select t.table_name from supabase_jobs.job_tables t order by t.table_name::text loop
+    label := supabase_jobs.table_label(tbl);
+    return query
+      select label, r.id, r.status from supabase_jobs.reclaim_jobs(label, stale_after) r
+      union all
+      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.reclaim_all is
+  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired). One row per job readmitted (queued) or closed (failed).';
+
+create or replace function public.job_reclaim_stale(stale_after interval, job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql
 set search_path = ''
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if kind is null or kind = '' then
-    perform supabase_jobs.invalid('kind', 'kind is required: a phase history is per kind of work');
+  if stale_after is null then
+    raise exception using errcode = '22004',
+      message = 'stale_after is required: reclaim_stale will not guess how long a silent worker is dead (job_reclaim_silent applies the heartbeats workers declared)',
+      detail = 'field=stale_after';
   end if;
-  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
+  if stale_after <= interval '0' then
+    perform supabase_jobs.invalid('stale_after', pg_catalog.format('stale_after must be positive; got %s', stale_after));
   end if;
-  return query
-  select h.timings, h.finished_at from (
-    (select t.timings, t.finished_at, t.id from supabase_jobs.job as t
-      where t.job_table = label and t.kind = job_phase_history.kind and t.status = 'done' and t.timings is not null and t.is_active
-      order by t.finished_at desc, t.id desc
-      limit "limit")
-    union all
-    (select p.timings, p.finished_at, p.id from supabase_jobs.phase_timings as p
-      where p.job_table = label and p.kind = job_phase_history.kind
-      order by p.finished_at desc, p.id desc
-      limit "limit")
-  ) as h
-  order by h.finished_at desc, h.id desc
-  limit "limit";
+  return query select * from supabase_jobs.reclaim_jobs(label, stale_after);
 end
 $$;
-comment on function public.job_phase_history(text, integer, text) is
-  'Phase timings of the latest done jobs of a kind, newest first, including those retention deleted (supabase_jobs.phase_timings): what PhasePlan.fromHistory fits medians and per-kilochar slopes from.';
+comment on function public.job_reclaim_stale is
+  'Readmits running jobs silent for stale_after (last heartbeat, else started_at), and those that broke their declared heartbeat: back to queued, or failed with a sentence for the user once max_attempts is spent. Refuses without stale_after (22004).';
+
+create or replace function public.job_reclaim_silent(job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return query select * from supabase_jobs.reclaim_jobs(supabase_jobs.job_table_label(job_table), null);
+end
+$$;
+comment on function public.job_reclaim_silent is
+  'Readmits running jobs whose worker missed supabase_jobs.missed_beats() of the heartbeats it declared at claim (heartbeat_ms): back to queued, or failed with a sentence once max_attempts is spent. Never touches a job claimed without a declared heartbeat: nothing is guessed.';
+
+create or replace function supabase_jobs.expire_jobs(label text)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return query
+  with expired as (
+    update supabase_jobs.job as t
+       set status = 'failed', error = supabase_jobs.user_message('expired', t.locale), error_code = 'expired'
+     where t.job_table = label and t.status = 'queued' and t.expires_at <= now()
+    returning t as j)
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(expired.j, '{"payload": null}'::jsonb) as j from expired offset 0) as w;
+end
+$$;
 
 create or replace function supabase_jobs.cleanup()
 returns table (what text, deleted bigint)
@@ -403,12 +497,113 @@ begin
    where p.id = old.id;
 end
 $$;
-comment on function supabase_jobs.cleanup() is
+comment on function supabase_jobs.cleanup is
   'The supabase-jobs-cleanup schedule (hourly): deletes cron.job_run_details older than settings.cron_history_retention and, when settings.finished_retention is set, finished jobs older than that, in statements of settings.cleanup_batch_size rows (FOR UPDATE SKIP LOCKED) for at most settings.cleanup_time_budget; the timings of deleted done jobs are kept in supabase_jobs.phase_timings. One row per job table: how many it deleted.';
-revoke all on function supabase_jobs.cleanup() from public, anon, authenticated;
-grant execute on function supabase_jobs.cleanup() to service_role;
 
--- Hourly: a run is bounded by its time budget, so it runs often rather than long.
+create or replace function public.job_sync_schedules(schedules jsonb, job_table text default 'jobs')
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  item record;
+begin
+  if schedules is null or pg_catalog.jsonb_typeof(schedules) <> 'array' then
+    perform supabase_jobs.invalid('schedules', 'schedules is a JSON array of {name, kind, cron, params}');
+  end if;
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(schedules) with ordinality e loop
+    if pg_catalog.jsonb_typeof(item.value) <> 'object' then
+      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s]', item.i), 'each schedule is a JSON object');
+    end if;
+    if coalesce(item.value ->> 'name', '') !~ '^[a-z0-9][a-z0-9._-]{0,62}$' then
+      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].name', item.i),
+        pg_catalog.format('a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got %L', item.value ->> 'name'));
+    end if;
+    if not supabase_jobs.kind_is_valid(item.value ->> 'kind') then
+      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].kind', item.i), pg_catalog.format('not a kind: %L', item.value ->> 'kind'));
+    end if;
+    if coalesce(item.value ->> 'cron', '') !~ '^\s*([0-9*/,-]+\s+){4}[0-9*/,-]+\s*$' then
+      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].cron', item.i),
+        pg_catalog.format('cron is five fields (minute hour day month weekday), e.g. ''0 2 * * *''; got %L', item.value ->> 'cron'));
+    end if;
+    if item.value ? 'params' and pg_catalog.jsonb_typeof(item.value -> 'params') <> 'object' then
+      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].params', item.i), 'params is a JSON object');
+    end if;
+  end loop;
+  if (select pg_catalog.count(distinct e ->> 'name') <> pg_catalog.count(*) from pg_catalog.jsonb_array_elements(schedules) e) then
+    perform supabase_jobs.invalid('schedules', 'two schedules have the same name');
+  end if;
+
+  delete from supabase_jobs.schedules s
+   where s.job_table = label
+     and s.name not in (select e ->> 'name' from pg_catalog.jsonb_array_elements(schedules) e);
+  insert into supabase_jobs.schedules as s (name, kind, cron, params, job_table)
+  select e ->> 'name', e ->> 'kind', pg_catalog.btrim(e ->> 'cron'), coalesce(e -> 'params', '{}'::jsonb), label
+    from pg_catalog.jsonb_array_elements(schedules) e
+  on conflict (name) do update
+     set kind = excluded.kind, cron = excluded.cron, params = excluded.params, job_table = excluded.job_table, updated_at = now()
+   where (s.kind, s.cron, s.params, s.job_table) is distinct from (excluded.kind, excluded.cron, excluded.params, excluded.job_table);
+  perform supabase_jobs.install_recurring();
+  return pg_catalog.jsonb_array_length(schedules);
+end
+$$;
+comment on function public.job_sync_schedules is
+  'Replaces the recurring schedules of a job table with this set ({name, kind, cron, params}) and their pg_cron entries; returns how many there are. Service role only.';
+
+create or replace function supabase_jobs.run_schedule(name text, slot timestamptz default now())
+returns uuid
+language plpgsql
+set search_path = ''
+as $$
+declare
+  s supabase_jobs.schedules;
+  minute timestamptz := pg_catalog.date_trunc('minute', slot);
+  made record;
+begin
+  select * into s from supabase_jobs.schedules x where x.name = run_schedule.name;
+  if s.name is null then
+    return null; -- removed since its cron entry last ran
+  end if;
+  select * into made from public.job_enqueue_once(s.kind,
+    'schedule:' || s.name || ':' || pg_catalog.to_char(minute at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI"Z"'),
+    s.params, job_table => s.job_table, key_ttl => interval '7 days');
+  return (made.job ->> 'id')::uuid;
+end
+$$;
+comment on function supabase_jobs.run_schedule is
+  'Enqueues the job of one schedule for the minute of slot (default now), once: a second call for the same minute returns the same job.';
+
+create or replace function supabase_jobs.install_recurring()
+returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  s record;
+  stale record;
+  n integer := 0;
+begin
+  if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
+    return 0;
+  end if;
+  for stale in
+    select j.jobname from cron.job j
+     where j.jobname like 'supabase-jobs-schedule:%'
+       and pg_catalog.substr(j.jobname, 24) not in (select x.name from supabase_jobs.schedules x)
+  loop
+    perform cron.unschedule(stale.jobname);
+  end loop;
+  for s in select * from supabase_jobs.schedules order by name loop
+    perform cron.schedule('supabase-jobs-schedule:' || s.name, s.cron,
+      pg_catalog.format('select supabase_jobs.run_schedule(%L)', s.name));
+    n := n + 1;
+  end loop;
+  return n;
+end
+$$;
+
 create or replace function supabase_jobs.install_schedules()
 returns integer
 language plpgsql
@@ -428,7 +623,5 @@ begin
   return 3 + supabase_jobs.install_recurring();
 end
 $$;
-comment on function supabase_jobs.install_schedules() is
+comment on function supabase_jobs.install_schedules is
   'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every minute), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
-
-select supabase_jobs.install_schedules();

@@ -1,36 +1,50 @@
--- supabase-jobs 0004b — stage-map writes, hardened (issue 11, item 7).
---
--- Purpose: replaces stage_start, stage_finish and stage_cancel of
--- 20261130150000_stage_map.sql so that
---   * the seed's three-column layout (status, error, result; no run-token
---     column) works: with token_optional, a token column the table does not
---     have means "no token fencing", and the finish is a compare-and-set on
---     status 'running' alone (a NULL token_column means the same);
---   * stage_finish can clear the result on purpose (clear_result), so an
---     explicit null means the same as StageMap.mark(..., { result: null });
---     a NULL result without clear_result still keeps the previous one;
---   * stage_cancel refuses a stage named twice (or two stages on one status
---     column) with 22023 instead of PostgreSQL's raw 42601, and reads the
---     previous statuses as one row value, so 60+ stages no longer hit the
---     100-argument limit of jsonb_build_object (54023).
--- Invariants (unchanged): stage_start always takes the stage and returns a
--- fresh token; with a token column, stage_finish writes only while the stage
--- is 'running' under the caller's token and returns false otherwise, never an
--- error; stage_cancel cancels running stages and reports the others as
--- ignored; names are checked against the catalog before any dynamic SQL;
--- SECURITY INVOKER, fixed search_path, so the caller's grants and RLS apply.
--- Breaking: no. The new parameters come last with defaults, so positional and
--- named calls written for the old functions keep working; stage_start and
--- stage_finish are dropped and recreated (their signatures grew), stage_cancel
--- is replaced in place. Without a token column, an old run and a newer run that
--- both saw 'running' are not told apart: that is the price of the three-column
--- layout, and why the token column stays the default.
+-- Stage maps: a record of the caller's own table (a document, an upload) tracks
+-- the stages run on it, each with a status, a token and a result. stage_start
+-- takes a stage, stage_finish closes it only for the token that started it,
+-- stage_cancel closes several. The record table and its columns are checked
+-- against the catalog and written with the caller's rights (RLS applies).
 
-drop function public.stage_start(text, text, text, text, text, text);
-drop function public.stage_finish(text, text, text, text, uuid, text, text, text, text, text, text);
+create or replace function supabase_jobs.record_table(record_table text)
+returns regclass
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  tbl regclass;
+begin
+  if record_table is null or record_table !~ '^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$' then
+    perform supabase_jobs.invalid('record_table', format('record_table must be a lowercase table name; got %L', left(record_table, 100)));
+  end if;
+  tbl := pg_catalog.to_regclass(case when position('.' in record_table) > 0 then record_table else 'public.' || record_table end);
+  if tbl is null then
+    raise exception using errcode = '42P01', message = format('table %s does not exist', record_table);
+  end if;
+  return tbl;
+end
+$$;
 
--- The token column to fence with, or NULL for a compare-and-set on status alone.
-create function supabase_jobs.stage_token_column(tbl regclass, token_column text, token_optional boolean)
+create or replace function supabase_jobs.record_column(tbl regclass, col text, field text)
+returns text
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  col_type text;
+begin
+  if col is null then
+    perform supabase_jobs.invalid(field, format('%s is required', field));
+  end if;
+  select pg_catalog.format_type(a.atttypid, a.atttypmod) into col_type
+    from pg_catalog.pg_attribute a
+   where a.attrelid = tbl and a.attname = col and a.attnum > 0 and not a.attisdropped;
+  if col_type is null then
+    perform supabase_jobs.invalid(field, format('%s has no column %L', tbl, col));
+  end if;
+  return col_type;
+end
+$$;
+
+create or replace function supabase_jobs.stage_token_column(tbl regclass, token_column text, token_optional boolean)
 returns text
 language plpgsql stable
 set search_path = ''
@@ -49,10 +63,8 @@ begin
   return token_column;
 end
 $$;
-revoke all on function supabase_jobs.stage_token_column(regclass, text, boolean) from public;
-grant execute on function supabase_jobs.stage_token_column(regclass, text, boolean) to authenticated, service_role;
 
-create function public.stage_start(
+create or replace function public.stage_start(
   record_table text,
   record_id text,
   status_column text,
@@ -89,10 +101,10 @@ begin
   return token;
 end
 $$;
-comment on function public.stage_start(text, text, text, text, text, text, boolean) is
+comment on function public.stage_start is
   'Marks a stage running on a record and returns the run''s fencing token. A newer start supersedes any older run. With token_optional, a table without the token column is fenced on status alone.';
 
-create function public.stage_finish(
+create or replace function public.stage_finish(
   record_table text,
   record_id text,
   status_column text,
@@ -149,10 +161,15 @@ begin
   return coalesce(written, false);
 end
 $$;
-comment on function public.stage_finish(text, text, text, text, uuid, text, text, text, text, text, text, boolean, boolean) is
+comment on function public.stage_finish is
   'Writes a stage''s outcome only if the stage is still running under this run''s token (or, without a token column, still running); false when it is no longer the caller''s. A NULL result keeps the previous one unless clear_result.';
 
-create or replace function public.stage_cancel(record_table text, record_id text, stages jsonb, id_column text default 'id')
+create or replace function public.stage_cancel(
+  record_table text,
+  record_id text,
+  stages jsonb,
+  id_column text default 'id'
+)
 returns jsonb
 language plpgsql
 set search_path = ''
@@ -211,11 +228,5 @@ begin
   return jsonb_build_object('cancelled', to_jsonb(cancelled), 'ignored', to_jsonb(ignored));
 end
 $$;
-
-revoke all on function public.stage_start(text, text, text, text, text, text, boolean) from public, anon;
-revoke all on function public.stage_finish(text, text, text, text, uuid, text, text, text, text, text, text, boolean, boolean) from public, anon;
-revoke all on function public.stage_cancel(text, text, jsonb, text) from public, anon;
--- SECURITY INVOKER: a caller can only write what its own grants and RLS allow.
-grant execute on function public.stage_start(text, text, text, text, text, text, boolean) to authenticated, service_role;
-grant execute on function public.stage_finish(text, text, text, text, uuid, text, text, text, text, text, text, boolean, boolean) to authenticated, service_role;
-grant execute on function public.stage_cancel(text, text, jsonb, text) to authenticated, service_role;
+comment on function public.stage_cancel is
+  'Cancels the running stages of a record in one statement; returns {"cancelled": [...], "ignored": [...]} (a finished or never-run stage is ignored, never an error).';

@@ -1,0 +1,253 @@
+-- Enqueue: the one insert path every entry point shares (supabase_jobs.insert_job),
+-- and the public functions on it: job_enqueue (one job), job_enqueue_once (one
+-- job per idempotency key) and job_enqueue_many (a batch in one statement).
+-- Users may also insert into a job table directly; the row rules, the guard
+-- and the admission trigger (10_kinds_and_quotas) hold either way.
+
+create or replace function supabase_jobs.start_time(run_at timestamptz, delay interval, prefix text default '')
+returns timestamptz
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if run_at is not null and delay is not null then
+    perform supabase_jobs.invalid(prefix || 'run_at', 'give run_at or delay, not both');
+  end if;
+  if delay is not null and delay < interval '0' then
+    perform supabase_jobs.invalid(prefix || 'delay', pg_catalog.format('delay cannot be negative; got %s', delay));
+  end if;
+  if run_at = 'infinity'::timestamptz or run_at = '-infinity'::timestamptz then
+    perform supabase_jobs.invalid(prefix || 'run_at', 'run_at must be a finite time');
+  end if;
+  return coalesce(run_at, now() + delay, now());
+end
+$$;
+
+create or replace function supabase_jobs.insert_job(
+  label text,
+  kind text,
+  params jsonb,
+  payload bytea,
+  max_attempts integer,
+  locale text,
+  owner_id uuid,
+  run_at timestamptz,
+  delay interval,
+  tags text[],
+  priority smallint default null,
+  expire_after interval default null,
+  concurrency_key text default null,
+  idempotency_key text default null,
+  key_ttl interval default null
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+declare
+  result supabase_jobs.job;
+  starts timestamptz := now();
+begin
+  perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
+  -- The common enqueue names none of these: no call for them (each call costs on the hot path).
+  if run_at is not null or delay is not null then
+    starts := supabase_jobs.start_time(run_at, delay);
+  end if;
+  if tags is not null then
+    perform supabase_jobs.check_tags(tags);
+  end if;
+  if expire_after is not null and expire_after <= interval '0' then
+    perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
+  end if;
+  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
+    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+  end if;
+  insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
+                                      priority, expires_at, concurrency_key, idempotency_key, idempotency_expires_at)
+  values (label, kind, coalesce(params, '{}'::jsonb), payload,
+          coalesce(max_attempts, supabase_jobs.max_attempts_default()), locale, owner_id,
+          starts, coalesce(tags, '{}'), coalesce(priority, 0), starts + expire_after, concurrency_key, idempotency_key, now() + key_ttl)
+  returning t.* into result;
+  result.payload := null;
+  return result;
+end
+$$;
+
+create or replace function public.job_enqueue(
+  kind text,
+  params jsonb default '{}'::jsonb,
+  payload bytea default null,
+  max_attempts integer default null,
+  locale text default null,
+  owner_id uuid default null,
+  job_table text default 'jobs',
+  run_at timestamptz default null,
+  delay interval default null,
+  tags text[] default null,
+  priority smallint default null,
+  expire_after interval default null,
+  concurrency_key text default null
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  return supabase_jobs.insert_job(supabase_jobs.job_table_label(job_table), kind, params, payload, max_attempts, locale,
+    supabase_jobs.owner_for(owner_id), run_at, delay, tags, priority, expire_after, concurrency_key);
+end
+$$;
+comment on function public.job_enqueue is
+  'Writes a queued job row and returns it (payload omitted). run_at or delay: not claimable before then. tags: labels to filter by. priority: higher is claimed first. expire_after: closed as failed (expired) if not started that long after its start. Bad input raises 22023 naming the field and writes nothing.';
+
+create or replace function public.job_enqueue_once(
+  kind text,
+  idempotency_key text,
+  params jsonb default '{}'::jsonb,
+  payload bytea default null,
+  max_attempts integer default null,
+  locale text default null,
+  owner_id uuid default null,
+  job_table text default 'jobs',
+  run_at timestamptz default null,
+  delay interval default null,
+  tags text[] default null,
+  key_ttl interval default '24:00:00'::interval,
+  priority smallint default null,
+  expire_after interval default null,
+  concurrency_key text default null
+)
+returns table (existing boolean, job jsonb)
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  owner uuid := supabase_jobs.owner_for(owner_id);
+  found_job supabase_jobs.job;
+begin
+  if idempotency_key is null or pg_catalog.char_length(idempotency_key) not between 1 and supabase_jobs.idempotency_key_max() then
+    perform supabase_jobs.invalid('idempotency_key', pg_catalog.format('idempotency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+  end if;
+  if key_ttl is null or key_ttl < interval '0' then
+    perform supabase_jobs.invalid('key_ttl', 'key_ttl is a non-negative interval');
+  end if;
+  -- One writer per key at a time: the second waits, then finds the first's job.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(
+    'supabase_jobs.key:' || label || ':' || coalesce(owner::text, '') || ':' || idempotency_key, 0));
+  select t.* into found_job
+    from supabase_jobs.job t
+   where t.job_table = label and t.idempotency_key = job_enqueue_once.idempotency_key
+     and t.owner_id is not distinct from owner
+     and (t.status in ('queued', 'running') or t.idempotency_expires_at > now())
+   order by t.created_at desc
+   limit 1;
+  if found_job.id is not null then
+    found_job.payload := null;
+    return query select true, pg_catalog.to_jsonb(found_job);
+    return;
+  end if;
+  return query select false, pg_catalog.to_jsonb(supabase_jobs.insert_job(
+    label, kind, params, payload, max_attempts, locale, owner, run_at, delay, tags, priority, expire_after, concurrency_key, idempotency_key, key_ttl));
+end
+$$;
+comment on function public.job_enqueue_once is
+  'job_enqueue once per idempotency_key, job table and owner: a queued/running job with the key, or one created within key_ttl (default 24 h), is returned (existing = true) instead of a new one. A double click or a retried form post never starts the work twice. Racing calls with one key are serialised.';
+
+create or replace function public.job_enqueue_many(kind text, items jsonb, job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  item record;
+  worker boolean := supabase_jobs.is_worker();
+  uid uuid := (select auth.uid());
+  bytes bytea;
+  attempts integer;
+  owner uuid;
+  starts timestamptz;
+  item_tags text[];
+begin
+  if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
+    perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags}');
+  elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
+  end if;
+  perform supabase_jobs.check_batch_items(items);
+  perform supabase_jobs.check_job_input(kind, null, null, null, null);
+  begin
+    if not worker and exists (
+      select 1 from pg_catalog.jsonb_array_elements(items) e
+       where e.value ->> 'owner_id' is not null and (e.value ->> 'owner_id')::uuid is distinct from uid) then
+      raise exception using errcode = '42501', message = 'a user can only enqueue jobs of their own';
+    end if;
+    return query
+    with added as (
+      insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
+      select label, kind, coalesce(e.value -> 'params', '{}'::jsonb),
+             pg_catalog.decode(e.value ->> 'payload', 'base64'),
+             coalesce((e.value ->> 'max_attempts')::integer, supabase_jobs.max_attempts_default()),
+             e.value ->> 'locale',
+             case when worker then (e.value ->> 'owner_id')::uuid else uid end,
+             coalesce((e.value ->> 'run_at')::timestamptz,
+                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
+                      now()),
+             coalesce(array(select pg_catalog.jsonb_array_elements_text(e.value -> 'tags')), '{}'),
+             coalesce((e.value ->> 'priority')::smallint, 0),
+             coalesce((e.value ->> 'run_at')::timestamptz,
+                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
+                      now())
+               + pg_catalog.make_interval(secs => ((e.value ->> 'expire_after_ms')::bigint / 1000.0)::double precision),
+             e.value ->> 'concurrency_key'
+        from pg_catalog.jsonb_array_elements(items) with ordinality e
+       order by e.ordinality
+      returning t as j)
+    -- The payload blanked by a plain function call per row, expanded outside (offset 0
+    -- keeps it one call per row): no set-returning call per row (20261201010000).
+    select (w.j).* from (
+      select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
+  exception when others then
+    -- All or nothing: find the first bad item and name it.
+    for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+      begin
+        bytes := pg_catalog.decode(item.value ->> 'payload', 'base64');
+        attempts := (item.value ->> 'max_attempts')::integer;
+        owner := (item.value ->> 'owner_id')::uuid;
+        starts := (item.value ->> 'run_at')::timestamptz;
+        if item.value ? 'tags' and pg_catalog.jsonb_typeof(item.value -> 'tags') not in ('array', 'null') then
+          raise exception 'tags is not an array';
+        end if;
+        item_tags := array(select pg_catalog.jsonb_array_elements_text(coalesce(item.value -> 'tags', '[]')));
+        perform (item.value ->> 'delay_ms')::bigint, (item.value ->> 'priority')::smallint;
+        if (item.value ->> 'expire_after_ms')::bigint <= 0 then
+          raise exception 'expire_after_ms must be positive';
+        end if;
+      exception when others then
+        perform supabase_jobs.invalid(pg_catalog.format('items[%s]', item.i),
+          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority a small integer, expire_after_ms a positive integer): %s', item.i, sqlerrm));
+      end;
+      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts,
+        item.value ->> 'locale', pg_catalog.format('items[%s].', item.i));
+      perform supabase_jobs.check_tags(item_tags, pg_catalog.format('items[%s].', item.i));
+      if pg_catalog.char_length(item.value ->> 'concurrency_key') not between 1 and supabase_jobs.idempotency_key_max() then
+        perform supabase_jobs.invalid(pg_catalog.format('items[%s].concurrency_key', item.i),
+          pg_catalog.format('items[%s]: concurrency_key is 1 to %s characters', item.i, supabase_jobs.idempotency_key_max()));
+      end if;
+      perform supabase_jobs.start_time(starts,
+        case when item.value ? 'delay_ms' then pg_catalog.make_interval(secs => ((item.value ->> 'delay_ms')::bigint / 1000.0)::double precision) end,
+        pg_catalog.format('items[%s].', item.i));
+      if not worker and owner is distinct from uid and owner is not null then
+        raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
+      end if;
+    end loop;
+    raise;
+  end;
+end
+$$;
+comment on function public.job_enqueue_many is
+  'Writes many queued jobs of one kind in one statement (all or nothing) and returns them in order (payload omitted). Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';

@@ -1,0 +1,320 @@
+-- The writes of a running attempt: progress (job_tick) and the closes
+-- (succeed, fail, retry, release, cancel, reschedule). Each acts only on the
+-- attempt that holds the job; any other attempt is told why it lost the job by
+-- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
+-- worker that went quiet can never overwrite its successor.
+
+create or replace function supabase_jobs.raise_not_closable(label text, job_id uuid, expected_attempt integer, action text)
+returns void
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  found_status public.job_status;
+  found_attempts int;
+begin
+  select j.status, j.attempts into found_status, found_attempts
+    from supabase_jobs.job j where j.job_table = label and j.id = job_id;
+  if found_status is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', job_id);
+  elsif found_status = 'cancelled' then
+    raise exception using errcode = 'PT410', message = pg_catalog.format('job %s was cancelled; cannot %s it', job_id, action),
+      hint = 'The system did what it was told: log it and move on.';
+  elsif supabase_jobs.is_terminal(found_status) then
+    raise exception using errcode = 'PT409', message = pg_catalog.format('job %s is already %s; cannot %s it', job_id, found_status, action),
+      hint = 'Two workers believe this job is theirs.';
+  elsif found_status = 'queued' and expected_attempt is not null then
+    raise exception using errcode = 'PT409',
+      message = pg_catalog.format('job %s was reclaimed and is queued again; attempt %s cannot %s it', job_id, expected_attempt, action),
+      hint = 'Two workers believe this job is theirs.';
+  elsif found_status = 'queued' then
+    raise exception using errcode = '55000', message = pg_catalog.format('job %s is queued, not running; claim it before you %s it', job_id, action);
+  elsif expected_attempt is not null and found_attempts <> expected_attempt then
+    raise exception using errcode = 'PT409',
+      message = pg_catalog.format('job %s was reclaimed: attempt %s now owns it, not attempt %s; cannot %s it', job_id, found_attempts, expected_attempt, action),
+      hint = 'Two workers believe this job is theirs.';
+  else
+    raise exception using errcode = 'PT409', message = pg_catalog.format('job %s changed while it was being %s', job_id, action);
+  end if;
+end
+$$;
+
+create or replace function public.job_tick(
+  id uuid,
+  progress real default null,
+  stage text default null,
+  attempt integer default null,
+  job_table text default 'jobs',
+  eta_seconds real default null
+)
+returns public.job_status
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  updated public.job_status;
+  current_status public.job_status;
+  current_attempts int;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
+    perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
+  end if;
+  if stage is not null and char_length(stage) > supabase_jobs.stage_max() then
+    perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', supabase_jobs.stage_max()));
+  end if;
+  -- A year either way: anything further is a unit mistake, not an estimate.
+  if eta_seconds is not null and (eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000) then
+    perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
+  end if;
+  -- Progress never decreases within an attempt: greatest() keeps the bar
+  -- honest even when two ticks arrive out of order.
+  update supabase_jobs.job as t
+     set progress = greatest(t.progress, coalesce(job_tick.progress, t.progress)),
+         stage = coalesce(job_tick.stage, t.stage), heartbeat_at = now(), updated_at = greatest(now(), t.updated_at + interval '1 microsecond'),
+         expected_end_at = case when eta_seconds is null then t.expected_end_at
+                                else now() + pg_catalog.make_interval(secs => eta_seconds) end
+   where t.job_table = label and t.id = job_tick.id and t.status = 'running'
+     and (attempt is null or t.attempts = attempt)
+  returning t.status into updated;
+  if updated is not null then
+    return updated;
+  end if;
+  select j.status, j.attempts into current_status, current_attempts
+    from supabase_jobs.job j where j.job_table = label and j.id = job_tick.id;
+  if current_status is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  elsif current_status = 'running' and attempt is not null and current_attempts <> attempt then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'tick');
+  elsif current_status = 'queued' and attempt is not null then
+    -- Reclaimed after this worker went quiet: it is no longer this worker's job.
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'tick');
+  end if;
+  return current_status;
+end
+$$;
+comment on function public.job_tick is
+  'One round trip per tick: writes progress (never backwards), stage, heartbeat and the worker''s estimate of the end (eta_seconds from now -> expected_end_at) on a running job and returns its status; cancelled comes back so the worker stops.';
+
+create or replace function public.job_succeed(
+  id uuid,
+  result_id uuid default null,
+  attempt integer default null,
+  timings jsonb default null,
+  job_table text default 'jobs'
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  result supabase_jobs.job;
+begin
+  perform supabase_jobs.check_call(id, attempt, timings => timings);
+  update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
+   where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
+  if result.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'succeed');
+  end if;
+  return result;
+end
+$$;
+comment on function public.job_succeed is
+  'running -> done, recording result_id and dropping the payload. Refuses a cancelled job (PT410), any other finished job (PT409), a queued one (55000), an unknown id (PT404).';
+
+create or replace function public.job_succeed_many(items jsonb, job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  if items is null or pg_catalog.jsonb_typeof(items) <> 'array' then
+    perform supabase_jobs.invalid('items', 'items is a JSON array of {id, attempt, result_id, timings}');
+  elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call', supabase_jobs.batch_max()));
+  end if;
+  perform supabase_jobs.check_batch_items(items);
+  return query
+  with wanted as (
+    select w.id, w.attempt, w.result_id, w.timings
+      from pg_catalog.jsonb_to_recordset(items) as w(id uuid, attempt integer, result_id uuid, timings jsonb)
+     where w.id is not null),
+  closed as (
+    update supabase_jobs.job as t
+       set status = 'done', result_id = w.result_id,
+           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
+      from wanted w
+     where t.job_table = label and t.id = w.id and t.status = 'running' and (w.attempt is null or t.attempts = w.attempt)
+    returning t.*)
+  -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
+  select c.* from closed as c;
+end
+$$;
+comment on function public.job_succeed_many is
+  'running -> done for many jobs in one statement, each with its own result_id and timings (payload dropped). Returns the rows that landed; a job missing from the result was not closable (call job_succeed for the reason).';
+
+create or replace function public.job_fail(
+  id uuid,
+  error text,
+  attempt integer default null,
+  error_code text default null,
+  timings jsonb default null,
+  job_table text default 'jobs'
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  result supabase_jobs.job;
+begin
+  perform supabase_jobs.check_call(id, attempt, error, true, timings);
+  if error_code is not null and error_code !~ '^[a-z][a-z0-9_]{0,63}$' then
+    perform supabase_jobs.invalid('error_code', pg_catalog.format('error_code is a snake_case identifier; got %L', left(error_code, 80)));
+  end if;
+  update supabase_jobs.job as t
+     set status = 'failed', error = supabase_jobs.sentence(job_fail.error), error_code = coalesce(job_fail.error_code, 'failed'),
+         timings = coalesce(job_fail.timings, t.timings)
+   where t.job_table = label and t.id = job_fail.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
+  if result.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'fail');
+  end if;
+  return result;
+end
+$$;
+comment on function public.job_fail is
+  'running -> failed with a sentence for the user in error (shortened to the limit, never refused for its length). Same refusals as job_succeed.';
+
+create or replace function public.job_retry(
+  id uuid,
+  error text,
+  delay interval default '00:00:00'::interval,
+  attempt integer default null,
+  job_table text default 'jobs'
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  result supabase_jobs.job;
+begin
+  perform supabase_jobs.check_call(id, attempt, error, true);
+  if delay is null or delay < interval '0' then
+    perform supabase_jobs.invalid('delay', 'delay must be zero or positive');
+  end if;
+  update supabase_jobs.job as t
+     set status = (case when t.attempts >= t.max_attempts then 'failed' else 'queued' end)::public.job_status,
+         error = supabase_jobs.sentence(job_retry.error),
+         error_code = case when t.attempts >= t.max_attempts then 'attempts_exhausted' else 'retrying' end,
+         available_at = case when t.attempts >= t.max_attempts then t.available_at else now() + delay end
+   where t.job_table = label and t.id = job_retry.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
+  if result.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'retry');
+  end if;
+  result.payload := null;
+  return result;
+end
+$$;
+comment on function public.job_retry is
+  'After an unexpected failure: running -> queued, claimable again after delay; running -> failed (error_code attempts_exhausted) once max_attempts is spent.';
+
+create or replace function public.job_release(id uuid, attempt integer default null, job_table text default 'jobs')
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  result supabase_jobs.job;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  update supabase_jobs.job as t set status = 'queued', attempts = t.attempts - 1
+   where t.job_table = label and t.id = job_release.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
+  if result.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'release');
+  end if;
+  result.payload := null;
+  return result;
+end
+$$;
+comment on function public.job_release is
+  'A worker giving a job back cleanly (shutdown, wall-clock limit): running -> queued without spending the attempt.';
+
+create or replace function public.job_reschedule(
+  id uuid,
+  run_at timestamptz default null,
+  delay interval default null,
+  job_table text default 'jobs'
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  starts timestamptz := supabase_jobs.start_time(run_at, delay);
+  result supabase_jobs.job;
+  current_status public.job_status;
+begin
+  perform supabase_jobs.check_call(id);
+  -- The status in a subquery: by id through the primary key, never the claim index.
+  update supabase_jobs.job as t set available_at = starts
+   where t.job_table = label and t.id = job_reschedule.id and t.status = (select 'queued'::public.job_status)
+  returning t.* into result;
+  if result.id is not null then
+    result.payload := null;
+    return result;
+  end if;
+  select j.status into current_status from supabase_jobs.job j where j.job_table = label and j.id = job_reschedule.id;
+  if current_status is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  elsif current_status = 'cancelled' then
+    raise exception using errcode = 'PT410', message = pg_catalog.format('job %s was cancelled; it cannot be rescheduled', id);
+  end if;
+  raise exception using errcode = 'PT409',
+    message = pg_catalog.format('job %s is %s: only a queued job can be rescheduled', id, current_status);
+end
+$$;
+comment on function public.job_reschedule is
+  'Moves a queued job''s start to run_at (or now() + delay, or now()). Its owner or a worker; PT409 once it started or finished, PT410 when cancelled, PT404 when unknown.';
+
+create or replace function public.job_cancel(id uuid, reason text default null, job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  perform supabase_jobs.check_call(id);
+  return query
+  with cancelled as (
+    update supabase_jobs.job as t set status = 'cancelled', error = supabase_jobs.sentence(reason)
+     where t.job_table = label and t.id = job_cancel.id and t.status in ('queued', 'running', 'waiting')
+    returning t.*)
+  -- cancelled rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
+  select c.* from cancelled as c;
+end
+$$;
+comment on function public.job_cancel is
+  'Asks a job to stop: queued/running -> cancelled, payload dropped. Idempotent: no row back for an unknown, finished or already cancelled job (a long reason is shortened, never refused). The worker learns it on its next tick.';

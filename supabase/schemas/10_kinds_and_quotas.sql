@@ -1,0 +1,312 @@
+-- Kinds, quotas and concurrency limits. Signed-in users may enqueue only the
+-- kinds registered for a job table (register_job_kind; '*' opens a table to
+-- every kind), within per-owner quotas of live jobs and payload bytes; the
+-- admission trigger checks both per statement (PT403 / PT429, nothing
+-- queued). Workers claim kinds with concurrency limits through admit(), which
+-- holds a job back while its kind or its concurrency_key is at its limit.
+
+create table supabase_jobs.job_kinds (
+  job_table            text not null,
+  kind                 text not null,
+  max_active_per_owner integer,
+  created_at           timestamptz not null default now(),
+  primary key (job_table, kind),
+  constraint job_kinds_max_active_positive check (max_active_per_owner is null or max_active_per_owner > 0)
+);
+comment on table supabase_jobs.job_kinds is
+  'The kinds users may enqueue, per job table (label as job_* functions take it: ''jobs'', ''schema.name''). Register with supabase_jobs.register_job_kind(kind, job_table). Workers (service role) may enqueue any kind.';
+comment on column supabase_jobs.job_kinds.max_active_per_owner is
+  'At most this many queued or running jobs of this kind per owner (PT429 past it); null: only the table''s limit applies.';
+
+create table supabase_jobs.kind_limits (
+  job_table           text not null,
+  kind                text not null,
+  max_running         integer,
+  max_running_per_key integer,
+  updated_at          timestamptz not null default now(),
+  primary key (job_table, kind),
+  constraint kind_limits_max_running_positive check (max_running is null or max_running > 0),
+  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0)
+);
+comment on table supabase_jobs.kind_limits is
+  'Concurrency limits per job table and kind: max_running across all workers, max_running_per_key per concurrency_key. Set with job_set_concurrency(kind, max_running, max_running_per_key).';
+
+create or replace function supabase_jobs.register_job_kind(
+  kind text,
+  job_table text default 'jobs',
+  max_active_per_owner integer default null
+)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  if kind is distinct from '*' and not supabase_jobs.kind_is_valid(kind) then
+    perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits, dots, dashes or underscores; got %L', supabase_jobs.kind_max(), left(kind, 100)));
+  end if;
+  insert into supabase_jobs.job_kinds as k (job_table, kind, max_active_per_owner)
+  values (label, register_job_kind.kind, register_job_kind.max_active_per_owner)
+  on conflict on constraint job_kinds_pkey do update set max_active_per_owner = excluded.max_active_per_owner;
+end
+$$;
+comment on function supabase_jobs.register_job_kind is
+  'Lets users enqueue this kind in this job table (idempotent; sets the kind''s own per-owner limit). Example: select supabase_jobs.register_job_kind(''document.analyse''); The kind ''*'' opens the table to any kind (not recommended: any signed-in user may then invent kinds).';
+
+create or replace function supabase_jobs.admit_jobs_inserted()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  bad record;
+begin
+  if supabase_jobs.is_worker() then
+    return null;
+  end if;
+  select i.kind, i.job_table into bad
+    from inserted i
+   where not exists (select 1 from supabase_jobs.job_kinds k where k.job_table = i.job_table and k.kind in (i.kind, '*'))
+   limit 1;
+  if found then
+    raise exception using errcode = '22023',
+      message = pg_catalog.format('kind %L is not registered for job table %s: nothing was queued', bad.kind, bad.job_table),
+      detail = 'field=kind',
+      hint = 'Register it as the service role: select supabase_jobs.register_job_kind(kind, job_table);';
+  end if;
+
+  -- One lock per owner in the statement, in a fixed order (no deadlock between two such statements).
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.quota:' || o.owner_id::text, 0))
+     from (select distinct i.owner_id from inserted i where i.owner_id is not null order by 1) o;
+
+  select t.label as job_table, a.owner_id, t.max_active_per_owner as lim, a.n, 'max_active_per_owner' as quota into bad
+    from (select j.job_table, j.owner_id, pg_catalog.count(*) as n
+            from supabase_jobs.job j
+           where j.status in ('queued', 'running')
+             and (j.job_table, j.owner_id) in (select distinct i.job_table, i.owner_id from inserted i)
+           group by 1, 2) a
+    join supabase_jobs.job_tables t on t.label = a.job_table
+   where t.max_active_per_owner is not null and a.n > t.max_active_per_owner
+   limit 1;
+  if not found then
+    select k.job_table, a.owner_id, k.max_active_per_owner as lim, a.n, 'max_active_per_owner of kind ' || k.kind as quota into bad
+      from (select j.job_table, j.owner_id, j.kind, pg_catalog.count(*) as n
+              from supabase_jobs.job j
+             where j.status in ('queued', 'running')
+               and (j.job_table, j.owner_id, j.kind) in (select distinct i.job_table, i.owner_id, i.kind from inserted i)
+             group by 1, 2, 3) a
+      join supabase_jobs.job_kinds k on k.job_table = a.job_table and k.kind = a.kind
+     where k.max_active_per_owner is not null and a.n > k.max_active_per_owner
+     limit 1;
+  end if;
+  if found then
+    raise exception using errcode = 'PT429',
+      message = pg_catalog.format('too many jobs waiting: %s queued or running would pass the limit of %s (%s) in %s; nothing was queued',
+        bad.n, bad.lim, bad.quota, bad.job_table),
+      detail = 'quota=' || pg_catalog.split_part(bad.quota, ' ', 1),
+      hint = 'Wait for some to finish, or raise the limit in supabase_jobs.job_tables / supabase_jobs.job_kinds.';
+  end if;
+
+  select t.label as job_table, t.max_payload_bytes_per_owner as lim, a.n into bad
+    from (select j.job_table, j.owner_id, pg_catalog.sum(pg_catalog.octet_length(j.payload)) as n
+            from supabase_jobs.job j
+           where j.status in ('queued', 'running') and j.payload is not null
+             and (j.job_table, j.owner_id) in (select distinct i.job_table, i.owner_id from inserted i where i.payload is not null)
+           group by 1, 2) a
+    join supabase_jobs.job_tables t on t.label = a.job_table
+   where t.max_payload_bytes_per_owner is not null and a.n > t.max_payload_bytes_per_owner
+   limit 1;
+  if found then
+    raise exception using errcode = 'PT429',
+      message = pg_catalog.format('too much data waiting: %s payload bytes queued or running would pass the limit of %s in %s; nothing was queued',
+        bad.n, bad.lim, bad.job_table),
+      detail = 'quota=max_payload_bytes_per_owner',
+      hint = 'Wait for some jobs to finish, or raise supabase_jobs.job_tables.max_payload_bytes_per_owner.';
+  end if;
+  return null;
+end
+$$;
+comment on function supabase_jobs.admit_jobs_inserted is
+  'AFTER INSERT statement trigger on supabase_jobs.job and every job table: for users (not workers), refuses unregistered kinds (22023, field=kind) and statements that pass a per-owner quota (PT429, quota=<limit>).';
+
+create trigger admit_jobs_inserted after insert on supabase_jobs.job
+  referencing new table as inserted for each statement
+  when (pg_catalog.row_security_active('supabase_jobs.job'::regclass))
+  execute function supabase_jobs.admit_jobs_inserted();
+
+create or replace function supabase_jobs.attach_admission(tbl regclass)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  execute pg_catalog.format('drop trigger if exists admit_jobs_inserted on %s', tbl);
+  execute pg_catalog.format('create trigger admit_jobs_inserted after insert on %s referencing new table as inserted for each statement when (pg_catalog.row_security_active(%L::regclass)) execute function supabase_jobs.admit_jobs_inserted()', tbl, tbl::text);
+end
+$$;
+
+create or replace function supabase_jobs.hold_of(label text, kind text, concurrency_key text)
+returns table (held_by text, running integer, max_running integer)
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  lim supabase_jobs.kind_limits;
+  n integer;
+begin
+  select l.* into lim from supabase_jobs.kind_limits l where l.job_table = label and l.kind = hold_of.kind;
+  if lim.kind is null then
+    return;
+  end if;
+  if lim.max_running_per_key is not null and concurrency_key is not null then
+    select pg_catalog.count(*) into n from supabase_jobs.job s
+     where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind and s.concurrency_key = hold_of.concurrency_key;
+    if n >= lim.max_running_per_key then
+      return query select 'key'::text, n, lim.max_running_per_key;
+      return;
+    end if;
+  end if;
+  if lim.max_running is not null then
+    select pg_catalog.count(*) into n from supabase_jobs.job s
+     where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind;
+    if n >= lim.max_running then
+      return query select 'kind'::text, n, lim.max_running;
+    end if;
+  end if;
+end
+$$;
+
+create or replace function supabase_jobs.hold_of_job(job_id uuid)
+returns table (held_by text, running integer, max_running integer)
+language sql stable
+security definer
+set search_path = ''
+as $$
+  select h.held_by, h.running, h.max_running
+    from supabase_jobs.job j
+    cross join lateral supabase_jobs.hold_of(j.job_table, j.kind, j.concurrency_key) h
+   where j.id = job_id
+     and (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin())
+$$;
+comment on function supabase_jobs.hold_of_job is
+  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
+
+create or replace function supabase_jobs.admissible(label text, candidates uuid[])
+returns setof uuid
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return query
+  select a.id from supabase_jobs.admit(label, null, coalesce(pg_catalog.cardinality(candidates), 0), candidates) as a(id);
+end
+$$;
+
+create or replace function supabase_jobs.admit(label text, kinds text[], "limit" integer, ids uuid[] default null)
+returns setof uuid
+language plpgsql
+rows 10
+set search_path = ''
+as $$
+declare
+  limits jsonb;
+  kind_n jsonb;
+  key_n jsonb;
+  candidates refcursor;
+  c record;
+  lim jsonb;
+  ahead integer;
+  key_of text;
+  taken integer := 0;
+begin
+  -- In one statement: the table's limits, and its running jobs counted once
+  -- per kind and per kind and key (a handful of rows: the partial index on
+  -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
+  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key))
+                     from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
+         coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
+         coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
+                    filter (where not g.by_kind and g.concurrency_key is not null), '{}')
+    into limits, kind_n, key_n
+    from (select s.kind, s.concurrency_key, pg_catalog.count(*) as n, grouping(s.concurrency_key) = 1 as by_kind
+            from supabase_jobs.job s
+           where s.job_table = label and s.status = 'running'
+           group by grouping sets ((s.kind), (s.kind, s.concurrency_key))) g;
+  if ids is null then
+    open candidates for
+      select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
+       where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
+         and (admit.kinds is null or n.kind = any (admit.kinds))
+         and (n.expires_at is null or n.expires_at > now())
+       order by n.priority desc, n.available_at, n.created_at, n.id
+       limit greatest(admit."limit" * 20, 200)
+       -- Each candidate is locked as it is read: the loop stops at the jobs it takes.
+       for update skip locked;
+  else
+    open candidates for
+      select j.id, j.kind, j.concurrency_key
+        from pg_catalog.unnest(ids) with ordinality as x(id, ord)
+        join supabase_jobs.job j on j.job_table = label and j.id = x.id
+       order by x.ord;
+  end if;
+  while taken < admit."limit" loop
+    fetch candidates into c;
+    exit when not found;
+    lim := limits -> c.kind;
+    if lim is not null then
+      ahead := coalesce((kind_n ->> c.kind)::integer, 0);
+      continue when lim ->> 0 is not null and ahead + 1 > (lim ->> 0)::integer;
+      key_of := c.kind || ' ' || c.concurrency_key;
+      continue when lim ->> 1 is not null and key_of is not null
+        and coalesce((key_n ->> key_of)::integer, 0) + 1 > (lim ->> 1)::integer;
+      -- Taken: it counts against its kind and key for the candidates behind it.
+      kind_n := kind_n || pg_catalog.jsonb_build_object(c.kind, ahead + 1);
+      if key_of is not null then
+        key_n := key_n || pg_catalog.jsonb_build_object(key_of, coalesce((key_n ->> key_of)::integer, 0) + 1);
+      end if;
+    end if;
+    taken := taken + 1;
+    return next c.id;
+  end loop;
+  close candidates;
+end
+$$;
+comment on function supabase_jobs.admit is
+  'Up to "limit" jobs that may start now under the table''s kind_limits, in claim order: from the queue (kinds null: any kind) or, given ids, from those jobs in that order.';
+
+create or replace function public.job_set_concurrency(
+  kind text,
+  max_running integer default null,
+  max_running_per_key integer default null,
+  job_table text default 'jobs'
+)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  if not supabase_jobs.kind_is_valid(kind) then
+    perform supabase_jobs.invalid('kind', pg_catalog.format('not a kind: %L', left(kind, 100)));
+  end if;
+  if max_running is not null and max_running < 1 then
+    perform supabase_jobs.invalid('max_running', pg_catalog.format('max_running is at least 1; got %s', max_running));
+  end if;
+  if max_running_per_key is not null and max_running_per_key < 1 then
+    perform supabase_jobs.invalid('max_running_per_key', pg_catalog.format('max_running_per_key is at least 1; got %s', max_running_per_key));
+  end if;
+  if max_running is null and max_running_per_key is null then
+    delete from supabase_jobs.kind_limits l where l.job_table = label and l.kind = job_set_concurrency.kind;
+    return;
+  end if;
+  insert into supabase_jobs.kind_limits as l (job_table, kind, max_running, max_running_per_key)
+  values (label, job_set_concurrency.kind, job_set_concurrency.max_running, job_set_concurrency.max_running_per_key)
+  on conflict on constraint kind_limits_pkey do update
+     set max_running = excluded.max_running, max_running_per_key = excluded.max_running_per_key, updated_at = now();
+end
+$$;
+comment on function public.job_set_concurrency is
+  'Limits how many jobs of a kind run at once: max_running across all workers, max_running_per_key per concurrency_key (null: no limit; both null removes the limits). Service role.';

@@ -1,0 +1,266 @@
+-- Parent and child jobs: a running job enqueues children in its own table
+-- (job_enqueue_child), may wait for them without holding a worker
+-- (job_wait_for_children: running -> waiting), and is queued again when its
+-- last child ends. Its progress follows its children's, weighted by their
+-- expected_seconds; cancelling it cancels them. Row triggers fire only for
+-- rows with a parent, so jobs without one pay nothing for this.
+
+create or replace function supabase_jobs.insert_child(
+  label text,
+  parent supabase_jobs.job,
+  kind text,
+  params jsonb,
+  payload bytea,
+  max_attempts integer,
+  locale text,
+  owner_id uuid,
+  expected_seconds real,
+  priority smallint,
+  tags text[],
+  concurrency_key text
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+declare
+  result supabase_jobs.job;
+begin
+  perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
+  if tags is not null then
+    perform supabase_jobs.check_tags(tags);
+  end if;
+  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
+    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+  end if;
+  insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, tags, priority,
+                                      concurrency_key, parent_id, expected_seconds)
+  values (label, kind, coalesce(params, '{}'::jsonb), payload, coalesce(max_attempts, supabase_jobs.max_attempts_default()),
+          locale, owner_id, coalesce(tags, '{}'), coalesce(priority, 0), concurrency_key, parent.id, expected_seconds)
+  returning t.* into result;
+  result.payload := null;
+  return result;
+end
+$$;
+
+create or replace function public.job_enqueue_child(
+  parent_id uuid,
+  kind text,
+  params jsonb default '{}'::jsonb,
+  payload bytea default null,
+  max_attempts integer default null,
+  locale text default null,
+  job_table text default 'jobs',
+  expected_seconds real default null,
+  priority smallint default null,
+  tags text[] default null,
+  concurrency_key text default null,
+  owner_id uuid default null
+)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  parent supabase_jobs.job;
+  result supabase_jobs.job;
+begin
+  perform supabase_jobs.check_call(parent_id);
+  if expected_seconds is not null and not (expected_seconds > 0 and expected_seconds < 'Infinity'::real) then
+    perform supabase_jobs.invalid('expected_seconds', pg_catalog.format('expected_seconds is a positive number of seconds; got %s', expected_seconds));
+  end if;
+  select p.* into parent from supabase_jobs.job p where p.job_table = label and p.id = job_enqueue_child.parent_id;
+  if parent.id is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', job_enqueue_child.parent_id);
+  end if;
+  -- The owner is the parent's: one given must be that one (check_child_insert says so).
+  result := supabase_jobs.insert_child(label, parent, kind, params, payload, max_attempts, coalesce(locale, parent.locale),
+    coalesce(owner_id, parent.owner_id), expected_seconds, priority, tags, concurrency_key);
+  return result;
+end
+$$;
+comment on function public.job_enqueue_child is
+  'A running job enqueues a child: a queued job of the same table and owner (and language unless given) with parent_id set. expected_seconds weighs it in the parent''s progress. Workers only; 22023 names the field, PT404 when the parent is unknown, PT409 when it is not running.';
+
+create or replace function public.job_children(parent_id uuid, job_table text default 'jobs')
+returns setof supabase_jobs.job
+language plpgsql stable
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  perform supabase_jobs.check_call(parent_id);
+  return query
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(c, '{"payload": null}'::jsonb) as j from supabase_jobs.job as c
+     where c.job_table = label and c.parent_id = job_children.parent_id
+     order by c.created_at, c.id
+     limit supabase_jobs.list_max() offset 0) as w;
+end
+$$;
+comment on function public.job_children is
+  'The children of a job (job_enqueue_child), oldest first, without payloads; [] when it has none. As the caller: a user sees their own jobs'' children only.';
+
+create or replace function supabase_jobs.children_progress(label text, parent uuid)
+returns real
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  mean real;
+begin
+  select (pg_catalog.sum(coalesce(c.expected_seconds, 1) * case when c.status in ('done', 'failed', 'cancelled') then 100 else c.progress end)
+          / pg_catalog.sum(coalesce(c.expected_seconds, 1)))::real into mean
+    from supabase_jobs.job c where c.job_table = label and c.parent_id = parent;
+  return mean;
+end
+$$;
+
+create or replace function supabase_jobs.check_child_insert()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  parent record;
+begin
+  select p.status, p.owner_id into parent
+    from supabase_jobs.job p where p.job_table = new.job_table and p.id = new.parent_id;
+  if not found then
+    perform supabase_jobs.invalid('parent_id', pg_catalog.format('no job %s in %s to attach a child to', new.parent_id, new.job_table));
+  end if;
+  if parent.owner_id is distinct from new.owner_id then
+    perform supabase_jobs.invalid('owner_id', pg_catalog.format('a child belongs to its parent''s owner; job %s is not %s''s', new.parent_id, coalesce(new.owner_id::text, 'the service''s')));
+  end if;
+  if parent.status <> 'running' then
+    raise exception using errcode = 'PT409',
+      message = pg_catalog.format('job %s is %s: only a running job enqueues children', new.parent_id, parent.status);
+  end if;
+  return new;
+end
+$$;
+
+create or replace function supabase_jobs.after_child_changed()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  ended boolean := new.status in ('done', 'failed', 'cancelled')
+    and (tg_op = 'INSERT' or old.status not in ('done', 'failed', 'cancelled'));
+  parent supabase_jobs.job;
+  mean real;
+begin
+  -- Only a change the parent shows: status, progress or stage (was the trigger's WHEN).
+  if tg_op = 'UPDATE' and old.status is not distinct from new.status and old.progress is not distinct from new.progress
+     and old.stage is not distinct from new.stage then
+    return null;
+  end if;
+  begin
+    insert into realtime.messages (payload, event, topic, private, extension)
+    values (pg_catalog.jsonb_build_object(
+              'id', new.id, 'kind', new.kind, 'status', new.status, 'progress', new.progress, 'stage', new.stage,
+              'error', new.error, 'error_code', new.error_code, 'result_id', new.result_id,
+              'attempts', new.attempts, 'max_attempts', new.max_attempts,
+              'created_at', new.created_at, 'updated_at', new.updated_at, 'started_at', new.started_at, 'finished_at', new.finished_at,
+              'heartbeat_ms', new.heartbeat_ms, 'available_at', new.available_at, 'tags', new.tags,
+              'expected_end_at', new.expected_end_at,
+              'locale', new.locale, 'owner_id', new.owner_id, 'job_table', new.job_table,
+              'parent_id', new.parent_id, 'expected_seconds', new.expected_seconds),
+            'job', 'job:' || new.parent_id, true, 'broadcast');
+  exception when others then
+    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+  end;
+
+  if ended then
+    -- Siblings ending at once (and the parent's own wait) take turns here; the
+    -- count below then sees every one committed before.
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || new.parent_id::text, 0));
+  end if;
+  select p.* into parent from supabase_jobs.job p
+   where p.job_table = new.job_table and p.id = new.parent_id and p.status in ('running', 'waiting')
+   for update skip locked;
+  if parent.id is null then
+    return null;
+  end if;
+  mean := least(99, supabase_jobs.children_progress(new.job_table, new.parent_id));
+  if ended and parent.status = 'waiting'
+     and not exists (select 1 from supabase_jobs.job c
+                      where c.job_table = new.job_table and c.parent_id = new.parent_id
+                        and c.status not in ('done', 'failed', 'cancelled')) then
+    update supabase_jobs.job as t
+       set status = 'queued', attempts = t.attempts - 1, available_at = now(), resumed_at = now(),
+           progress = greatest(t.progress, coalesce(mean, 0))
+     where t.job_table = parent.job_table and t.id = parent.id;
+  elsif mean > parent.progress then
+    update supabase_jobs.job as t set progress = mean
+     where t.job_table = parent.job_table and t.id = parent.id;
+  end if;
+  return null;
+end
+$$;
+
+create or replace function supabase_jobs.cancel_children()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  -- Only the step into cancelled (was the trigger's WHEN): hiding a cancelled row is no cancel.
+  if old.status = 'cancelled' then
+    return null;
+  end if;
+  update supabase_jobs.job as c set status = 'cancelled', error = new.error
+   where c.job_table = new.job_table and c.parent_id = new.id and c.status in ('queued', 'running', 'waiting');
+  return null;
+end
+$$;
+
+create or replace function public.job_wait_for_children(id uuid, attempt integer default null, job_table text default 'jobs')
+returns public.job_status
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  parked uuid;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || id::text, 0));
+  if not exists (select 1 from supabase_jobs.job c
+                  where c.job_table = label and c.parent_id = job_wait_for_children.id
+                    and c.status not in ('done', 'failed', 'cancelled')) then
+    -- Nothing to wait for: still this attempt's (or say why not).
+    if exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = job_wait_for_children.id
+                  and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
+      return 'running';
+    end if;
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
+  end if;
+  update supabase_jobs.job as t set status = 'waiting', stage = null
+   where t.job_table = label and t.id = job_wait_for_children.id and t.status = 'running'
+     and (attempt is null or t.attempts = attempt)
+  returning t.id into parked;
+  if parked is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
+  end if;
+  return 'waiting';
+end
+$$;
+comment on function public.job_wait_for_children is
+  'A running parent frees its worker slot until its children end: running -> waiting, returns ''waiting''; the last child to end queues it again (resumed_at set, attempt given back). Returns ''running'' (nothing changed) when no child is left to wait for. Workers only.';
+
+create trigger check_child_insert before insert on supabase_jobs.job for each row
+  when (new.parent_id is not null) execute function supabase_jobs.check_child_insert();
+create trigger after_child_inserted after insert on supabase_jobs.job for each row
+  when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
+create trigger after_child_changed after update on supabase_jobs.job for each row
+  when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
+create trigger cancel_children after update on supabase_jobs.job for each row
+  when (new.status = 'cancelled') execute function supabase_jobs.cancel_children();

@@ -1,0 +1,211 @@
+-- The kick path: how a worker learns there is work. A statement that queues
+-- claimable jobs wakes the worker function once through pg_net (kick_body,
+-- signed with the secret in Vault) and sends one NOTIFY for local runners; a
+-- job requeued by a reclaim or a resume notifies too; the backstop schedule
+-- wakes the worker when a job has waited claimable for too long. A kick that
+-- fails is a warning: the backstop catches what it missed.
+
+create or replace function supabase_jobs.worker_endpoint(out url text, out secret text)
+returns record
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if pg_catalog.to_regclass('vault.decrypted_secrets') is null then
+    return;
+  end if;
+  -- One read of the two secrets (Vault decrypts each row it returns).
+  select nullif(pg_catalog.btrim((pg_catalog.array_agg(s.decrypted_secret order by s.updated_at desc)
+                  filter (where s.name = 'supabase_jobs_worker_url'))[1]), ''),
+         nullif((pg_catalog.array_agg(s.decrypted_secret order by s.updated_at desc)
+                  filter (where s.name = 'supabase_jobs_worker_secret'))[1], '')
+    into url, secret
+    from vault.decrypted_secrets s
+   where s.name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret');
+end
+$$;
+comment on function supabase_jobs.worker_endpoint is
+  'The worker URL and secret from Vault (names supabase_jobs_worker_url, supabase_jobs_worker_secret). Executable by its owner only.';
+
+create or replace function supabase_jobs.kick_token(secret text, at bigint)
+returns text
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  k bytea := pg_catalog.convert_to(secret, 'UTF8');
+  inner_key bytea;
+  outer_key bytea;
+  i int;
+begin
+  if pg_catalog.length(k) > 64 then
+    k := pg_catalog.sha256(k);
+  end if;
+  k := k || pg_catalog.decode(pg_catalog.repeat('00', 64 - pg_catalog.length(k)), 'hex');
+  inner_key := k;
+  outer_key := k;
+  for i in 0..63 loop
+    inner_key := pg_catalog.set_byte(inner_key, i, pg_catalog.get_byte(k, i) # 54);
+    outer_key := pg_catalog.set_byte(outer_key, i, pg_catalog.get_byte(k, i) # 92);
+  end loop;
+  return 'v1.' || at || '.' || pg_catalog.encode(
+    pg_catalog.sha256(outer_key || pg_catalog.sha256(inner_key || pg_catalog.convert_to('v1.' || at, 'UTF8'))), 'hex');
+end
+$$;
+comment on function supabase_jobs.kick_token is
+  'The Bearer token of one wake-up: v1.<unix seconds>.<hex HMAC-SHA256(secret, "v1.<unix seconds>")>. The worker accepts it for 5 minutes.';
+
+create or replace function supabase_jobs.kick_body(body jsonb)
+returns bigint
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  endpoint record;
+begin
+  if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is null then
+    return null;
+  end if;
+  endpoint := supabase_jobs.worker_endpoint();
+  if endpoint.url is null or endpoint.secret is null then
+    return null;
+  end if;
+  begin
+    return net.http_post(
+      url := endpoint.url,
+      body := body,
+      params := '{}'::jsonb,
+      headers := pg_catalog.jsonb_build_object('Content-Type', 'application/json', 'Authorization',
+        'Bearer ' || supabase_jobs.kick_token(endpoint.secret, pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now()))::bigint)),
+      timeout_milliseconds := (select s.kick_timeout_ms from supabase_jobs.settings s where s.id)
+    );
+  exception when others then
+    raise warning using message = pg_catalog.format('supabase_jobs: the worker was not woken (%s); the backstop schedule will wake it', sqlerrm);
+    return null;
+  end;
+end
+$$;
+comment on function supabase_jobs.kick_body is
+  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises.';
+
+create or replace function supabase_jobs.kick(
+  job_table text,
+  kind text default null,
+  job_id uuid default null,
+  count integer default 1,
+  reason text default 'enqueue'
+)
+returns bigint
+language sql
+security definer
+set search_path = ''
+as $$
+  select supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
+    'job_id', job_id, 'job_table', job_table, 'kind', kind, 'count', count, 'reason', reason))
+$$;
+comment on function supabase_jobs.kick is
+  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises.';
+
+create or replace function supabase_jobs.after_jobs_inserted()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  summary record;
+  kinds text[];
+  body jsonb;
+begin
+  -- One pass, no sort: the kinds are listed apart only when a statement mixed several.
+  select pg_catalog.count(*)::integer as n,
+         (pg_catalog.array_agg(i.id))[1] as first_id,
+         pg_catalog.min(i.job_table) as job_table,
+         pg_catalog.max(i.job_table) as last_table,
+         pg_catalog.min(i.kind) as kind,
+         pg_catalog.max(i.kind) as last_kind,
+         pg_catalog.min(i.available_at) as available_at,
+         pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
+         pg_catalog.array_agg(i.id) filter (where i.owner_id is not null) as owned
+    into summary
+    from inserted i
+   where i.status = 'queued';
+  if summary.n = 0 then
+    return null;
+  end if;
+  -- job_table / kind / job_id are set when the statement is about one of each,
+  -- null otherwise (a worker then drains every kind it handles).
+  if summary.kind = summary.last_kind then
+    kinds := array[summary.kind];
+  else
+    select pg_catalog.array_agg(distinct i.kind order by i.kind) into kinds from inserted i where i.status = 'queued';
+  end if;
+  body := pg_catalog.jsonb_build_object(
+    'job_table', case when summary.job_table = summary.last_table then summary.job_table end,
+    'kind', case when summary.kind = summary.last_kind then summary.kind end,
+    'kinds', pg_catalog.to_jsonb(kinds),
+    'job_id', case when summary.n = 1 then summary.first_id end,
+    'count', summary.n);
+  perform pg_catalog.pg_notify('supabase_jobs', (body || pg_catalog.jsonb_build_object(
+    'available_at', summary.available_at, 'reason', 'enqueue'))::text);
+  if summary.claimable > 0 then
+    perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
+  end if;
+  if summary.owned is not null then
+    perform supabase_jobs.send_job_messages(summary.owned, false);
+  end if;
+  return null;
+end
+$$;
+comment on function supabase_jobs.after_jobs_inserted is
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and one list message per owner.';
+
+create trigger after_jobs_inserted after insert on supabase_jobs.job
+  referencing new table as inserted
+  for each statement execute function supabase_jobs.after_jobs_inserted();
+
+create or replace function supabase_jobs.notify_requeued_job()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
+    'job_table', new.job_table, 'kind', new.kind, 'job_id', new.id,
+    'count', 1, 'available_at', new.available_at, 'reason', 'requeue')::text);
+  return null;
+end
+$$;
+comment on function supabase_jobs.notify_requeued_job is
+  'AFTER UPDATE row trigger (WHEN running -> queued) on every job table: NOTIFY supabase_jobs that a retried, released or reclaimed job is claimable again.';
+
+create trigger notify_requeued after update of status on supabase_jobs.job for each row
+  when (new.status = 'queued' and old.status in ('running', 'waiting'))
+  execute function supabase_jobs.notify_requeued_job();
+
+create or replace function supabase_jobs.backstop()
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  waited interval := (select s.backstop_after from supabase_jobs.settings s where s.id);
+  batch record;
+  sent integer := 0;
+begin
+  for batch in
+    select j.job_table, j.kind, pg_catalog.count(*)::integer as n from supabase_jobs.job as j
+     where j.status = 'queued' and j.available_at <= now() - waited
+     group by j.job_table, j.kind order by j.job_table, j.kind
+  loop
+    if supabase_jobs.kick(batch.job_table, batch.kind, null, batch.n, 'backstop') is not null then
+      sent := sent + 1;
+    end if;
+  end loop;
+  return sent;
+end
+$$;
+comment on function supabase_jobs.backstop is
+  'The supabase-jobs-backstop schedule: one wake-up per job table and kind with jobs claimable for longer than settings.backstop_after. Returns the number queued.';
