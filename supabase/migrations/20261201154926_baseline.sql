@@ -764,7 +764,7 @@ begin
         new.started_at := now();
         new.heartbeat_at := now();
         -- A parent resumed after its children keeps the progress they earned
-        -- (here and on waiting -> queued below; was the trigger keep_parent_progress).
+        -- (here and on waiting -> queued below).
         new.progress := case when old.status = 'queued' and new.resumed_at is not null then old.progress else 0 end;
         new.stage := null;
       when 'queued' then
@@ -1209,7 +1209,7 @@ begin
        order by e.ordinality
       returning t as j)
     -- The payload blanked by a plain function call per row, expanded outside (offset 0
-    -- keeps it one call per row): no set-returning call per row (20261201010000).
+    -- keeps it one call per row): no set-returning call per row (docs/architecture.md).
     select (w.j).* from (
       select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
   exception when others then
@@ -1319,9 +1319,8 @@ begin
     perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
-    -- The picked ids as an array: the update probes the primary key for each.
-    -- (Joined to the pick, the generic plan, which cannot know "limit", chose a
-    -- hash join over a sequential scan of the table below some 30,000 rows.)
+    -- The picked ids as an array: the update probes the primary key for each
+    -- (docs/architecture.md: why not a join to the pick).
     return query
     update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
      where t.job_table = label
@@ -1338,7 +1337,7 @@ begin
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
-  -- id through the primary key, never the claim index (20261205010000).
+  -- id through the primary key, never the claim index (docs/architecture.md).
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
   return query
   update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
@@ -1722,7 +1721,7 @@ begin
   end if;
   -- Terminal rows hold no payload (CHECK); queued and running rows are blanked
   -- with a scalar call per row (a function in FROM would copy the row type's
-  -- descriptor per row, see 20261201010000).
+  -- descriptor per row: docs/architecture.md).
   return query
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(t, '{"payload": null}'::jsonb) as j
@@ -2725,7 +2724,7 @@ declare
   parent supabase_jobs.job;
   mean real;
 begin
-  -- Only a change the parent shows: status, progress or stage (was the trigger's WHEN).
+  -- Only a change the parent shows: status, progress or stage.
   if tg_op = 'UPDATE' and old.status is not distinct from new.status and old.progress is not distinct from new.progress
      and old.stage is not distinct from new.stage then
     return null;
@@ -2780,7 +2779,7 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Only the step into cancelled (was the trigger's WHEN): hiding a cancelled row is no cancel.
+  -- Only the step into cancelled: hiding a cancelled row is no cancel.
   if old.status = 'cancelled' then
     return null;
   end if;
@@ -3189,7 +3188,7 @@ begin
            and coalesce(t.heartbeat_at, t.started_at) < now() - pg_catalog.make_interval(secs => t.heartbeat_ms * supabase_jobs.missed_beats() / 1000.0))
        or (stale_after is not null and coalesce(t.heartbeat_at, t.started_at) < now() - stale_after))
   returning t as j)
-  -- No set-returning call per row (see 20261201010000): the payload blanked by a scalar call.
+  -- No set-returning call per row (docs/architecture.md): the payload blanked by a scalar call.
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(reclaimed.j, '{"payload": null}'::jsonb) as j from reclaimed offset 0) as w;
 end

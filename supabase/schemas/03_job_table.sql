@@ -320,7 +320,7 @@ begin
         new.started_at := now();
         new.heartbeat_at := now();
         -- A parent resumed after its children keeps the progress they earned
-        -- (here and on waiting -> queued below; was the trigger keep_parent_progress).
+        -- (here and on waiting -> queued below).
         new.progress := case when old.status = 'queued' and new.resumed_at is not null then old.progress else 0 end;
         new.stage := null;
       when 'queued' then

@@ -208,7 +208,7 @@ begin
        order by e.ordinality
       returning t as j)
     -- The payload blanked by a plain function call per row, expanded outside (offset 0
-    -- keeps it one call per row): no set-returning call per row (20261201010000).
+    -- keeps it one call per row): no set-returning call per row (docs/architecture.md).
     select (w.j).* from (
       select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
   exception when others then

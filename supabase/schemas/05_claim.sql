@@ -60,9 +60,8 @@ begin
     perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
-    -- The picked ids as an array: the update probes the primary key for each.
-    -- (Joined to the pick, the generic plan, which cannot know "limit", chose a
-    -- hash join over a sequential scan of the table below some 30,000 rows.)
+    -- The picked ids as an array: the update probes the primary key for each
+    -- (docs/architecture.md: why not a join to the pick).
     return query
     update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
      where t.job_table = label
@@ -79,7 +78,7 @@ begin
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
-  -- id through the primary key, never the claim index (20261205010000).
+  -- id through the primary key, never the claim index (docs/architecture.md).
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
   return query
   update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms

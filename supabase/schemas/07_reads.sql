@@ -41,7 +41,7 @@ begin
   end if;
   -- Terminal rows hold no payload (CHECK); queued and running rows are blanked
   -- with a scalar call per row (a function in FROM would copy the row type's
-  -- descriptor per row, see 20261201010000).
+  -- descriptor per row: docs/architecture.md).
   return query
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(t, '{"payload": null}'::jsonb) as j

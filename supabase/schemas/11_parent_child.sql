@@ -156,7 +156,7 @@ declare
   parent supabase_jobs.job;
   mean real;
 begin
-  -- Only a change the parent shows: status, progress or stage (was the trigger's WHEN).
+  -- Only a change the parent shows: status, progress or stage.
   if tg_op = 'UPDATE' and old.status is not distinct from new.status and old.progress is not distinct from new.progress
      and old.stage is not distinct from new.stage then
     return null;
@@ -211,7 +211,7 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Only the step into cancelled (was the trigger's WHEN): hiding a cancelled row is no cancel.
+  -- Only the step into cancelled: hiding a cancelled row is no cancel.
   if old.status = 'cancelled' then
     return null;
   end if;
