@@ -450,6 +450,8 @@ $$;
 -- functions that create, name and resolve them. docs/architecture.md explains
 -- the shape (one table, one CHECK, which indexes and why).
 
+-- The row rules, each named and written as PostgreSQL prints a CHECK, so a
+-- broken rule raises 23514 naming it and quoting it as a constraint would.
 create or replace function supabase_jobs.job_row_rules(
   id uuid,
   kind text,

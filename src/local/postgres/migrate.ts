@@ -112,13 +112,25 @@ export async function applyMigrations(url: string, dir = migrationsDir): Promise
 				(r) => r.version,
 			),
 		);
-		for (const m of await listMigrations(dir)) {
+		const migrations = await listMigrations(dir);
+		// Versions this database recorded that the directory no longer has: it was built
+		// from the migrations the baseline replaced, and cannot take the baseline.
+		const gone = [...done].filter((v) => !migrations.some((m) => m.version === v));
+		for (const m of migrations) {
 			if (done.has(m.version)) continue;
 			const text = await readFile(m.path, 'utf8');
-			await sql.begin(async (tx) => {
-				await tx.unsafe(text);
-				await tx`insert into supabase_migrations.schema_migrations (version, name, statements) values (${m.version}, ${m.name}, ${[text]})`;
-			});
+			await sql
+				.begin(async (tx) => {
+					await tx.unsafe(text);
+					await tx`insert into supabase_migrations.schema_migrations (version, name, statements) values (${m.version}, ${m.name}, ${[text]})`;
+				})
+				.catch((e: unknown) => {
+					if (!gone.length) throw e;
+					throw new Error(
+						`${m.version}_${m.name}.sql does not apply: this database recorded migrations that are no longer in ${dir} (${gone.slice(0, 3).join(', ')}${gone.length > 3 ? ', ...' : ''}), so it predates the baseline. Build it again (the local demo: delete .local/demo-postgres).`,
+						{ cause: e },
+					);
+				});
 			applied.push(m.version);
 		}
 	} finally {
