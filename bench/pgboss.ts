@@ -1,8 +1,8 @@
 /**
- * pg-boss 10: send/insert to enqueue, fetch + complete loops to process,
- * work() at its minimum polling interval for latency (pg-boss 10 does not LISTEN).
+ * pg-boss 12: send/insert to enqueue, fetch + complete loops to process,
+ * work() at its minimum polling interval for latency (pg-boss does not LISTEN).
  */
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import { drainLoops } from './drain-loops.ts';
 import postgres from 'postgres';
 import { deferred, now } from './stats.ts';
@@ -19,7 +19,10 @@ export function pgBoss(url: string, version: string): BenchSystem {
 
 	async function fill(n: number): Promise<void> {
 		// One insert for all n: filling in several inserts left rounds with jobs that fetch never returned.
-		await boss.insert(Array.from({ length: n }, (_, i) => ({ name: QUEUE, data: { i } })));
+		await boss.insert(
+			QUEUE,
+			Array.from({ length: n }, (_, i) => ({ data: { i } })),
+		);
 	}
 
 	return {
@@ -48,7 +51,8 @@ export function pgBoss(url: string, version: string): BenchSystem {
 			const started = now();
 			for (let from = 0; from < n; from += batch) {
 				await boss.insert(
-					Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ name: QUEUE, data: { i: from + k } })),
+					QUEUE,
+					Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ data: { i: from + k } })),
 				);
 			}
 			return now() - started;
@@ -93,7 +97,7 @@ export function pgBoss(url: string, version: string): BenchSystem {
 			};
 		},
 		async close() {
-			await boss.stop({ graceful: true, wait: true, timeout: 2000 });
+			await boss.stop({ graceful: true, timeout: 2000 });
 			await admin.end();
 		},
 	};
