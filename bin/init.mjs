@@ -36,6 +36,9 @@ export const GENERATED_MIGRATIONS = {
 	kinds: 'register_job_kinds',
 };
 
+/** The two Vault secrets the database's wake-ups read (names only: the values are the user's). */
+export const VAULT_SECRETS = { url: 'supabase_jobs_worker_url', secret: 'supabase_jobs_worker_secret' };
+
 /** Where init writes the worker function, and the app reads its kinds from. */
 export const FUNCTION_DIR = 'supabase/functions/jobs-worker';
 
@@ -282,20 +285,26 @@ export function nextSteps({ secret, ref, migrations, redeploy }) {
        npx supabase-jobs doctor --db-url '<connection string>'`;
 	if (secret === null) {
 		if (migrations) steps.push('Apply the new migrations:\n       supabase db push');
-		if (redeploy) steps.push('Deploy the worker again (its pin moved to this version):\n       supabase functions deploy jobs-worker');
+		if (redeploy)
+			steps.push(
+				'Deploy the worker again (its pin moved to this version):\n       supabase functions deploy jobs-worker',
+			);
 		if (!steps.length) return 'Nothing to do: the project already has everything this version needs.\n';
 		steps.push(doctor);
 		return `Next steps, in this order:\n\n${numbered(steps)}`;
 	}
-	if (ref === null) steps.push('Link the project (the CLI pushes to the linked one):\n       supabase link --project-ref <project-ref>');
+	if (ref === null)
+		steps.push(
+			'Link the project (the CLI pushes to the linked one):\n       supabase link --project-ref <project-ref>',
+		);
 	steps.push(
-		'Apply the migrations (the package\'s, pg_net and pg_cron with the schedules, your kinds):\n       supabase db push',
+		"Apply the migrations (the package's, pg_net and pg_cron with the schedules, your kinds):\n       supabase db push",
 		`Give the worker its secret (paste it after the =) and deploy it:
        supabase secrets set JOBS_WORKER_SECRET=<the secret above>
        supabase functions deploy jobs-worker`,
 		`Tell the database where the worker is (SQL editor in the dashboard, once):
-       select vault.create_secret('https://${ref ?? '<project-ref>'}.supabase.co/functions/v1/jobs-worker', 'supabase_jobs_worker_url');
-       select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');`,
+       select vault.create_secret('https://${ref ?? '<project-ref>'}.supabase.co/functions/v1/jobs-worker', '${VAULT_SECRETS.url}');
+       select vault.create_secret('<the secret above>', '${VAULT_SECRETS.secret}');`,
 		doctor,
 	);
 	// Shown once, here; every step refers to it instead of repeating it.
@@ -335,9 +344,12 @@ export async function runInit(options) {
 		else lines.push('  migrations: the project has every one of this version, none added');
 		if (r.writtenFunctionFiles.length) lines.push(`  wrote:\n    ${r.writtenFunctionFiles.join('\n    ')}`);
 		if (r.keptFunctionFiles.length) lines.push(`  kept as they are:\n    ${r.keptFunctionFiles.join('\n    ')}`);
-		if (r.pinMoved) lines.push(`  ${FUNCTION_DIR}/deno.json: the supabase-jobs pin moved to ${r.version} (nothing else changed)`);
+		if (r.pinMoved)
+			lines.push(`  ${FUNCTION_DIR}/deno.json: the supabase-jobs pin moved to ${r.version} (nothing else changed)`);
 		if (r.pinToAdd)
-			lines.push(`  ${FUNCTION_DIR}/deno.json: no supabase-jobs pin found to move; add to its "imports": ${r.pinToAdd}`);
+			lines.push(
+				`  ${FUNCTION_DIR}/deno.json: no supabase-jobs pin found to move; add to its "imports": ${r.pinToAdd}`,
+			);
 		lines.push(
 			r.configAppended
 				? '  supabase/config.toml: added [functions.jobs-worker]'

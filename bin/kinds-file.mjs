@@ -17,7 +17,10 @@ function withoutComments(text) {
 		const c = text[i];
 		const next = text[i + 1];
 		if (c === '/' && next === '/') {
-			while (i < text.length && text[i] !== '\n') (out += ' '), i++;
+			const end = text.indexOf('\n', i);
+			const stop = end < 0 ? text.length : end;
+			out += ' '.repeat(stop - i);
+			i = stop;
 		} else if (c === '/' && next === '*') {
 			const end = text.indexOf('*/', i + 2);
 			const stop = end < 0 ? text.length : end + 2;

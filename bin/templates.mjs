@@ -129,6 +129,7 @@ export function extensionsMigration({ version }) {
 do $$
 begin
   if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is null then
+    create schema if not exists extensions;
     create extension if not exists pg_net with schema extensions;
   end if;
   if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
