@@ -31,20 +31,20 @@ const usage = `Usage: npx supabase-jobs init|upgrade [--cwd <project dir>]
             unless every check passed.`;
 
 if (command === 'init' || command === 'upgrade' || command === 'doctor') {
-	let values;
+	/** @type {{ cwd?: string; 'db-url'?: string; 'function-url'?: string; kinds?: string }} */
+	let values = {};
 	try {
 		({ values } = parseArgs({
 			args,
-			options:
-				command === 'doctor'
-					? {
-							cwd: { type: 'string' },
-							'db-url': { type: 'string' },
-							'function-url': { type: 'string' },
-							kinds: { type: 'string' },
-						}
-					: { cwd: { type: 'string' } },
+			options: {
+				cwd: { type: 'string' },
+				'db-url': { type: 'string' },
+				'function-url': { type: 'string' },
+				kinds: { type: 'string' },
+			},
 		}));
+		const doctorOnly = ['db-url', 'function-url', 'kinds'].filter((o) => o in values);
+		if (command !== 'doctor' && doctorOnly.length) throw new Error(`--${doctorOnly[0]} is an option of doctor`);
 	} catch (e) {
 		console.log(`supabase-jobs ${command}: ${e instanceof Error ? e.message : String(e)}\n\n${usage}`);
 		process.exit(2);
