@@ -25,9 +25,12 @@ export function scheduleNames(migrations) {
 		const text = withoutLineComments(m.text);
 		const start = /create\s+(?:or\s+replace\s+)?function\s+supabase_jobs\.install_schedules\s*\(\s*\)/gi;
 		for (let found = start.exec(text); found; found = start.exec(text)) {
-			const open = text.indexOf('$$', found.index);
-			const close = open < 0 ? -1 : text.indexOf('$$', open + 2);
-			if (close > 0) body = text.slice(open + 2, close);
+			// The body between its dollar quotes, whatever their tag ($$, $body$).
+			const quote = /\bas\s+(\$\w*\$)/i.exec(text.slice(found.index));
+			if (!quote) continue;
+			const open = found.index + quote.index + quote[0].length;
+			const close = text.indexOf(/** @type {string} */ (quote[1]), open);
+			if (close > 0) body = text.slice(open, close);
 		}
 	}
 	if (body === null) return [];
