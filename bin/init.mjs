@@ -1,9 +1,13 @@
 // `npx supabase-jobs init` / `npx supabase-jobs upgrade`: brings a Supabase
 // project's supabase/ folder to what this version of the package needs. The
-// same plan serves both: a fresh project gets everything; an initialised one
-// gets only the package migrations it lacks (fresh timestamps, after its
-// latest; applied migrations are never touched) and the function's pin moved
-// to this version. A file that exists is never overwritten.
+// same plan serves both: a fresh project gets everything (the package's
+// migrations, one enabling pg_net and pg_cron with the schedules, one
+// registering the template's kinds, the worker function, the config entry); an
+// initialised one gets only the migrations it lacks (fresh timestamps, after
+// its latest; applied migrations are never touched) and the function's pin
+// moved to this version. A file that exists is never replaced: the two edits of
+// existing files are the [functions.jobs-worker] entry appended to config.toml
+// when absent and the supabase-jobs pin's value in the function's deno.json.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
