@@ -122,11 +122,15 @@ async function checkSchedules(sql, expected, cronPresent) {
 	);
 }
 
-/** @param {Sql} sql */
+/**
+ * The names of the two secrets, read where the database's wake-ups read them
+ * (vault.decrypted_secrets; only the name column, so nothing is decrypted).
+ * @param {Sql} sql
+ */
 async function vaultNames(sql) {
-	const [{ present }] = await sql`select to_regclass('vault.secrets') is not null as present`;
+	const [{ present }] = await sql`select to_regclass('vault.decrypted_secrets') is not null as present`;
 	if (!present) return null;
-	const rows = await sql`select name from vault.secrets where name = any(${Object.values(VAULT_SECRETS)})`;
+	const rows = await sql`select name from vault.decrypted_secrets where name = any(${Object.values(VAULT_SECRETS)})`;
 	return new Set(rows.map((r) => r.name));
 }
 
@@ -137,7 +141,7 @@ function checkVault(names) {
 	if (names === null) {
 		return fail(
 			label,
-			'Vault is not installed (no vault.secrets)',
+			'Vault is not installed (no vault.decrypted_secrets)',
 			'create extension if not exists supabase_vault;   (SQL editor)',
 		);
 	}
