@@ -306,7 +306,7 @@ export function nextSteps({ secret, ref, migrations, redeploy }) {
 		`Give the worker its secret (paste it after the =) and deploy it:
        supabase secrets set JOBS_WORKER_SECRET=<the secret above>
        supabase functions deploy jobs-worker`,
-		`Tell the database where the worker is (SQL editor in the dashboard, once):
+		`Tell the database where the worker is and its secret (SQL editor in the dashboard, once):
        select vault.create_secret('https://${ref ?? '<project-ref>'}.supabase.co/functions/v1/jobs-worker', '${VAULT_SECRETS.url}');
        select vault.create_secret('<the secret above>', '${VAULT_SECRETS.secret}');`,
 		doctor,
