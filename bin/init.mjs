@@ -1,22 +1,50 @@
 // `npx supabase-jobs init` / `npx supabase-jobs upgrade`: brings a Supabase
 // project's supabase/ folder to what this version of the package needs. The
-// same plan serves both: a fresh project gets everything; an initialised one
-// gets only the package migrations it lacks (fresh timestamps, after its
-// latest; applied migrations are never touched) and the function's pin moved
-// to this version. A file that exists is never overwritten.
+// same plan serves both: a fresh project gets everything (the package's
+// migrations, one enabling pg_net and pg_cron with the schedules, one
+// registering the template's kinds, the worker function, the config entry); an
+// initialised one gets only the migrations it lacks (fresh timestamps, after
+// its latest; applied migrations are never touched) and the function's pin
+// moved to this version. A file that exists is never replaced: the two edits of
+// existing files are the [functions.jobs-worker] entry appended to config.toml
+// when absent and the supabase-jobs pin's value in the function's deno.json.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
-import { denoJson, FUNCTION_CONFIG, HANDLERS_TEMPLATE, KINDS_TEMPLATE } from './templates.mjs';
+import { kindNamesIn } from './kinds-file.mjs';
+import {
+	denoJson,
+	extensionsMigration,
+	FUNCTION_CONFIG,
+	HANDLERS_TEMPLATE,
+	KINDS_TEMPLATE,
+	kindsMigration,
+} from './templates.mjs';
 
 /** The package's own root (this file is <root>/bin/init.mjs). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Infix of every migration init writes (`<timestamp>_supabase_jobs_<name>.sql`): how a later run recognises them. */
-const MIGRATION_INFIX = 'supabase_jobs_';
+export const MIGRATION_INFIX = 'supabase_jobs_';
+
+/**
+ * The names (after the timestamp) of the migrations init writes rather than
+ * copies: pg_net + pg_cron + the schedules (once per project, like a package
+ * migration), and the app's own kinds (with a fresh kinds.ts only).
+ */
+export const GENERATED_MIGRATIONS = {
+	extensions: `${MIGRATION_INFIX}extensions_and_schedules`,
+	kinds: 'register_job_kinds',
+};
+
+/** The two Vault secrets the database's wake-ups read (names only: the values are the user's). */
+export const VAULT_SECRETS = { url: 'supabase_jobs_worker_url', secret: 'supabase_jobs_worker_secret' };
+
+/** Where init writes the worker function, and the app reads its kinds from. */
+export const FUNCTION_DIR = 'supabase/functions/jobs-worker';
 
 /** The worker function files copied from the package (the rest are written from templates). */
 const FUNCTION_FILES = ['index.ts', 'serve.ts'];
@@ -125,47 +153,60 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 		: [];
 	const have = new Set(existing.map((f) => f.slice(15, -'.sql'.length)));
 	const missing = (await packageMigrations(packageRoot)).filter((m) => !have.has(`${MIGRATION_INFIX}${m.name}`));
+
+	const functionDir = join(cwd, FUNCTION_DIR);
+	const kindsPath = join(functionDir, 'kinds.ts');
+	/** @type {{ name: string; text: string }[]} */
+	const toWrite = missing.map((m) => ({
+		name: `${MIGRATION_INFIX}${m.name}`,
+		text: `-- Copied from supabase-jobs ${pkg.version} (supabase/migrations/${m.file}) by \`npx supabase-jobs\`.\n${m.text}`,
+	}));
+	if (!have.has(GENERATED_MIGRATIONS.extensions)) {
+		toWrite.push({ name: GENERATED_MIGRATIONS.extensions, text: extensionsMigration({ version: pkg.version }) });
+	}
+	// The kinds migration goes with the kinds module it registers: written with a fresh kinds.ts only.
+	if (!existsSync(kindsPath)) {
+		const kinds = kindNamesIn(KINDS_TEMPLATE).names;
+		toWrite.push({ name: GENERATED_MIGRATIONS.kinds, text: kindsMigration({ version: pkg.version, kinds }) });
+	}
 	// New migrations sort after every one the project has, one second apart, in the package's order.
 	const last = existing.at(-1);
 	const at = Math.max(now.getTime() - (now.getTime() % 1000), last ? timestampMs(last.slice(0, 14)) + 1000 : 0);
 	/** @type {PlannedFile[]} */
-	const migrations = missing.map((m, i) => ({
-		path: join(migrationsDir, `${migrationTimestamp(new Date(at + i * 1000))}_${MIGRATION_INFIX}${m.name}.sql`),
-		text: `-- Copied from supabase-jobs ${pkg.version} (supabase/migrations/${m.file}) by \`npx supabase-jobs\`.\n${m.text}`,
+	const migrations = toWrite.map((m, i) => ({
+		path: join(migrationsDir, `${migrationTimestamp(new Date(at + i * 1000))}_${m.name}.sql`),
+		text: m.text,
 	}));
 
-	const functionDir = join(supabaseDir, 'functions/jobs-worker');
 	/** @type {PlannedFile[]} */
 	const functionFiles = [];
 	for (const name of FUNCTION_FILES) {
 		const source = await readFile(join(packageRoot, 'functions/jobs-worker', name), 'utf8');
 		functionFiles.push({ path: join(functionDir, name), text: rewriteImports(source) });
 	}
-	functionFiles.push({ path: join(functionDir, 'kinds.ts'), text: KINDS_TEMPLATE });
+	functionFiles.push({ path: kindsPath, text: KINDS_TEMPLATE });
 	functionFiles.push({ path: join(functionDir, 'handlers.ts'), text: HANDLERS_TEMPLATE });
 	const denoJsonPath = join(functionDir, 'deno.json');
 	const freshFunction = !existsSync(denoJsonPath);
 	const newFunctionFiles = functionFiles.filter((f) => !existsSync(f.path));
 	const keptFunctionFiles = functionFiles.filter((f) => existsSync(f.path));
 
-	// An installed function keeps its files; only its pin follows the package (its migrations came with it).
+	// An installed function keeps its files; only its pin follows the package (its
+	// migrations came with it): that one value of deno.json changes, in place,
+	// the rest of the file byte for byte as the user left it.
 	/** @type {PlannedFile | null} */
 	let denoConfig = null;
+	/** Set when the existing deno.json has no pin to move: what to add by hand. */
+	let pinToAdd = null;
+	const pin = `npm:supabase-jobs@${pkg.version}`;
 	if (freshFunction) {
 		denoConfig = { path: denoJsonPath, text: denoJson(pkg) };
 	} else {
 		const text = await readFile(denoJsonPath, 'utf8');
-		let parsed;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			throw new InitError(`${relative(cwd, denoJsonPath)} is not valid JSON, so init leaves it alone.`);
-		}
-		const pin = `npm:supabase-jobs@${pkg.version}`;
-		if (parsed.imports?.['supabase-jobs'] !== pin) {
-			parsed.imports = { ...parsed.imports, 'supabase-jobs': pin };
-			denoConfig = { path: denoJsonPath, text: `${JSON.stringify(parsed, null, '\t')}\n` };
-		}
+		const entry = /("supabase-jobs"\s*:\s*")(npm:supabase-jobs@[^"]*)(")/;
+		const found = entry.exec(text);
+		if (!found) pinToAdd = `"supabase-jobs": "${pin}"`;
+		else if (found[2] !== pin) denoConfig = { path: denoJsonPath, text: text.replace(entry, `$1${pin}$3`) };
 	}
 	const projectRef = await readFile(join(supabaseDir, '.temp/project-ref'), 'utf8').then(
 		(s) => s.trim() || null,
@@ -177,6 +218,7 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 		functionFiles: newFunctionFiles,
 		keptFunctionFiles,
 		denoConfig,
+		pinToAdd,
 		freshFunction,
 		configPath,
 		appendConfig,
@@ -190,12 +232,15 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
  */
 export async function init(options) {
 	const plan = await planInit(options);
-	for (const f of [...plan.migrations, ...plan.functionFiles]) {
+	const fresh = [...plan.migrations, ...plan.functionFiles];
+	if (plan.freshFunction && plan.denoConfig) fresh.push(plan.denoConfig);
+	for (const f of fresh) {
 		await mkdir(dirname(f.path), { recursive: true });
 		// 'wx': fail rather than overwrite, even if a file appeared since the plan.
 		await writeFile(f.path, f.text, { flag: 'wx' });
 	}
-	if (plan.denoConfig) await writeFile(plan.denoConfig.path, plan.denoConfig.text);
+	// The one edit of an existing file (besides config.toml's appended entry): the pin's value.
+	if (!plan.freshFunction && plan.denoConfig) await writeFile(plan.denoConfig.path, plan.denoConfig.text);
 	if (plan.appendConfig) {
 		// Re-read and re-check: append only to what was validated.
 		const current = await readFile(plan.configPath, 'utf8');
@@ -214,47 +259,72 @@ export async function init(options) {
 		],
 		keptFunctionFiles: plan.keptFunctionFiles.map((f) => rel(f.path)),
 		pinMoved: !plan.freshFunction && plan.denoConfig !== null,
+		pinToAdd: plan.pinToAdd,
 		configAppended: plan.appendConfig !== null,
 		secret,
-		nextSteps: nextSteps({ secret, ref: plan.projectRef ?? '<project-ref>', migrations: plan.migrations.length }),
+		nextSteps: nextSteps({
+			secret,
+			ref: plan.projectRef,
+			migrations: plan.migrations.length,
+			redeploy: plan.denoConfig !== null || plan.pinToAdd !== null,
+		}),
 	};
 }
 
 /**
- * @param {{ secret: string | null; ref: string; migrations: number }} facts
+ * The steps left to the user, numbered in the order they act.
+ * @param {{ secret: string | null; ref: string | null; migrations: number; redeploy: boolean }} facts
  */
-function nextSteps({ secret, ref, migrations }) {
+export function nextSteps({ secret, ref, migrations, redeploy }) {
+	/** @type {string[]} */
+	const steps = [];
+	const doctor = `Check everything (the connection string is under Connect in the dashboard):
+       npx supabase-jobs doctor --db-url '<connection string>'`;
 	if (secret === null) {
-		return migrations
-			? 'Next steps:\n\n  1. Apply the new migrations:\n       supabase db push\n\n  2. Deploy the worker again (its pin moved to this version):\n       supabase functions deploy jobs-worker\n'
-			: 'Nothing to do: the project already has everything this version needs.\n';
+		if (migrations) steps.push('Apply the new migrations:\n       supabase db push');
+		if (redeploy)
+			steps.push(
+				'Deploy the worker again (its pin moved to this version):\n       supabase functions deploy jobs-worker',
+			);
+		if (!steps.length) return 'Nothing to do: the project already has everything this version needs.\n';
+		steps.push(doctor);
+		return `Next steps, in this order:\n\n${numbered(steps)}`;
 	}
-	// Shown once, here; every step below refers to it instead of repeating it.
+	if (ref === null)
+		steps.push(
+			'Link the project (the CLI pushes to the linked one):\n       supabase link --project-ref <project-ref>',
+		);
+	steps.push(
+		"Apply the migrations (the package's, pg_net and pg_cron with the schedules, your kinds):\n       supabase db push",
+		`Give the worker its secret (paste it after the =) and deploy it:
+       supabase secrets set JOBS_WORKER_SECRET=<the secret above>
+       supabase functions deploy jobs-worker`,
+		`Tell the database where the worker is and its secret (SQL editor in the dashboard, once):
+       select vault.create_secret('https://${ref ?? '<project-ref>'}.supabase.co/functions/v1/jobs-worker', '${VAULT_SECRETS.url}');
+       select vault.create_secret('<the secret above>', '${VAULT_SECRETS.secret}');`,
+		doctor,
+	);
+	// Shown once, here; every step refers to it instead of repeating it.
 	return `The worker's secret, generated now and stored nowhere (copy it now; it is shown only this once,
 so keep this output out of shared logs):
 
     ${secret}
 
-Next steps:
+Next steps, in this order:
 
-  1. Apply the migrations:
-       supabase db push
-
-  2. Give the worker its secret (paste it after the =) and deploy it:
-       supabase secrets set JOBS_WORKER_SECRET=<the secret above>
-       supabase functions deploy jobs-worker
-
-  3. Tell the database where the worker is (SQL editor in the dashboard, once):
-       select vault.create_secret('https://${ref}.supabase.co/functions/v1/jobs-worker', 'supabase_jobs_worker_url');
-       select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');
-
-  4. Declare your kinds in supabase/functions/jobs-worker/kinds.ts (your app imports it to enqueue),
-     write their work in handlers.ts, then deploy again. Signed-in users may enqueue only the kinds
-     you register, in a migration of your own (one line per kind they may start):
-       select supabase_jobs.register_job_kind('example.word-count');
-     With pg_cron enabled (Database -> Extensions), also run once:
-       select supabase_jobs.install_schedules();
+${numbered(steps)}
+Your kinds are declared in ${FUNCTION_DIR}/kinds.ts (your app imports it to enqueue) and
+worked in handlers.ts. Signed-in users may enqueue only registered kinds: after adding one, register
+it in a migration of your own, push it and deploy again:
+       supabase migration new register_job_kinds
+       (in it: select supabase_jobs.register_job_kind('<kind>');)
+       supabase db push && supabase functions deploy jobs-worker
 `;
+}
+
+/** @param {string[]} steps */
+function numbered(steps) {
+	return steps.map((s, i) => `  ${i + 1}. ${s}\n`).join('\n');
 }
 
 /**
@@ -271,7 +341,12 @@ export async function runInit(options) {
 		else lines.push('  migrations: the project has every one of this version, none added');
 		if (r.writtenFunctionFiles.length) lines.push(`  wrote:\n    ${r.writtenFunctionFiles.join('\n    ')}`);
 		if (r.keptFunctionFiles.length) lines.push(`  kept as they are:\n    ${r.keptFunctionFiles.join('\n    ')}`);
-		if (r.pinMoved) lines.push(`  supabase/functions/jobs-worker/deno.json: supabase-jobs pinned to ${r.version}`);
+		if (r.pinMoved)
+			lines.push(`  ${FUNCTION_DIR}/deno.json: the supabase-jobs pin moved to ${r.version} (nothing else changed)`);
+		if (r.pinToAdd)
+			lines.push(
+				`  ${FUNCTION_DIR}/deno.json: no supabase-jobs pin found to move; add to its "imports": ${r.pinToAdd}`,
+			);
 		lines.push(
 			r.configAppended
 				? '  supabase/config.toml: added [functions.jobs-worker]'

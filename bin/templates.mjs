@@ -93,3 +93,52 @@ verify_jwt = false
 entrypoint = "./functions/jobs-worker/index.ts"
 import_map = "./functions/jobs-worker/deno.json"
 `;
+
+/**
+ * The migration that registers the app's kinds: one register_job_kind per kind
+ * the kinds module declares (read from its text, see kinds-file.mjs), so the
+ * migration and kinds.ts start in step; `doctor` reports any later drift.
+ * @param {{ version: string; kinds: string[] }} facts
+ */
+export function kindsMigration({ version, kinds }) {
+	const lines = kinds.map((k) => `select supabase_jobs.register_job_kind('${k.replaceAll("'", "''")}');`);
+	return `-- Your app's kinds (written by \`npx supabase-jobs init\`, supabase-jobs ${version}): signed-in
+-- users may enqueue only the kinds registered here, one line per kind declared in
+-- supabase/functions/jobs-worker/kinds.ts. When you add a kind there, register it in a new
+-- migration of your own (\`supabase migration new register_job_kinds\`) and push it;
+-- \`npx supabase-jobs doctor\` names any kind of kinds.ts the database lacks.
+${lines.join('\n')}
+`;
+}
+
+/**
+ * The migration that enables what wakes the worker and installs the schedules.
+ * A hosted project lets a migration create both extensions (Supabase's
+ * documented schemas: pg_net in extensions, pg_cron in pg_catalog). Where the
+ * database already has the functions the package calls (net.http_post,
+ * cron.schedule), nothing is created: the extension is enabled already, or a
+ * local stand-in provides them. The schedules are the package's own
+ * (supabase_jobs.install_schedules), at the package's cadence.
+ * @param {{ version: string }} facts
+ */
+export function extensionsMigration({ version }) {
+	return `-- Written by \`npx supabase-jobs init\` (supabase-jobs ${version}): what wakes the worker.
+-- pg_net sends the wake-up of each enqueue (after commit); pg_cron runs the
+-- backstop, the reclaimer and the cleanup. Where net.http_post / cron.schedule
+-- already exist (the extension is enabled), nothing is created.
+do $$
+begin
+  if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is null then
+    create schema if not exists extensions;
+    create extension if not exists pg_net with schema extensions;
+  end if;
+  if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
+    create extension if not exists pg_cron with schema pg_catalog;
+  end if;
+end
+$$;
+
+-- The package's schedules, created or replaced at the installed version's cadence.
+select supabase_jobs.install_schedules();
+`;
+}

@@ -6,11 +6,14 @@
  * installation is a failure, not a skip.
  */
 import postgres from 'postgres';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingDebianPg15Cron, startDebianPg15 } from '../../src/local/postgres/debian-pg15.ts';
 import type { LocalPostgres } from '../../src/local/postgres/embedded.ts';
 import { listMigrations, prepareDatabase } from '../../src/local/postgres/migrate.ts';
 import { as, createUser, serviceRole } from '../helpers/db.ts';
+import { extensionsMigration } from '../../bin/templates.mjs';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const missing = await missingDebianPg15Cron();
@@ -48,7 +51,11 @@ if (missing) {
 		});
 
 		it('after create extension pg_cron, install_schedules creates the three schedules, and again replaces them', async () => {
-			await sql`create extension pg_cron`;
+			// As a project does it: the migration `npx supabase-jobs init` writes creates the extension.
+			await sql.unsafe(extensionsMigration({ version: 'test' }));
+			const [ext] =
+				await sql`select extnamespace::regnamespace::text as schema from pg_extension where extname = 'pg_cron'`;
+			expect(ext!.schema).toBe('pg_catalog');
 			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
@@ -109,5 +116,19 @@ if (missing) {
 					.toContain('succeeded');
 			},
 		);
+
+		it('npx supabase-jobs doctor sees the pg_cron extension and its schedules', async () => {
+			const run = await promisify(execFile)(process.execPath, [
+				'bin/supabase-jobs.mjs',
+				'doctor',
+				'--db-url',
+				server.url,
+			]).then(
+				(r) => r.stdout,
+				(e: { stdout: string }) => e.stdout,
+			);
+			expect(run).toMatch(/^✓ pg_cron: extension pg_cron \d/m);
+			expect(run).toMatch(/^✓ schedules: supabase-jobs-/m);
+		});
 	});
 }

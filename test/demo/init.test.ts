@@ -14,8 +14,9 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { init, migrationTimestamp, packageMigrations, rewriteImports } from '../../bin/init.mjs';
-import { HANDLERS_TEMPLATE, KINDS_TEMPLATE } from '../../bin/templates.mjs';
+import { init, migrationTimestamp, nextSteps, packageMigrations, rewriteImports } from '../../bin/init.mjs';
+import { kindNamesIn } from '../../bin/kinds-file.mjs';
+import { HANDLERS_TEMPLATE, KINDS_TEMPLATE, kindsMigration } from '../../bin/templates.mjs';
 import { applyCompat, applyMigrations, withDatabase } from '../../src/local/postgres/migrate.ts';
 
 const run = promisify(execFile);
@@ -47,17 +48,37 @@ afterAll(async () => {
 });
 
 describe('npx supabase-jobs init', () => {
-	it('writes the package migrations (not the demo one) after the project own, the worker and the config entry', async () => {
+	it('writes the package migrations (not the demo one) after the project own, then its extensions and kinds migrations, the worker and the config entry', async () => {
 		const result = await init({ cwd: project, now: new Date('2024-06-01T12:00:00Z'), secret: 's3cret-for-the-test' });
 		const migrations = (await readdir(join(project, 'supabase/migrations'))).sort();
 		const ours = await packageMigrations();
 		expect(ours.some((m) => m.name.includes('demo'))).toBe(false);
 		expect(migrations[0]).toBe(USER_MIGRATION);
-		// The project's last migration is newer than `now`: ours come right after it, one second apart, in order.
-		expect(migrations.slice(1)).toEqual(
-			ours.map(
-				(m, i) => `${migrationTimestamp(new Date(Date.UTC(2025, 0, 1, 0, 0, i + 1)))}_supabase_jobs_${m.name}.sql`,
-			),
+		// The project's last migration is newer than `now`: ours come right after it, one second apart, in
+		// order, then the two init writes: pg_net + pg_cron with the schedules, and the app's kinds.
+		const stamp = (i: number) => migrationTimestamp(new Date(Date.UTC(2025, 0, 1, 0, 0, i + 1)));
+		expect(migrations.slice(1)).toEqual([
+			...ours.map((m, i) => `${stamp(i)}_supabase_jobs_${m.name}.sql`),
+			`${stamp(ours.length)}_supabase_jobs_extensions_and_schedules.sql`,
+			`${stamp(ours.length + 1)}_register_job_kinds.sql`,
+		]);
+		const written = (suffix: string) =>
+			readFile(
+				join(
+					project,
+					'supabase/migrations',
+					migrations.find((f) => f.endsWith(suffix))!,
+				),
+				'utf8',
+			);
+		const extensions = await written('_supabase_jobs_extensions_and_schedules.sql');
+		expect(extensions).toContain('create extension if not exists pg_net with schema extensions;');
+		expect(extensions).toContain('create extension if not exists pg_cron with schema pg_catalog;');
+		// The package's own schedule installer: its cadence is the installed version's, never repeated here.
+		expect(extensions).toContain('select supabase_jobs.install_schedules();');
+		expect(extensions).not.toMatch(/cron\.schedule\s*\(\s*'/);
+		expect(await written('_register_job_kinds.sql')).toContain(
+			"select supabase_jobs.register_job_kind('example.word-count');",
 		);
 		expect(result.addedMigrations).toEqual(migrations.slice(1).map((f) => `supabase/migrations/${f}`));
 		expect(result.writtenFunctionFiles.sort()).toEqual(
@@ -95,18 +116,54 @@ describe('npx supabase-jobs init', () => {
 				},
 			},
 		});
-		expect(result.nextSteps).toContain('supabase db push');
-		expect(result.nextSteps).toContain('supabase functions deploy jobs-worker');
-		expect(result.nextSteps).toContain(
+		// Every step, numbered in the order the user acts.
+		const order = [
+			'1. Link the project',
+			'supabase link --project-ref <project-ref>',
+			'2. Apply the migrations',
+			'supabase db push',
+			'3. Give the worker its secret',
+			'supabase secrets set JOBS_WORKER_SECRET=<the secret above>',
+			'supabase functions deploy jobs-worker',
+			'4. Tell the database where the worker is',
 			"select vault.create_secret('https://<project-ref>.supabase.co/functions/v1/jobs-worker', 'supabase_jobs_worker_url');",
-		);
+			"select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');",
+			'5. Check everything',
+			"npx supabase-jobs doctor --db-url '<connection string>'",
+		];
+		const at = order.map((line) => result.nextSteps.indexOf(line));
+		expect(at.every((i) => i >= 0)).toBe(true);
+		expect(at).toEqual([...at].sort((a, b) => a - b));
 		// The secret is shown once, with a warning; the steps refer to it.
 		expect(result.nextSteps.split('s3cret-for-the-test')).toHaveLength(2);
 		expect(result.nextSteps).toMatch(/shown only this once/);
-		expect(result.nextSteps).toContain(
-			"select vault.create_secret('<the secret above>', 'supabase_jobs_worker_secret');",
-		);
-		expect(result.nextSteps).toContain('JOBS_WORKER_SECRET=<the secret above>');
+		expect(result.nextSteps.indexOf('s3cret-for-the-test')).toBeLessThan(at[0]!);
+	});
+
+	it('a linked project gets its own function URL and no link step', () => {
+		const steps = nextSteps({ secret: 'x', ref: 'abcdefghijklmnop', migrations: 3, redeploy: false });
+		expect(steps).not.toContain('supabase link');
+		expect(steps).toMatch(/^ {2}1\. Apply the migrations/m);
+		expect(steps).toContain("'https://abcdefghijklmnop.supabase.co/functions/v1/jobs-worker'");
+	});
+
+	it('the kinds migration registers exactly the kinds the kinds template declares', () => {
+		const kinds = kindNamesIn(KINDS_TEMPLATE);
+		expect(kinds).toEqual({ names: ['example.word-count'], unreadable: [] });
+		const registered = [
+			...kindsMigration({ version: '0', kinds: kinds.names }).matchAll(/register_job_kind\('([^']+)'\)/g),
+		];
+		expect(registered.map((m) => m[1])).toEqual(kinds.names);
+	});
+
+	it('reads kind names as literals, ignoring comments and nested keys, and flags computed ones', () => {
+		const text = `// defineJobKind({ name: 'commented.out' })
+export const a = defineJobKind({ params: z.object({ name: z.literal('nested') }), label: name, name: "a.one" });
+const n = 'x';
+export const b = defineJobKind({ name: n, params });
+export const c = defineJobKind<'c'>({
+	name: \`c.three\`, params });`;
+		expect(kindNamesIn(text)).toEqual({ names: ['a.one', 'c.three'], unreadable: [4] });
 	});
 
 	it('a second run on the same version writes nothing, says so and exits 0', async () => {
@@ -136,10 +193,15 @@ describe('npx supabase-jobs init', () => {
 		// Applied migrations and the user's function files are untouched; only the pin moved.
 		const changed = Object.keys(before).filter((f) => after[f] !== before[f]);
 		expect(changed).toEqual(['/supabase/functions/jobs-worker/deno.json']);
-		expect(JSON.parse(after['/supabase/functions/jobs-worker/deno.json']!).imports['supabase-jobs']).toBe(
-			'npm:supabase-jobs@9.9.9',
+		// In place: the pin's value changes, every other byte stays as the user left it.
+		expect(after['/supabase/functions/jobs-worker/deno.json']).toBe(
+			before['/supabase/functions/jobs-worker/deno.json']!.replace(
+				`"npm:supabase-jobs@${version}"`,
+				'"npm:supabase-jobs@9.9.9"',
+			),
 		);
-		expect(stdout).toContain('supabase db push');
+		expect(stdout).toContain('the supabase-jobs pin moved to 9.9.9 (nothing else changed)');
+		expect(stdout).toMatch(/1\. Apply the new migrations:\n\s+supabase db push\n\n\s+2\. Deploy the worker again/);
 	});
 
 	it('finds an existing [functions.jobs-worker] however it is written, and keeps config.toml valid TOML', async () => {
@@ -168,6 +230,18 @@ describe('npx supabase-jobs init', () => {
 		expect(await snapshot(dir)).toEqual(before);
 	});
 
+	it('with a kinds.ts of the project own, writes no kinds migration and leaves kinds.ts as it is', async () => {
+		const dir = await scratchProject();
+		const kinds = "export const mine = defineJobKind({ name: 'mine.only', params });\n";
+		await mkdir(join(dir, 'supabase/functions/jobs-worker'), { recursive: true });
+		await writeFile(join(dir, 'supabase/functions/jobs-worker/kinds.ts'), kinds);
+		const result = await init({ cwd: dir, secret: 'x' });
+		expect(result.addedMigrations.some((f) => f.endsWith('_register_job_kinds.sql'))).toBe(false);
+		expect(result.addedMigrations.some((f) => f.endsWith('_supabase_jobs_extensions_and_schedules.sql'))).toBe(true);
+		expect(result.keptFunctionFiles).toContain('supabase/functions/jobs-worker/kinds.ts');
+		expect(await readFile(join(dir, 'supabase/functions/jobs-worker/kinds.ts'), 'utf8')).toBe(kinds);
+	});
+
 	it('refuses a folder that is not a Supabase project', async () => {
 		const empty = await mkdtemp(join(tmpdir(), 'sj-init-empty-'));
 		scratch.push(empty);
@@ -188,8 +262,8 @@ describe('npx supabase-jobs init', () => {
 		try {
 			await applyCompat(url);
 			const applied = await applyMigrations(url, join(project, 'supabase/migrations'));
-			// The package's, the user's two and the upgrade's stand-in (a comment only).
-			expect(applied).toHaveLength((await packageMigrations()).length + 3);
+			// The package's, init's two, the user's two and the upgrade's stand-in (a comment only).
+			expect(applied).toHaveLength((await packageMigrations()).length + 5);
 			const sql = postgres(url, { max: 1, onnotice: () => {} });
 			try {
 				const [row] = await sql<{ jobs: string | null; analyses: string | null; enqueue: string | null }[]>`
@@ -199,6 +273,11 @@ describe('npx supabase-jobs init', () => {
 				expect(row).toEqual({ jobs: 'jobs', analyses: null, enqueue: expect.stringContaining('job_enqueue') });
 				const [job] = await sql`select status from public.job_enqueue('extract', '{"filename":"a.txt"}'::jsonb)`;
 				expect(job!.status).toBe('queued');
+				// init's own two: the template's kind registered, the schedules installed (here in the pg_cron stand-in).
+				const kinds = await sql`select kind from supabase_jobs.job_kinds where job_table = 'jobs'`;
+				expect(kinds.map((k) => k.kind)).toEqual(['example.word-count']);
+				const schedules = await sql`select jobname from cron.job where jobname like 'supabase-jobs-%'`;
+				expect(schedules.length).toBeGreaterThanOrEqual(3);
 			} finally {
 				await sql.end();
 			}

@@ -3,8 +3,8 @@
  * prepack), the tarball installed into a throwaway project from the local file
  * (its other dependencies at the repository's own versions), then tried the
  * ways people use it: plain Node, strict TypeScript, a SvelteKit app built and
- * served, `init` followed by the generated function under `deno run`, and
- * are-the-types-wrong over every entry.
+ * served, `init` followed by the generated function under `deno run`, `doctor`
+ * from the installed bin, and are-the-types-wrong over every entry.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -238,6 +238,29 @@ describe('the packed package', () => {
 		},
 		SLOW,
 	);
+
+	it('npx supabase-jobs doctor runs from the installed package: its own migrations, the app kinds.ts, one line per check', async () => {
+		// The test database has every migration and check but the Vault secrets (none set here).
+		const run = await exec(join(app, 'node_modules/.bin/supabase-jobs'), ['doctor', '--db-url', db.url], {
+			cwd: app,
+		}).then(
+			(r) => ({ code: 0, stdout: r.stdout }),
+			(e: { code: number; stdout: string }) => e,
+		);
+		const marks = run.stdout.match(/^[✓✗–] [^:]+/gm);
+		expect(marks, run.stdout).toEqual([
+			'✓ migrations',
+			'✓ pg_net',
+			'✓ pg_cron',
+			'✓ schedules',
+			'✗ Vault secrets',
+			'– worker function',
+			'✓ kinds',
+			'✓ Realtime policies',
+		]);
+		expect(run.stdout).toContain('example.word-count');
+		expect(run.code).toBe(1);
+	});
 
 	it('are-the-types-wrong: no problem for node16 (ESM) and bundler resolution on any entry', async () => {
 		const attw = join(repo, 'node_modules/@arethetypeswrong/cli/dist/index.js');

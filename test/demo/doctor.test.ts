@@ -1,0 +1,316 @@
+/**
+ * `npx supabase-jobs doctor`, run as a user runs it (node bin/supabase-jobs.mjs
+ * doctor), against the local stack set up the way a user's project is: a
+ * folder `init` wrote, its migrations applied to a fresh database (with the
+ * stand-ins for pg_net, pg_cron and Vault), the worker function under Deno
+ * behind the stand-in's /functions/v1, the two Vault secrets. Healthy, every
+ * check passes; with each prerequisite broken in turn, exactly that check
+ * fails (a check that depends on it says it was not checked) and the exit
+ * code is 1.
+ */
+import postgres from 'postgres';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { packageMigrations } from '../../bin/init.mjs';
+import { scheduleNames } from '../../bin/package-facts.mjs';
+import { applyCompat, applyMigrations, withDatabase } from '../../src/local/postgres/migrate.ts';
+import { createStandin, type Standin } from '../../src/local/standin/server.ts';
+import { DEMO_JWT_SECRET } from '../../src/local/demo/stack.ts';
+import { setWorkerSecrets } from '../kick/worker-secrets.ts';
+import { freePort, startDenoWorker, WORKER_SECRET, type DenoWorker } from '../worker/helpers/deno-worker.ts';
+
+const bin = resolve('bin/supabase-jobs.mjs');
+const KINDS = 'supabase/functions/jobs-worker/kinds.ts';
+const LABELS = [
+	'migrations',
+	'pg_net',
+	'pg_cron',
+	'schedules',
+	'Vault secrets',
+	'worker function',
+	'kinds',
+	'Realtime policies',
+] as const;
+type Label = (typeof LABELS)[number];
+
+let project: string;
+let dbName: string;
+let dbUrl: string;
+let sql: postgres.Sql;
+let worker: DenoWorker;
+let standin: Standin;
+let functionUrl: string;
+
+interface DoctorRun {
+	code: number;
+	stdout: string;
+	/** Label -> mark (✓, ✗, –) of each check line. */
+	marks: Map<string, string>;
+}
+
+/** Runs the bin as a user would, with SUPABASE_DB_URL or the given flags. */
+function doctor(args: string[] = [], env: Record<string, string> = {}): Promise<DoctorRun> {
+	return new Promise((done, reject) => {
+		execFile(
+			process.execPath,
+			[bin, 'doctor', '--cwd', project, ...args],
+			{ env: { ...process.env, SUPABASE_DB_URL: '', ...env }, timeout: 60_000 },
+			(error, stdout) => {
+				if (error && typeof error.code !== 'number') return reject(error);
+				const marks = new Map<string, string>();
+				for (const line of stdout.split('\n')) {
+					const m = /^([✓✗–]) ([^:]+):/.exec(line);
+					if (m) marks.set(m[2]!, m[1]!);
+				}
+				done({ code: typeof error?.code === 'number' ? error.code : 0, stdout, marks });
+			},
+		);
+	});
+}
+
+const withDb = () => ['--db-url', dbUrl];
+
+beforeAll(async () => {
+	project = await mkdtemp(join(tmpdir(), 'sj-doctor-'));
+	await mkdir(join(project, 'supabase'), { recursive: true });
+	await writeFile(join(project, 'supabase/config.toml'), 'project_id = "doctor"\n');
+	await new Promise<void>((done, reject) =>
+		execFile(process.execPath, [bin, 'init', '--cwd', project], (e) => (e ? reject(e) : done())),
+	);
+
+	const adminUrl = inject('adminUrl');
+	dbName = `sj_doctor_${randomUUID().slice(0, 8)}`;
+	const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+	try {
+		await admin.unsafe(`create database ${dbName}`);
+	} finally {
+		await admin.end();
+	}
+	dbUrl = withDatabase(adminUrl, dbName);
+	await applyCompat(dbUrl);
+	await applyMigrations(dbUrl, join(project, 'supabase/migrations'));
+	sql = postgres(dbUrl, { max: 2, onnotice: () => {} });
+
+	worker = await startDenoWorker(dbUrl);
+	standin = await createStandin({
+		databaseUrl: dbUrl,
+		jwtSecret: DEMO_JWT_SECRET,
+		functions: { 'jobs-worker': { url: worker.url, verifyJwt: false } },
+	});
+	functionUrl = `${standin.url}/functions/v1/jobs-worker`;
+	await setWorkerSecrets(sql, functionUrl, WORKER_SECRET);
+});
+
+afterAll(async () => {
+	await standin?.close();
+	await worker?.stop();
+	await sql?.end({ timeout: 5 });
+	if (dbName) {
+		const admin = postgres(inject('adminUrl'), { max: 1, onnotice: () => {} });
+		await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+		await admin.end();
+	}
+	if (project) await rm(project, { recursive: true, force: true });
+});
+
+describe('npx supabase-jobs doctor', () => {
+	it('on a healthy project every check passes, one line each, exit 0, and no secret value is printed', async () => {
+		const run = await doctor([], { SUPABASE_DB_URL: dbUrl });
+		console.log(`[doctor output, healthy]\n${run.stdout}`);
+		expect(run.code).toBe(0);
+		expect([...run.marks.keys()]).toEqual([...LABELS]);
+		expect([...run.marks.values()].every((m) => m === '✓')).toBe(true);
+		expect(run.stdout).toContain(`All ${LABELS.length} checks passed.`);
+		expect(run.stdout).toContain('example.word-count');
+		expect(run.stdout).not.toContain(WORKER_SECRET);
+		expect(run.stdout).not.toMatch(/fix:/);
+	});
+
+	const lastMigration = async () => `supabase_jobs_${(await packageMigrations()).at(-1)!.name}`;
+	const reclaim = async () => scheduleNames(await packageMigrations()).find((n) => n.includes('reclaim'))!;
+	const rename = (from: string, to: string) => `update vault.secrets set name = '${to}' where name = '${from}'`;
+
+	interface Broken {
+		what: string;
+		fails: Label;
+		/** Checks that depend on the broken one and say they were not checked. */
+		notChecked?: Label[];
+		/** What the failing line says, and its fix. */
+		says: RegExp;
+		fix: RegExp;
+		/** Breaks it; returns what puts it back. */
+		breakIt: () => Promise<() => Promise<unknown>>;
+		args?: () => Promise<string[]>;
+	}
+
+	let always200: Server | null = null;
+	const broken: Broken[] = [
+		{
+			what: 'a migration of this version not applied',
+			fails: 'migrations',
+			says: /migrations: 1 of supabase-jobs \S+ not applied: \w+$/m,
+			fix: /fix: supabase db push$/m,
+			breakIt: async () => {
+				const name = await lastMigration();
+				const [row] = await sql`delete from supabase_migrations.schema_migrations where name = ${name} returning *`;
+				return () =>
+					sql`insert into supabase_migrations.schema_migrations (version, name, statements) values (${row!.version}, ${row!.name}, ${row!.statements})`;
+			},
+		},
+		{
+			what: 'pg_net absent',
+			fails: 'pg_net',
+			says: /pg_net: not installed \(net\.http_post\(.*\) is missing\)/,
+			fix: /fix: create extension if not exists pg_net with schema extensions;/,
+			breakIt: async () => {
+				await sql`alter schema net rename to net_switched_off`;
+				return () => sql`alter schema net_switched_off rename to net`;
+			},
+		},
+		{
+			what: 'pg_cron absent',
+			fails: 'pg_cron',
+			notChecked: ['schedules'],
+			says: /pg_cron: not installed/,
+			fix: /fix: create extension if not exists pg_cron with schema pg_catalog;.*install_schedules\(\)/,
+			breakIt: async () => {
+				await sql`alter schema cron rename to cron_switched_off`;
+				return () => sql`alter schema cron_switched_off rename to cron`;
+			},
+		},
+		{
+			what: 'a schedule missing',
+			fails: 'schedules',
+			says: /schedules: supabase-jobs-reclaim not installed/,
+			fix: /fix: select supabase_jobs\.install_schedules\(\);/,
+			breakIt: async () => {
+				await sql`select cron.unschedule(${await reclaim()})`;
+				return () => sql`select supabase_jobs.install_schedules()`;
+			},
+		},
+		{
+			what: 'the Vault secret with the worker URL missing',
+			fails: 'Vault secrets',
+			notChecked: ['worker function'],
+			says: /Vault secrets: supabase_jobs_worker_url missing/,
+			fix: /fix: select vault\.create_secret\('https:\/\/<project-ref>\.supabase\.co\/functions\/v1\/jobs-worker', 'supabase_jobs_worker_url'\);/,
+			breakIt: async () => {
+				await sql.unsafe(rename('supabase_jobs_worker_url', 'switched_off_url'));
+				return () => sql.unsafe(rename('switched_off_url', 'supabase_jobs_worker_url'));
+			},
+		},
+		{
+			what: 'the Vault secret with the worker secret missing',
+			fails: 'Vault secrets',
+			notChecked: ['worker function'],
+			says: /Vault secrets: supabase_jobs_worker_secret missing/,
+			fix: /fix: select vault\.create_secret\('<the JOBS_WORKER_SECRET of the function>', 'supabase_jobs_worker_secret'\);/,
+			breakIt: async () => {
+				await sql.unsafe(rename('supabase_jobs_worker_secret', 'switched_off_secret'));
+				return () => sql.unsafe(rename('switched_off_secret', 'supabase_jobs_worker_secret'));
+			},
+		},
+		{
+			what: 'the function down (nothing answers at its URL)',
+			fails: 'worker function',
+			says: /worker function: http:\/\/127\.0\.0\.1:\d+\/functions\/v1\/jobs-worker does not answer \(ECONNREFUSED/,
+			fix: /fix: supabase functions deploy jobs-worker/,
+			breakIt: async () => async () => {},
+			args: async () => ['--function-url', `http://127.0.0.1:${await freePort()}/functions/v1/jobs-worker`],
+		},
+		{
+			what: 'the function answering 200 without the secret',
+			fails: 'worker function',
+			says: /answers 200 to a call without the secret/,
+			fix: /fix: supabase functions deploy jobs-worker/,
+			breakIt: async () => {
+				always200 = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+				await new Promise<void>((done) => always200!.listen(0, '127.0.0.1', done));
+				return () => new Promise((done) => always200!.close(done));
+			},
+			args: async () => {
+				const address = always200!.address() as { port: number };
+				return ['--function-url', `http://127.0.0.1:${address.port}/functions/v1/jobs-worker`];
+			},
+		},
+		{
+			what: "the function's secret differing from Vault's (the signed wake-up refused)",
+			fails: 'worker function',
+			says: /refuses a wake-up signed with Vault's supabase_jobs_worker_secret/,
+			fix: /fix: supabase secrets set JOBS_WORKER_SECRET=<the value of supabase_jobs_worker_secret in Vault>/,
+			breakIt: async () => {
+				await sql`update vault.secrets set secret = 'another-secret-of-enough-length' where name = 'supabase_jobs_worker_secret'`;
+				return () => sql`update vault.secrets set secret = ${WORKER_SECRET} where name = 'supabase_jobs_worker_secret'`;
+			},
+		},
+		{
+			what: 'a kind of kinds.ts unregistered',
+			fails: 'kinds',
+			says: /kinds: example\.word-count of supabase\/functions\/jobs-worker\/kinds\.ts not registered/,
+			fix: /select supabase_jobs\.register_job_kind\('example\.word-count'\);/,
+			breakIt: async () => {
+				await sql`delete from supabase_jobs.job_kinds where kind = 'example.word-count'`;
+				return () => sql`select supabase_jobs.register_job_kind('example.word-count')`;
+			},
+		},
+		{
+			what: 'kinds.ts declaring a kind no migration registers (drift)',
+			fails: 'kinds',
+			says: /kinds: example\.summary of supabase\/functions\/jobs-worker\/kinds\.ts not registered/,
+			fix: /supabase migration new register_job_kinds, with:\n\s+select supabase_jobs\.register_job_kind\('example\.summary'\);\n\s+then supabase db push/,
+			breakIt: async () => {
+				const path = join(project, KINDS);
+				const before = await readFile(path, 'utf8');
+				await writeFile(
+					path,
+					`${before}\nexport const summary = defineJobKind({\n\tname: 'example.summary',\n\tparams: z.object({ text: z.string() }),\n});\n`,
+				);
+				return () => writeFile(path, before);
+			},
+		},
+		{
+			what: 'the Realtime policy dropped',
+			fails: 'Realtime policies',
+			says: /Realtime policies: supabase_jobs_read_job_topics missing on realtime\.messages/,
+			fix: /fix: create policy supabase_jobs_read_job_topics on realtime\.messages for select to authenticated/,
+			breakIt: async () => {
+				await sql`alter policy supabase_jobs_read_job_topics on realtime.messages rename to switched_off`;
+				return () => sql`alter policy switched_off on realtime.messages rename to supabase_jobs_read_job_topics`;
+			},
+		},
+	];
+
+	for (const b of broken)
+		it(`with ${b.what}, only "${b.fails}" fails, with its fix, and the exit code is 1`, async () => {
+			const restore = await b.breakIt();
+			let run: DoctorRun;
+			try {
+				run = await doctor([...withDb(), ...((await b.args?.()) ?? [])]);
+			} finally {
+				await restore();
+			}
+			if (process.env.DEBUG_DOCTOR) console.log(`[doctor output, ${b.what}]\n${run.stdout}`);
+			expect(run.code, run.stdout).toBe(1);
+			expect([...run.marks.keys()]).toEqual([...LABELS]);
+			for (const label of LABELS) {
+				const expected = label === b.fails ? '✗' : b.notChecked?.includes(label) ? '–' : '✓';
+				expect(`${label}: ${run.marks.get(label)}`, run.stdout).toBe(`${label}: ${expected}`);
+			}
+			expect(run.stdout).toMatch(b.says);
+			expect(run.stdout).toMatch(b.fix);
+			expect(run.stdout.match(/fix:/g)).toHaveLength(1);
+			expect(run.stdout).not.toContain(WORKER_SECRET);
+		});
+
+	it('without a database to check it says how to name one and exits 2', async () => {
+		const run = await doctor();
+		expect(run.code).toBe(2);
+		expect(run.stdout).toContain('--db-url');
+		expect(run.marks.size).toBe(0);
+	});
+});
