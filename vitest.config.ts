@@ -1,5 +1,10 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { ensureSvelteKitSync } from './scripts/svelte-kit-sync.mjs';
+
+// tsconfig.json extends .svelte-kit/tsconfig.json: write it before Vite reads it,
+// so `npx vitest run <anything>` works on a fresh clone in any order.
+ensureSvelteKitSync();
 
 // Two projects share one run (and one closing-line reporter):
 // - 'node': the database and worker tests. Test files are isolated (a database

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: supabase-jobs against pg-boss and graphile-worker, measured
  * in the same run on the same embedded PostgreSQL 17 (one database each).
- * Prints markdown tables and writes them to bench/results.md.
+ * Prints markdown tables and writes them into docs/benchmarks.md, between its
+ * `<!-- bench:results -->` markers (the page's prose around them is kept).
  *
  * Next to the peers, the server's own limits in the same run (bench/bare-sql.ts:
  * the commit ceiling and bare-SQL enqueue / claim + complete), so each
@@ -24,7 +25,6 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import * as prettier from 'prettier';
 import { startLocalPostgres } from '../src/local/postgres/embedded.ts';
 import { withDatabase, prepareDatabase } from '../src/local/postgres/migrate.ts';
 import { bareSql } from './bare-sql.ts';
@@ -35,6 +35,7 @@ import { KEYED_TABLE, ours, tickCost } from './ours.ts';
 import { pgBoss } from './pgboss.ts';
 import { messagesPerJob } from './realtime-messages.ts';
 import { realtimeWatchMemory } from './realtime-watch.ts';
+import { RESULTS_PAGE, writeResultsPage } from './results-page.ts';
 import { median, percentile, repeat, sleep } from './stats.ts';
 import type { BenchSystem } from './system.ts';
 
@@ -618,12 +619,9 @@ async function main(): Promise<void> {
 		out.push('## How each system was driven', '');
 		for (const s of systems) for (const note of s.notes) out.push(`- ${s.name}: ${note}`);
 		out.push('', `Whole run: ${fmt((performance.now() - wallStart) / 1000, 0)} s.`, '');
-		// Formatted as the repository's prettier would (aligned tables), so the file passes `npm run lint` as written.
-		const file = join(here, 'results.md');
-		const text = await prettier.format(out.join('\n'), { ...(await prettier.resolveConfig(file)), filepath: file });
-		console.log(text);
-		await writeFile(file, text);
-		log('wrote bench/results.md');
+		console.log(out.join('\n'));
+		await writeResultsPage(join(root, RESULTS_PAGE), out.join('\n'));
+		log(`wrote ${RESULTS_PAGE}`);
 	} finally {
 		for (const s of [...systems, withHistory, noRealtime])
 			await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));

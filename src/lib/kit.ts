@@ -10,6 +10,7 @@ import {
 	isJobError,
 	isJobNotFoundError,
 	isPermissionDeniedError,
+	isQuotaExceededError,
 	type JobError,
 } from './errors.ts';
 
@@ -25,21 +26,25 @@ const kit: typeof import('@sveltejs/kit') | null = await import('@sveltejs/kit')
  * @example
  * return json({ error: e.message }, { status: httpStatusOf(e) ?? 500 });
  */
-export function httpStatusOf(raw: unknown): 400 | 403 | 404 | 409 | null {
+export function httpStatusOf(raw: unknown): 400 | 403 | 404 | 409 | 429 | null {
 	const e = fromPostgresError(raw);
 	if (isJobNotFoundError(e)) return 404;
 	if (isJobAlreadyFinishedError(e)) return 409; // includes JobCancelledError
 	if (isInvalidJobInputError(e)) return 400;
 	if (isPermissionDeniedError(e)) return 403;
+	if (isQuotaExceededError(e)) return 429;
 	return null;
 }
 
 /**
  * Throws SvelteKit's `error(status, { message, code })` for a job error:
  * not found -> 404, already finished or cancelled -> 409, invalid input -> 400
- * (with `field`), permission -> 403. Raw database errors (postgres.js or
- * PostgREST) are translated first. Anything else is rethrown unchanged, so a
- * bug stays a 500 instead of becoming a polite 4xx.
+ * (with `field`), permission -> 403, quota exceeded -> 429 (with `quota`, the
+ * limit reached). Raw database errors (postgres.js or PostgREST) are translated
+ * first. Anything else (JobNotRunningError, IllegalTransitionError,
+ * StaleAfterRequiredError, UnknownJobTableError: a worker's or a developer's
+ * mistake, not the user's) is rethrown unchanged, so a bug stays a 500 instead
+ * of becoming a polite 4xx.
  *
  * @example
  * // src/routes/jobs/[id]/+page.server.ts
@@ -55,9 +60,13 @@ export function toHttpError(e: unknown): never {
 	const mapped = fromPostgresError(e);
 	const status = httpStatusOf(mapped);
 	if (status === null || !isJobError(mapped)) throw e;
-	const body: { message: string; code: string; field?: string } = { message: mapped.message, code: mapped.code };
-	const field = (mapped as JobError & { field?: unknown }).field;
+	const body: { message: string; code: string; field?: string; quota?: string } = {
+		message: mapped.message,
+		code: mapped.code,
+	};
+	const { field, quota } = mapped as JobError & { field?: unknown; quota?: unknown };
 	if (typeof field === 'string') body.field = field;
+	if (typeof quota === 'string') body.quota = quota;
 	if (!kit) throw new Error('supabase-jobs/kit: toHttpError needs @sveltejs/kit (npm i @sveltejs/kit)', { cause: e });
 	// The cast lets projects whose App.Error declares more fields still compile.
 	return kit.error(status, body as unknown as App.Error);

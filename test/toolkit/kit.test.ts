@@ -8,6 +8,7 @@ import {
 	JobNotFoundError,
 	JobNotRunningError,
 	PermissionDeniedError,
+	QuotaExceededError,
 	StaleAfterRequiredError,
 } from '../../src/lib/errors.ts';
 
@@ -27,6 +28,7 @@ describe('toHttpError translates job errors at the SvelteKit boundary', () => {
 		[new JobCancelledError('cancelled by the user'), 409],
 		[new InvalidJobInputError('params must be an object', { field: 'params' }), 400],
 		[new PermissionDeniedError('not yours'), 403],
+		[new QuotaExceededError('too many jobs waiting'), 429],
 	])('%s -> %i', (e, status) => {
 		const out = thrown(e);
 		expect(isHttpError(out, status)).toBe(true);
@@ -42,6 +44,17 @@ describe('toHttpError translates job errors at the SvelteKit boundary', () => {
 		const out = thrown({ code: 'PT404', message: 'job not found', details: null, hint: null });
 		expect(isHttpError(out, 404)).toBe(true);
 		expect(httpStatusOf({ code: '42501', message: 'permission denied for function job_claim' })).toBe(403);
+	});
+
+	it('a quota error, raw from PostgREST (PT429), is a 429 naming the limit reached', () => {
+		const out = thrown({ code: 'PT429', message: 'quota exceeded', details: 'quota=max_active_per_owner', hint: null });
+		expect(isHttpError(out, 429)).toBe(true);
+		expect((out as { body: unknown }).body).toEqual({
+			message: 'quota exceeded',
+			code: 'quota_exceeded',
+			quota: 'max_active_per_owner',
+		});
+		expect(httpStatusOf({ code: 'PT429', message: 'quota exceeded' })).toBe(429);
 	});
 
 	it('rethrows everything else unchanged, so a bug stays a 500', () => {

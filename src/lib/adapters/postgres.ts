@@ -121,7 +121,7 @@ function statement<F extends JobFunctionName>(
  * import { JobStore, postgresAdapter } from 'supabase-jobs';
  *
  * const sql = postgres(process.env.SUPABASE_DB_URL!, { prepare: false, max: 1 });
- * const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+ * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
  * ```
  * @example
  * ```ts

@@ -530,7 +530,7 @@ const READS_PER_CALL = 500;
  * @example
  * ```ts
  * // The route: write the row, then send the task.
- * const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+ * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
  * const job = await store.enqueue('extract', { params: { filename: file.name }, payload: await file.bytes() });
  * await queue.send({ jobId: job.id });
  *
@@ -562,7 +562,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * @example
 	 * ```ts
 	 * const store = new JobStore(supabaseAdapter(supabase));
-	 * const worker = new JobStore(postgresAdapter(sql), { table: 'exports', staleAfter: 300 });
+	 * const worker = new JobStore(postgresAdapter(sql), { table: 'exports', staleAfterMs: 300_000 });
 	 * ```
 	 */
 	constructor(adapter: JobAdapter, options: JobStoreOptions = {}) {
