@@ -34,18 +34,6 @@ export {
 	StageInterruptedError,
 	TimeoutError,
 	isJobError,
-	isJobNotFoundError,
-	isJobAlreadyFinishedError,
-	isJobCancelledError,
-	isJobNotRunningError,
-	isIllegalTransitionError,
-	isInvalidJobInputError,
-	isStaleAfterRequiredError,
-	isUnknownJobTableError,
-	isPermissionDeniedError,
-	isQuotaExceededError,
-	isStageInterruptedError,
-	isTimeoutError,
 	type JobErrorCode,
 	type JobErrorOptions,
 	type JobErrorJSON,
@@ -129,7 +117,7 @@ export { createWorker } from './worker/create-worker.ts';
 export type { CreateWorkerOptions, JobWorker, KickReport, KickStop } from './worker/create-worker.ts';
 export { defineJobHandler } from './worker/job-handler.ts';
 export type { JobHandler, JobHandlerContext, JobHandlerOptions, JobHandlerResult } from './worker/job-handler.ts';
-export { JobUserError, isJobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
+export { JobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
 export { WaitingForChildren, isWaitingForChildren } from './worker/waiting-for-children.ts';
 export {
 	pickLocale,

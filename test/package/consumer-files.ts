@@ -61,7 +61,6 @@ import {
 	createWorker,
 	defineJobHandler,
 	defineJobKind,
-	isJobNotFoundError,
 	postgresAdapter,
 	type Job,
 	type JobHandler,
@@ -97,7 +96,7 @@ export const worker = createWorker({ store, handlers: [handler], secret: 'a-secr
 export const runner: WorkerRunner = runWorkers({ sql, store, handlers: [handler], concurrency: 2 });
 
 export function status(e: unknown): number | null {
-	if (isJobNotFoundError(e)) toHttpError(e);
+	if (isJobError(e, 'job_not_found')) toHttpError(e);
 	return httpStatusOf(e);
 }
 

@@ -88,7 +88,7 @@ interface ActivePhase {
  *   const table = await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
  *   await store.succeed(job.id, { timings: tracker.timings() });
  * } catch (e) {
- *   if (isStageInterruptedError(e)) return;
+ *   if (isJobError(e, 'stage_interrupted')) return;
  *   throw e;
  * }
  */

@@ -56,7 +56,7 @@ export interface RunCancellableOptions {
  *   );
  *   await store.succeed(jobId);
  * } catch (e) {
- *   if (isStageInterruptedError(e)) return; // the user cancelled: not a failure
+ *   if (isJobError(e, 'stage_interrupted')) return; // the user cancelled: not a failure
  *   throw e;
  * }
  */

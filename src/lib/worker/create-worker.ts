@@ -4,7 +4,7 @@
  * answers 202 at once and works in the background, within the isolate's
  * wall clock.
  */
-import { isJobNotFoundError, isUnknownJobTableError } from '../errors.ts';
+import { isJobError } from '../errors.ts';
 import type { Job } from '../store/job.ts';
 import { JobStore } from '../store/job-store.ts';
 import type { RetryBackoff } from './backoff.ts';
@@ -226,7 +226,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		try {
 			seen = await store.get(id);
 		} catch (e) {
-			if (isJobNotFoundError(e)) return { ...report, stoppedBy: 'not_found' };
+			if (isJobError(e, 'job_not_found')) return { ...report, stoppedBy: 'not_found' };
 			throw e;
 		}
 		if (seen.status !== 'queued') return { ...report, stoppedBy: 'not_queued' };
@@ -333,7 +333,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		try {
 			return kick.jobId ? await claimNamed(store, kick.jobId, report) : await drain(store, kick.kind ?? null, report);
 		} catch (e) {
-			if (isUnknownJobTableError(e)) {
+			if (isJobError(e, 'unknown_job_table')) {
 				logger.warn(`${PREFIX} a wake-up named the job table "${store.table}", which does not exist`);
 				return { ...report, stoppedBy: 'unknown_table' };
 			}

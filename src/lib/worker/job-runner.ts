@@ -4,15 +4,7 @@
  * (succeed / fail / retry / release) according to how the handler ended.
  * Shared by the edge worker and the Node runner.
  */
-import {
-	isInvalidJobInputError,
-	isJobAlreadyFinishedError,
-	isJobCancelledError,
-	isJobNotFoundError,
-	isJobNotRunningError,
-	isStageInterruptedError,
-	StageInterruptedError,
-} from '../errors.ts';
+import { StageInterruptedError, isJobError } from '../errors.ts';
 import { LazyAbort } from '../internal/lazy-abort.ts';
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
@@ -21,7 +13,6 @@ import { ProgressTracker } from '../toolkit/progress-tracker.ts';
 import type { Ticker } from '../toolkit/ticker.ts';
 import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
 import type { HandlerRegistry, JobHandler } from './job-handler.ts';
-import { isJobUserError } from './job-user-error.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAILURE } from './messages.ts';
 import { estimateSeconds, type PlanSource } from './plan-source.ts';
@@ -135,7 +126,7 @@ export class RunningJob {
 				return true;
 			},
 			(e: unknown) => {
-				if (!(isJobAlreadyFinishedError(e) || isJobNotRunningError(e) || isJobNotFoundError(e))) {
+				if (!(isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_running') || isJobError(e, 'job_not_found'))) {
 					this.#logger.error(`${PREFIX} job ${id}: could not release it (${reason}); reclaim will readmit it`, e);
 				}
 				return false;
@@ -252,7 +243,7 @@ export class JobRunner {
 		try {
 			params = handler.kind.parseParams(job.params) as Record<string, unknown>;
 		} catch (e) {
-			if (!isInvalidJobInputError(e)) throw e;
+			if (!isJobError(e, 'invalid_input')) throw e;
 			logger.warn(`${PREFIX} job ${job.id}: its params no longer satisfy the schema of ${job.kind}: ${e.message}`);
 			entry.markClosing();
 			return await this.#close(job, 'failed', () =>
@@ -286,8 +277,8 @@ export class JobRunner {
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
-				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e))
-					haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
+				if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found') || isJobError(e, 'job_not_running'))
+					haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
 				throw e;
 			}
 		};
@@ -299,7 +290,7 @@ export class JobRunner {
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
-				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e)) haltOn('no longer ours', e);
+				if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found')) haltOn('no longer ours', e);
 				throw e;
 			}
 		};
@@ -440,11 +431,11 @@ export class JobRunner {
 				}),
 			);
 		}
-		if (isStageInterruptedError(error)) {
+		if (isJobError(error, 'stage_interrupted')) {
 			logger.info(`${PREFIX} job ${job.id}: the handler was interrupted (${error.message})`);
 			return 'cancelled';
 		}
-		if (isJobUserError(error)) {
+		if (isJobError(error, 'job_user_error')) {
 			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
 			return await this.#close(job, 'failed', () =>
 				store.fail(job.id, error.sentenceFor(job.locale), {
@@ -502,12 +493,12 @@ export class JobRunner {
 			return value === 'failed' || value === 'retried' ? value : outcome;
 		} catch (e) {
 			const { logger } = this.#s;
-			if (isJobCancelledError(e)) {
+			if (isJobError(e, 'job_cancelled')) {
 				// The system did exactly what it was told: log and move on, no alert.
 				logger.info(`${PREFIX} job ${job.id} was cancelled before its ${outcome} could land; left cancelled`);
 				return 'cancelled';
 			}
-			if (isJobAlreadyFinishedError(e) || isJobNotRunningError(e) || isJobNotFoundError(e)) {
+			if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_running') || isJobError(e, 'job_not_found')) {
 				logger.warn(`${PREFIX} job ${job.id}: no longer this run's to close (${e.code}); another attempt owns it`);
 				return 'lost';
 			}
@@ -518,8 +509,8 @@ export class JobRunner {
 				await this.#fallbackFail(job);
 				return 'failed';
 			} catch (fallback) {
-				if (isJobAlreadyFinishedError(fallback) || isJobNotRunningError(fallback) || isJobNotFoundError(fallback)) {
-					return isJobCancelledError(fallback) ? 'cancelled' : 'lost';
+				if (isJobError(fallback, 'job_already_finished') || isJobError(fallback, 'job_not_running') || isJobError(fallback, 'job_not_found')) {
+					return isJobError(fallback, 'job_cancelled') ? 'cancelled' : 'lost';
 				}
 				logger.error(`${PREFIX} job ${job.id}: could not close it as failed either; reclaim will readmit it`, fallback);
 				return 'lost';

@@ -68,20 +68,3 @@ export class JobUserError extends JobError {
 		return pickLocale(this.sentences, locale);
 	}
 }
-
-/**
- * True for a {@link JobUserError}, even one from another copy of the package.
- *
- * @example
- * ```ts
- * if (isJobUserError(e)) await store.fail(job.id, e.sentenceFor(job.locale));
- * ```
- */
-export function isJobUserError(e: unknown): e is JobUserError {
-	return (
-		typeof e === 'object' &&
-		e !== null &&
-		(e as { code?: unknown }).code === 'job_user_error' &&
-		typeof (e as { sentenceFor?: unknown }).sentenceFor === 'function'
-	);
-}
