@@ -13,10 +13,6 @@ import type { JobUserError } from './worker/job-user-error.ts';
 
 /**
  * Every code a {@link JobError} can carry; other strings are allowed for forward compatibility.
- *
- * @example
- * const code: JobErrorCode = e.code;
- * if (code === 'job_cancelled') return;
  */
 export type JobErrorCode =
 	| 'job_not_found'
@@ -36,9 +32,6 @@ export type JobErrorCode =
 
 /**
  * What every error constructor here accepts besides the message.
- *
- * @example
- * throw new JobNotFoundError('no job 42', { cause: pgError, details: pgError.detail });
  */
 export interface JobErrorOptions {
 	/** The error this one translates (a postgres.js or PostgREST error, an abort reason). */
@@ -51,9 +44,6 @@ export interface JobErrorOptions {
 
 /**
  * The JSON shape of a {@link JobError} (what `toJSON()` returns).
- *
- * @example
- * const body: JobErrorJSON = error.toJSON();
  */
 export interface JobErrorJSON {
 	name: string;

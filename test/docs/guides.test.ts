@@ -198,6 +198,8 @@ describe('the English guides’ snippets', () => {
 				'supabase-jobs/svelte': [join(ROOT, 'src/lib/svelte/index.ts')],
 				'supabase-jobs/kit': [join(ROOT, 'src/lib/kit.ts')],
 				'supabase-jobs/node': [join(ROOT, 'src/lib/node.ts')],
+				'supabase-jobs/worker': [join(ROOT, 'src/lib/worker.ts')],
+				'supabase-jobs/adapter': [join(ROOT, 'src/lib/adapter.ts')],
 				'$lib/*': [join(project, 'src/lib/*')],
 			},
 		};

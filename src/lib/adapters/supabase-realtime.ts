@@ -24,11 +24,6 @@ const BATCH_EVENT = 'jobs';
 
 /**
  * The part of a realtime-js `RealtimeChannel` this module uses.
- *
- * @example
- * ```ts
- * const channel: SupabaseChannelLike = supabase.channel('job:' + id, { config: { private: true } });
- * ```
  */
 export interface SupabaseChannelLike {
 	on(
@@ -43,12 +38,6 @@ export interface SupabaseChannelLike {
  * The part of a supabase-js `SupabaseClient` the Realtime capability uses:
  * `realtime.setAuth()` (the documented step before joining a private
  * channel), `channel()` and `removeChannel()`.
- *
- * @example
- * ```ts
- * import { createClient } from '@supabase/supabase-js';
- * const client: SupabaseRealtimeClient = createClient(url, key);
- * ```
  */
 export interface SupabaseRealtimeClient {
 	realtime: { setAuth(token?: string | null): Promise<void>; accessTokenValue?: string | null };

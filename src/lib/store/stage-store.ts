@@ -10,11 +10,6 @@ import type { JobAdapter } from './adapter.ts';
 
 /**
  * Options of {@link StageStore}.
- *
- * @example
- * ```ts
- * new StageStore(adapter, STAGES, { table: 'documents' });
- * ```
  */
 export interface StageStoreOptions {
 	/** The record table carrying the stage columns, e.g. `documents` or `app.documents`. */
@@ -25,11 +20,6 @@ export interface StageStoreOptions {
 
 /**
  * How a run ends. Marking without a result keeps the previous result.
- *
- * @example
- * ```ts
- * await stages.finish(doc.id, 'summary', token, { status: 'done', result: summary });
- * ```
  */
 export interface StageFinish {
 	status: 'done' | 'failed';

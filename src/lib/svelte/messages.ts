@@ -7,10 +7,6 @@ import type { JobSnapshotStatus } from './types.ts';
 
 /**
  * Every string the components show.
- *
- * @example
- * const m: JobMessages = messagesFor('en');
- * m.status.running; // 'Running'
  */
 export interface JobMessages {
 	status: Record<JobSnapshotStatus, string>;
@@ -47,9 +43,6 @@ export interface JobMessages {
 
 /**
  * The shipped locales.
- *
- * @example
- * const l: JobLocale = 'pt-BR';
  */
 export type JobLocale = 'en' | 'pt-BR';
 

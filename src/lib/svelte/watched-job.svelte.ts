@@ -6,11 +6,6 @@ import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from
 
 /**
  * Options of {@link WatchedJob}.
- *
- * @example
- * ```ts
- * const job = WatchedJob.create(store, jobId, null, { children: true });
- * ```
  */
 export interface WatchedJobOptions {
 	/** Follow the job's children too (`job.children`): a parent's tree of bars. @default false */

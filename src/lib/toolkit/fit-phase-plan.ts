@@ -6,9 +6,6 @@ import { median, theilSenSlope, type Point } from '../internal/robust-stats.ts';
 
 /**
  * One job's timings as read back from `jobs.timings` (jsonb: be ready for anything).
- *
- * @example
- * const row: PhaseHistoryRow = { pdf: { seconds: 1.2, size: null }, table: { seconds: 41, size: 22000 } };
  */
 export type PhaseHistoryRow = Readonly<
 	Record<string, { seconds: number; size: number | null; start?: number } | null | undefined>
@@ -16,9 +13,6 @@ export type PhaseHistoryRow = Readonly<
 
 /**
  * Tuning for {@link fitPhasePlan}.
- *
- * @example
- * fitPhasePlan(rows, { minSizedSamples: 5, order: ['pdf', 'table', 'reading'] });
  */
 export interface FitPhasePlanOptions {
 	/**
@@ -39,10 +33,6 @@ export interface FitPhasePlanOptions {
 
 /**
  * What {@link fitPhasePlan} measured. Feed it to `PhasePlan.fromSeconds(fit.medians, { perKilochar: fit.perKilochar })`.
- *
- * @example
- * const fit = fitPhasePlan(rows);
- * if (fit) console.table(fit.medians);
  */
 export interface PhaseFit {
 	/** Phases in the order they run. */

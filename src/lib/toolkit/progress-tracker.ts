@@ -13,9 +13,6 @@ import type { JobStatusValue, Ticker } from './ticker.ts';
 
 /**
  * Options of {@link ProgressTracker}.
- *
- * @example
- * new ProgressTracker(store, job.id, { plan: PLAN, attempt: job.attempts, intervalMs: 2000, size: text.length });
  */
 export interface ProgressTrackerOptions {
 	plan: PhasePlan;
@@ -50,9 +47,6 @@ export interface ProgressTrackerOptions {
 
 /**
  * Options of {@link ProgressTracker.run}.
- *
- * @example
- * await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
  */
 export interface RunPhaseOptions {
 	/** This phase's input size, in the unit its slope was measured in. */

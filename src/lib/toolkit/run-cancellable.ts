@@ -8,9 +8,6 @@ const DEFAULT_INTERVAL_MS = 1000;
 
 /**
  * Options of {@link runCancellable}.
- *
- * @example
- * await runCancellable(work, { interrupted: store.cancellationWatch(id), intervalMs: 2000, signal: shutdown });
  */
 export interface RunCancellableOptions {
 	/**

@@ -21,11 +21,6 @@ import { WallClockBudget } from './wall-clock.ts';
 
 /**
  * Options of {@link createWorker}.
- *
- * @example
- * ```ts
- * const options: CreateWorkerOptions = { store, handlers, secret: Deno.env.get('JOBS_WORKER_SECRET')!, wallClockMs: 400_000 };
- * ```
  */
 export interface CreateWorkerOptions {
 	/** Claims and closes jobs. Its adapter also serves the other job tables a kick names. */
@@ -64,11 +59,6 @@ export interface CreateWorkerOptions {
  * clock; `shutdown` the worker is giving work back; `not_found`, `not_queued`,
  * `no_handler`, `not_claimed` (another worker was faster, or not available yet),
  * `unknown_table` for a named job.
- *
- * @example
- * ```ts
- * if (report.stoppedBy === 'over_budget') console.log('left queued for a fresh isolate');
- * ```
  */
 export type KickStop =
 	| 'empty'
@@ -83,12 +73,6 @@ export type KickStop =
 
 /**
  * What one wake-up did.
- *
- * @example
- * ```ts
- * const report: KickReport = await worker.process({ jobId });
- * report.outcomes.done; // 1
- * ```
  */
 export interface KickReport {
 	/** Ids of the jobs claimed, in claim order. */
@@ -101,12 +85,6 @@ export interface KickReport {
 /**
  * The worker: call it (or its `fetch`) with a Request. The extra members are
  * for servers and tests that want to wait on it.
- *
- * @example
- * ```ts
- * Deno.serve(worker);
- * await worker.idle(); // in a test: wait until the background work settled
- * ```
  */
 export interface JobWorker {
 	(req: Request): Promise<Response>;

@@ -30,11 +30,6 @@ import type { ChildInput } from '../store/job-store.ts';
  * - `released`: given back (shutdown, wall clock), the attempt not spent;
  * - `lost`: the row was no longer this run's to close (reclaimed, or the close failed and reclaim will readmit it);
  * - `waiting`: parked until its children end (`ctx.waitForChildren()`); it will be claimed again.
- *
- * @example
- * ```ts
- * const outcome: JobOutcome = await worker.runJob(job);
- * ```
  */
 export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost' | 'waiting';
 
@@ -42,10 +37,6 @@ export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released
  * Settings of a {@link JobRunner}.
  *
  * @internal
- * @example
- * ```ts
- * const settings: JobRunnerSettings = { handlers, plans, backoff: {}, tickIntervalMs: 1000, heartbeatMs: 5000, logger: console };
- * ```
  */
 export interface JobRunnerSettings {
 	handlers: HandlerRegistry;

@@ -8,11 +8,6 @@ import { pickLocale, type LocalizedText } from './messages.ts';
 
 /**
  * Options of {@link JobUserError}.
- *
- * @example
- * ```ts
- * const options: JobUserErrorOptions = { errorCode: 'unsupported_format', cause: e };
- * ```
  */
 export interface JobUserErrorOptions {
 	/**

@@ -4,9 +4,6 @@ import type { JobSnapshot, JobSnapshotStatus } from '../types.ts';
 
 /**
  * What a progress bar reads. A `WatchedJob` and a `JobSnapshot` both fit.
- *
- * @example
- * const view: JobProgressView = { status: 'running', progress: 40, stage: 'table', attempts: 1 };
  */
 export interface JobProgressView {
 	readonly status: JobSnapshotStatus | null;
