@@ -74,6 +74,7 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 	'supabase-jobs/worker': {
 		file: 'src/lib/worker.ts',
 		values: [
+			'DEFAULT_PHASE',
 			'JobUserError',
 			'PhasePlan',
 			'ProgressTracker',

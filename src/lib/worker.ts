@@ -20,6 +20,7 @@ export type { CreateWorkerOptions, JobWorker, KickReport, KickStop } from './wor
 export { JobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
 export { WaitingForChildren, isWaitingForChildren } from './worker/waiting-for-children.ts';
 export type { LocalizedText } from './worker/messages.ts';
+export { DEFAULT_PHASE } from './worker/plan-source.ts';
 export type { RetryBackoff } from './worker/backoff.ts';
 export type { JobOutcome } from './worker/job-runner.ts';
 export type { WorkerLogger } from './worker/logger.ts';

@@ -54,17 +54,8 @@ console.log(JSON.stringify({
 /** Every entry's public API as a TypeScript user writes it. */
 export const TYPED_CONSUMER = `import postgres from 'postgres';
 import { z } from 'zod';
-import {
-	JobStore,
-	JobUserError,
-	PhasePlan,
-	createWorker,
-	defineJobHandler,
-	defineJobKind,
-	postgresAdapter,
-	type Job,
-	type JobHandler,
-} from 'supabase-jobs';
+import { JobStore, defineJobKind, postgresAdapter, type Job } from 'supabase-jobs';
+import { JobUserError, PhasePlan, createWorker, defineJobHandler, type JobHandler } from 'supabase-jobs/worker';
 import { runWorkers, type WorkerRunner } from 'supabase-jobs/node';
 import { httpStatusOf, toHttpError } from 'supabase-jobs/kit';
 import { CancelButton, JobProgress, WatchedJob, type JobSnapshot } from 'supabase-jobs/svelte';
