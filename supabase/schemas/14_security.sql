@@ -128,7 +128,7 @@ revoke all on function
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
   public.stage_start, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
-  supabase_jobs.check_job_input, supabase_jobs.check_tags, supabase_jobs.check_timings,
+  supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
   supabase_jobs.hold_of_job, supabase_jobs.idempotency_key_max, supabase_jobs.insert_job,
   supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.is_terminal,
@@ -174,6 +174,7 @@ grant execute on function
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
   supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
+  supabase_jobs.check_job_options,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,
   supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min, supabase_jobs.hold_of_job,
   supabase_jobs.idempotency_key_max, supabase_jobs.insert_job, supabase_jobs.invalid,
