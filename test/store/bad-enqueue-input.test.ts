@@ -165,7 +165,7 @@ describe('the SQL functions refuse the same values with 22023 naming their argum
 		);
 		expect(one).toMatchObject({ code: '22023', detail: `field=${arg}` });
 
-		const items = [{}, Object.fromEntries([item])];
+		const items = [{}, Object.fromEntries([item])] as never;
 		const many = sqlError(
 			await refused(() =>
 				as(f.db.sql, serviceRole, (tx) => tx`select * from public.job_enqueue_many(${KIND}, ${tx.json(items)})`),

@@ -115,11 +115,11 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect((await worker.listRecent({ kind: extract.name })).jobs).toHaveLength(1);
 		});
 
-		test('the database refuses bad input with InvalidJobInputError naming the field, and writes nothing', async () => {
+		test('bad input is refused with InvalidJobInputError naming the field the caller wrote, and nothing is written', async () => {
 			const kind = uniqueKind('bad');
 			const e = await rejection(worker.enqueue(kind, { maxAttempts: 0 }));
 			expect(e).toBeInstanceOf(InvalidJobInputError);
-			expect((e as InvalidJobInputError).field).toBe('max_attempts');
+			expect((e as InvalidJobInputError).field).toBe('maxAttempts');
 			expect((await worker.listRecent({ kind })).jobs).toEqual([]);
 		});
 
@@ -165,7 +165,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const kind = uniqueKind('batch-bad');
 			const e = await rejection(worker.enqueueMany(kind, [{ params: { ok: true } }, { maxAttempts: 1000 }]));
 			expect(e).toBeInstanceOf(InvalidJobInputError);
-			expect((e as InvalidJobInputError).field).toBe('items[1].max_attempts');
+			expect((e as InvalidJobInputError).field).toBe('items[1].maxAttempts');
 			const typed = defineJobKind({ name: kind, params: z.object({ n: z.number() }) });
 			const e2 = await rejection(worker.enqueueMany(typed, [{ params: { n: 1 } }, { params: { n: 'x' as never } }]));
 			expect((e2 as InvalidJobInputError).field).toBe('items[1].n');

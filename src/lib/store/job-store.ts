@@ -50,20 +50,10 @@ export type * from './store-options.ts';
  * handles; `R` the row type it hands back, `Job<P>` unless narrowed.
  *
  * @example
- * ```ts
- * // The route: write the row, then send the task.
  * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
- * const job = await store.enqueue('extract', { params: { filename: file.name }, payload: await file.bytes() });
- * await queue.send({ jobId: job.id });
- *
- * // The worker: claim, work with nothing open, close the row.
- * const claimed = await store.claim(jobId);
- * if (!claimed) return; // not ours: someone else has it, or it does not exist
- * await store.succeed(claimed.id, { resultId: await readTender(claimed.payload), attempt: claimed.attempts });
- *
- * // The screen: follow it to the end.
- * for await (const job of store.watch(jobId, { emitOn: ['status', 'progress', 'stage'] })) render(job);
- * ```
+ * const job = await store.enqueue('extract', { params: { filename: file.name } }); // the route
+ * const claimed = await store.claim(job.id); // the worker, then store.succeed(claimed.id)
+ * for await (const j of store.watch(job.id, { emitOn: ['status', 'progress'] })) render(j); // the screen
  */
 export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>> {
 	/** The transport every call goes through. */
@@ -77,10 +67,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	/**
 	 * @example
-	 * ```ts
 	 * const store = new JobStore(supabaseAdapter(supabase));
 	 * const worker = new JobStore(postgresAdapter(sql), { table: 'exports', staleAfterMs: 300_000 });
-	 * ```
 	 */
 	constructor(adapter: JobAdapter, options: JobStoreOptions = {}) {
 		if (options.staleAfterMs !== undefined && !(Number.isFinite(options.staleAfterMs) && options.staleAfterMs > 0)) {
@@ -105,10 +93,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * {@link InvalidJobInputError} naming the field, and nothing is written.
 	 *
 	 * @example
-	 * ```ts
 	 * const job = await store.enqueue(extract, { params: { filename: 'tender.pdf' }, payload: bytes });
 	 * return { jobId: job.id };
-	 * ```
 	 */
 	enqueue<K extends JobKind>(
 		kind: K,
@@ -130,9 +116,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * one wake-up and one list message per owner, whatever the number of jobs.
 	 *
 	 * @example
-	 * ```ts
 	 * const jobs = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
-	 * ```
 	 */
 	enqueueMany<K extends JobKind>(
 		kind: K,
@@ -152,9 +136,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * ({@link JobNotFoundError}); workers only.
 	 *
 	 * @example
-	 * ```ts
 	 * const part = await store.enqueueChild(job.id, exportPart, { params: { page: 1 }, expectedSeconds: 30 });
-	 * ```
 	 */
 	enqueueChild<K extends JobKind>(
 		parentId: string,
@@ -172,9 +154,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * ({@link JobAlreadyFinishedError}) or was cancelled ({@link JobCancelledError}).
 	 *
 	 * @example
-	 * ```ts
 	 * await store.reschedule(job.id, { delayMs: 15 * 60_000 }); // in a quarter of an hour
-	 * ```
 	 */
 	async reschedule(id: string, options: RescheduleOptions = {}): Promise<R> {
 		return (await producer.reschedule(this.#calls, id, options)) as R;
@@ -188,9 +168,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * A reason over the sentence limit is shortened, so it cannot turn that null into an error.
 	 *
 	 * @example
-	 * ```ts
 	 * const stopped = (await store.cancel(id, { reason: 'Cancelled by the user.' })) !== null;
-	 * ```
 	 */
 	async cancel(id: string, options: CancelOptions = {}): Promise<R | null> {
 		return (await producer.cancel(this.#calls, id, options)) as R | null;
@@ -204,10 +182,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * or it is not available yet. Two workers racing for one id cannot both win.
 	 *
 	 * @example
-	 * ```ts
 	 * const job = await store.claim(jobId);
 	 * if (job === null) return;
-	 * ```
 	 */
 	claim(id: string, options: ClaimOptions = {}): Promise<R | null> {
 		return this.#worker.claim(id, options);
@@ -218,9 +194,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * rows other workers hold. `[]` when there is nothing to do.
 	 *
 	 * @example
-	 * ```ts
 	 * for (const job of await store.claimNext({ kinds: ['extract'], limit: 4 })) void run(job);
-	 * ```
 	 */
 	claimNext(options: ClaimNextOptions = {}): Promise<R[]> {
 		return this.#worker.claimNext(options);
@@ -233,9 +207,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * back means stop. This is the `Ticker` a ProgressTracker reports to.
 	 *
 	 * @example
-	 * ```ts
 	 * if ((await store.tick(job.id, { progress: 40, stage: 'table', attempt: job.attempts })) !== 'running') return;
-	 * ```
 	 */
 	tick(id: string, update: TickInput = {}): Promise<JobStatusValue> {
 		return this.#worker.tick(id, update);
@@ -249,9 +221,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * as {@link tick} would.
 	 *
 	 * @example
-	 * ```ts
 	 * if ((await store.readStatus(job.id, { attempt: job.attempts })) !== 'running') return;
-	 * ```
 	 */
 	readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
 		return this.#worker.readStatus(id, options);
@@ -263,11 +233,9 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * abandoned. Each call is one short read.
 	 *
 	 * @example
-	 * ```ts
 	 * const summary = await runCancellable((signal) => summarize(text, signal), {
 	 *   interrupted: store.cancellationWatch(job.id),
 	 * });
-	 * ```
 	 */
 	cancellationWatch(id: string): () => Promise<boolean> {
 		return this.#worker.cancellationWatch(id);
@@ -280,9 +248,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * on a queued job ({@link JobNotRunningError}); unknown ids throw {@link JobNotFoundError}.
 	 *
 	 * @example
-	 * ```ts
 	 * await store.succeed(job.id, { resultId: draft.id, attempt: job.attempts });
-	 * ```
 	 */
 	succeed(id: string, options: SucceedOptions = {}): Promise<R> {
 		return this.#worker.succeed(id, options);
@@ -295,9 +261,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * finished): {@link succeed} it alone to learn why.
 	 *
 	 * @example
-	 * ```ts
 	 * const closed = await store.succeedMany(done.map((j) => ({ id: j.id, attempt: j.attempts })));
-	 * ```
 	 */
 	async succeedMany(items: readonly (SucceedOptions & { id: string })[]): Promise<R[]> {
 		return (await this.#worker.succeedManyRows(items)).map((r) => parseJobRow(r) as R);
@@ -309,10 +273,6 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * was a good share of its CPU per job.
 	 *
 	 * @internal
-	 * @example
-	 * ```ts
-	 * const closed = await store.succeedManyIds(done.map((j) => ({ id: j.id, attempt: j.attempts })));
-	 * ```
 	 */
 	async succeedManyIds(items: readonly (SucceedOptions & { id: string })[]): Promise<Set<string>> {
 		return new Set((await this.#worker.succeedManyRows(items)).map((r) => String(r.id)));
@@ -325,9 +285,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * `fail(id, \`...${e.message}\`)` must close the row whatever the exception says.
 	 *
 	 * @example
-	 * ```ts
 	 * await store.fail(job.id, `I could not read the file: ${e.message}`, { errorCode: 'unsupported_format' });
-	 * ```
 	 */
 	fail(id: string, error: string, options: FailOptions = {}): Promise<R> {
 		return this.#worker.fail(id, error, options);
@@ -339,9 +297,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * `maxAttempts` is spent. `error` is the sentence shown if the retries run out.
 	 *
 	 * @example
-	 * ```ts
 	 * await store.retry(job.id, 'The reading service did not answer.', { delaySeconds: 2 ** job.attempts });
-	 * ```
 	 */
 	retry(id: string, error: string, options: RetryOptions = {}): Promise<R> {
 		return this.#worker.retry(id, error, options);
@@ -352,9 +308,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * coming): running -> queued without spending the attempt.
 	 *
 	 * @example
-	 * ```ts
 	 * addEventListener('beforeunload', () => void store.release(job.id, { attempt: job.attempts }));
-	 * ```
 	 */
 	release(id: string, options: AttemptOptions = {}): Promise<R> {
 		return this.#worker.release(id, options);
@@ -367,9 +321,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * wait for (nothing changed). The worker calls it through `ctx.waitForChildren()`.
 	 *
 	 * @example
-	 * ```ts
 	 * if ((await store.waitForChildren(job.id, { attempt: job.attempts })) === 'waiting') return;
-	 * ```
 	 */
 	waitForChildren(id: string, options: AttemptOptions = {}): Promise<'waiting' | 'running'> {
 		return this.#worker.waitForChildren(id, options);
@@ -382,9 +334,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * or is not the caller's to see.
 	 *
 	 * @example
-	 * ```ts
 	 * const job = await store.get(params.id);
-	 * ```
 	 */
 	get(id: string): Promise<R> {
 		return this.#calls.get(id);
@@ -395,11 +345,9 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * `{ jobs: [] }` when nothing matches: "no jobs yet" is an answer, not a 404.
 	 *
 	 * @example
-	 * ```ts
 	 * const recent = await store.listRecent({ kind: 'extract', limit: 20 });
 	 * const inFlight = await store.listRecent({ kind: 'extract', statuses: ['queued', 'running'] });
 	 * const next = recent.nextCursor && (await store.listRecent({ kind: 'extract', cursor: recent.nextCursor }));
-	 * ```
 	 */
 	listRecent(options: ListRecentOptions = {}): Promise<JobPage<R>> {
 		return reads.listRecent(this.#calls, options);
@@ -410,9 +358,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * A user sees the children of their own jobs only.
 	 *
 	 * @example
-	 * ```ts
 	 * const failed = (await store.children(job.id)).filter((c) => c.status === 'failed');
-	 * ```
 	 */
 	children(parentId: string): Promise<R[]> {
 		return reads.children(this.#calls, parentId);
@@ -424,9 +370,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * the kind (or of the key) run. Jobs not held are absent from the map.
 	 *
 	 * @example
-	 * ```ts
 	 * const held = (await store.holdReasons([job.id])).get(job.id); // { heldBy: 'key', running: 1, maxRunning: 1, kind: 'export' }
-	 * ```
 	 */
 	holdReasons(ids: readonly string[]): Promise<Map<string, HoldReason>> {
 		return reads.holdReasons(this.#calls, ids);
@@ -439,9 +383,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * Unknown ids (or another user's job) throw {@link JobNotFoundError}.
 	 *
 	 * @example
-	 * ```ts
 	 * const ahead = await store.queuePosition(job.id); // 2: "2 of your jobs are ahead of this one"
-	 * ```
 	 */
 	queuePosition(id: string): Promise<number | null> {
 		return reads.queuePosition(this.#calls, id);
@@ -452,10 +394,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * `PhasePlan.fromHistory(store, kind)` fits medians and slopes from.
 	 *
 	 * @example
-	 * ```ts
 	 * const history = await store.phaseHistory('extract', 100);
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
-	 * ```
 	 */
 	phaseHistory(kind: string | JobKind, limit = 50): Promise<PhaseTimings[]> {
 		return reads.phaseHistory(this.#calls, kind, limit);
@@ -468,20 +408,14 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * with {@link TimeoutError}; `signal` ends the watch quietly. Unknown ids
 	 * (or another user's job) throw {@link JobNotFoundError}.
 	 *
-	 * Over an adapter with Realtime (supabase-js) it listens on the job's
-	 * private topic: no query per tick while joined, one read after each
-	 * (re)join (changes before a join are lost) and one read of the terminal
-	 * row. Where Realtime is refused, unreachable or down it polls every
-	 * `intervalMs`, so the terminal state is never missed. Over postgres.js it
-	 * polls; no connection or transaction is held between polls, so the worker
-	 * writing the row is never blocked by the screen watching it.
+	 * Over Realtime (supabase-js) it listens on the job's private topic, with
+	 * one read after each (re)join; where Realtime is refused or down, and over
+	 * postgres.js, it polls every `intervalMs`, holding nothing between polls.
 	 *
 	 * @example
-	 * ```ts
 	 * for await (const job of store.watch(id, { intervalMs: 2000, emitOn: ['status', 'progress', 'stage'], signal })) {
 	 *   bar.set(job.progress, job.stage);
 	 * }
-	 * ```
 	 */
 	watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
 		return watchJob(this.#calls, id, options);
@@ -496,33 +430,25 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * makes the tree a screen shows.
 	 *
 	 * @example
-	 * ```ts
 	 * for await (const children of store.watchChildren(job.id, { signal })) render(children);
-	 * ```
 	 */
 	watchChildren(parentId: string, options: WatchChildrenOptions = {}): AsyncGenerator<R[], void, undefined> {
 		return watchChildren(this.#calls, parentId, options);
 	}
 
 	/**
-	 * Pushes changes of the caller's jobs in this store's table (a "queued or
-	 * running" strip, a recent-jobs list) to `onChange`, and returns the
-	 * function that stops it. Over Realtime it listens on the owner's private
-	 * topic `jobs:<owner_id>`: each committed change of status, progress or
-	 * stage arrives as a {@link JobSummary}, with no query at all; after each
-	 * (re)join `onChange()` is called without a job to say "read the list
-	 * again". Without Realtime (postgres.js, join refused, connection lost)
-	 * `onChange()` is called every `intervalMs` instead. It is the
-	 * `subscribe` of the Svelte layer's `JobListSource`.
+	 * Pushes changes of the caller's jobs in this table to `onChange` and
+	 * returns the function that stops it. Over Realtime each change arrives as
+	 * a {@link JobSummary} on the owner's topic, and `onChange()` without a job
+	 * after each (re)join means "read the list again"; without Realtime,
+	 * `onChange()` is called every `intervalMs`. The Svelte `JobListSource.subscribe`.
 	 *
 	 * @example
-	 * ```ts
 	 * const source: JobListSource = {
 	 *   listRecent: (opts) => store.listRecent(opts),
 	 *   subscribe: (onChange) => store.subscribeList({ onChange }),
 	 * };
 	 * const inFlight = JobList.create(source, { kind: 'extract', statuses: ['queued', 'running'] });
-	 * ```
 	 */
 	subscribeList(options: SubscribeListOptions): () => void {
 		return subscribeList(this.#calls, options);
@@ -538,10 +464,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * {@link StaleAfterRequiredError} before touching the database, rather than guess.
 	 *
 	 * @example
-	 * ```ts
 	 * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
 	 * setInterval(() => void store.reclaimStale(), 60_000);
-	 * ```
 	 */
 	reclaimStale(): Promise<R[]> {
 		return operator.reclaimStale(this.#calls, this.staleAfterMs);
@@ -554,9 +478,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * guessed; this is what the reclaim schedule runs every minute.
 	 *
 	 * @example
-	 * ```ts
 	 * setInterval(() => void store.reclaimSilent(), 10_000);
-	 * ```
 	 */
 	reclaimSilent(): Promise<R[]> {
 		return operator.reclaimSilent(this.#calls);
@@ -568,9 +490,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * limit waits queued until a slot frees. Both omitted: no limit. Service role.
 	 *
 	 * @example
-	 * ```ts
 	 * await store.setConcurrency(exportKind, { maxRunningPerKey: 1 }); // one export per concurrencyKey
-	 * ```
 	 */
 	setConcurrency(kind: string | JobKind, limits: ConcurrencyLimits): Promise<void> {
 		return operator.setConcurrency(this.#calls, kind, limits);
@@ -583,9 +503,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * pg_cron was down are skipped, not backfilled. Service role only.
 	 *
 	 * @example
-	 * ```ts
 	 * await store.syncSchedules([defineSchedule({ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' })]);
-	 * ```
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
 		return operator.syncSchedules(this.#calls, schedules);
