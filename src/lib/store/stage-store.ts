@@ -38,8 +38,8 @@ export interface StageFinish {
  * token (an old run can never overwrite a newer run's result, even when both
  * saw `running`); `cancel` stops running stages and ignores finished ones.
  *
- * The token column is what tells an old run from a newer one. A table with the
- * seed's three columns only (status, error, result) works too: `finish` then
+ * The token column is what tells an old run from a newer one. A table with
+ * three columns per stage only (status, error, result) works too: `finish` then
  * lands while the stage is still `running`, whichever run started it.
  *
  * @example

@@ -19,7 +19,7 @@ export interface StageTemplates {
 	 * The fencing token of the run that owns the stage. @default '{prefix}run_{stage}'
 	 *
 	 * The default is optional: StageStore fences by token only when the table
-	 * has this column, and otherwise (the seed's three-column layout) by a
+	 * has this column, and otherwise (a layout of three columns per stage: status, error, result) by a
 	 * compare-and-set on status 'running'. A template given explicitly must exist.
 	 */
 	token: string;
