@@ -21,16 +21,19 @@ export const CONSUMER_DEPENDENCIES = [
 ] as const;
 
 /**
- * Plain `node`, no loader: every Node-facing entry imports, and one job goes
+ * Plain `node`, no loader: every entry but svelte imports, and one job goes
  * through enqueue → claim → succeed → get on DATABASE_URL. Prints one JSON line.
  */
 export const NODE_CHECK = `import postgres from 'postgres';
 import { z } from 'zod';
 import * as main from 'supabase-jobs';
+import * as worker from 'supabase-jobs/worker';
 import * as node from 'supabase-jobs/node';
 import * as kit from 'supabase-jobs/kit';
+import * as adapter from 'supabase-jobs/adapter';
 
-const { JobStore, defineJobKind, postgresAdapter, PhasePlan } = main;
+const { JobStore, defineJobKind, postgresAdapter } = main;
+const { PhasePlan } = worker;
 const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
 const kind = defineJobKind({
 	name: 'consumer.node-check',
@@ -44,21 +47,44 @@ const done = await store.succeed(queued.id, { attempt: claimed.attempts });
 const got = await store.get(queued.id);
 await sql.end();
 console.log(JSON.stringify({
-	entries: { main: Object.keys(main).length, node: typeof node.runWorkers, kit: typeof kit.toHttpError },
+	entries: {
+		main: Object.keys(main).length,
+		worker: typeof worker.createWorker,
+		node: typeof node.runWorkers,
+		kit: typeof kit.toHttpError,
+		adapter: typeof adapter.fromPostgresError,
+	},
 	id: queued.id,
 	statuses: [queued.status, claimed.status, done.status, got.status],
 	params: got.params,
 }));
 `;
 
+/**
+ * Deno, through the function's import map (deno.json as init writes it):
+ * every entry an edge function may load imports, by its bare name. Prints one JSON line.
+ */
+export const DENO_CHECK = `import * as main from 'supabase-jobs';
+import * as worker from 'supabase-jobs/worker';
+import * as adapter from 'supabase-jobs/adapter';
+import * as kit from 'supabase-jobs/kit';
+console.log(JSON.stringify({
+	main: typeof main.JobStore,
+	worker: typeof worker.createWorker,
+	adapter: typeof adapter.parseJobRow,
+	kit: typeof kit.httpStatusOf,
+}));
+`;
+
 /** Every entry's public API as a TypeScript user writes it. */
 export const TYPED_CONSUMER = `import postgres from 'postgres';
 import { z } from 'zod';
-import { JobStore, defineJobKind, postgresAdapter, type Job } from 'supabase-jobs';
+import { JobStore, defineJobKind, isJobError, postgresAdapter, type Job, type JobAdapter } from 'supabase-jobs';
 import { JobUserError, PhasePlan, createWorker, defineJobHandler, type JobHandler } from 'supabase-jobs/worker';
 import { runWorkers, type WorkerRunner } from 'supabase-jobs/node';
 import { httpStatusOf, toHttpError } from 'supabase-jobs/kit';
 import { CancelButton, JobProgress, WatchedJob, type JobSnapshot } from 'supabase-jobs/svelte';
+import { JOB_FUNCTIONS, fromPostgresError, parseJobRow, type RawRow } from 'supabase-jobs/adapter';
 
 export const extract = defineJobKind({
 	name: 'extract',
@@ -67,7 +93,7 @@ export const extract = defineJobKind({
 });
 
 const sql = postgres('postgres://localhost/none', { prepare: false, max: 1 });
-export const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+export const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
 
 export async function enqueue(filename: string): Promise<Job<{ filename: string }>> {
 	return await store.enqueue(extract, { params: { filename }, payload: new Uint8Array([1, 2]) });
@@ -90,6 +116,22 @@ export function status(e: unknown): number | null {
 	if (isJobError(e, 'job_not_found')) toHttpError(e);
 	return httpStatusOf(e);
 }
+
+/** An adapter written against supabase-jobs/adapter: it wraps another one, as a logging layer would. */
+export function logged(inner: JobAdapter): JobAdapter {
+	return {
+		name: \`logged(\${inner.name})\`,
+		async call(fn, args) {
+			if (!(fn in JOB_FUNCTIONS)) throw new Error(fn);
+			try {
+				return await inner.call(fn, args);
+			} catch (e) {
+				throw fromPostgresError(e);
+			}
+		},
+	};
+}
+export const firstRow = (rows: RawRow[]) => (rows[0] ? parseJobRow(rows[0]) : null);
 
 export function watched(snapshot: JobSnapshot): WatchedJob {
 	return new WatchedJob(store, snapshot.id, snapshot);

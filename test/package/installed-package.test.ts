@@ -20,6 +20,7 @@ import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import {
 	CONSUMER_DEPENDENCIES,
 	consumerTsconfig,
+	DENO_CHECK,
 	KIT_APP,
 	NODE_CHECK,
 	SUPABASE_CONFIG,
@@ -105,7 +106,7 @@ describe('the packed package', () => {
 			.split('\n')
 			.filter(Boolean)
 			.map((f) => f.replace(/^package\//, ''));
-		for (const entry of ['index', 'node', 'kit', 'svelte/index']) {
+		for (const entry of ['index', 'worker', 'node', 'kit', 'adapter', 'svelte/index']) {
 			expect(files).toContain(`dist/${entry}.js`);
 			expect(files).toContain(`dist/${entry}.d.ts`);
 		}
@@ -124,11 +125,18 @@ describe('the packed package', () => {
 		console.log(`[figures] tarball: ${files.length} files\n${files.sort().join('\n')}`);
 	});
 
-	it('plain node (no loader) imports every Node entry and runs enqueue → claim → succeed → get', async () => {
+	it('plain node (no loader) imports every entry but svelte and runs enqueue → claim → succeed → get', async () => {
 		const { stdout } = await sh(process.execPath, ['node-check.mjs'], app, { DATABASE_URL: db.url });
 		const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
-		expect(out.entries).toEqual({ main: expect.any(Number), node: 'function', kit: 'function' });
-		expect(out.entries.main).toBeGreaterThan(50);
+		expect(out.entries).toEqual({
+			main: expect.any(Number),
+			worker: 'function',
+			node: 'function',
+			kit: 'function',
+			adapter: 'function',
+		});
+		expect(out.entries.main).toBeGreaterThan(20);
+		expect(out.entries.main).toBeLessThanOrEqual(60);
 		expect(out.statuses).toEqual(['queued', 'running', 'done', 'done']);
 		const [row] = await db.sql`select status, params from jobs where id = ${out.id}`;
 		expect(row).toEqual({ status: 'done', params: { n: 7 } });
@@ -239,6 +247,25 @@ describe('the packed package', () => {
 		SLOW,
 	);
 
+	it(
+		"deno run through the function's import map: supabase-jobs, /worker, /adapter and /kit import by their bare names",
+		async () => {
+			const fn = join(app, 'supabase/functions/jobs-worker');
+			await writeFile(join(fn, 'deno-check.ts'), DENO_CHECK);
+			const { stdout } = await sh(join(repo, 'node_modules/.bin/deno'), ['run', '-A', 'deno-check.ts'], fn, {
+				NO_COLOR: '1',
+				DENO_NO_UPDATE_CHECK: '1',
+			});
+			expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+				main: 'function',
+				worker: 'function',
+				adapter: 'function',
+				kit: 'function',
+			});
+		},
+		SLOW,
+	);
+
 	it('npx supabase-jobs doctor runs from the installed package: its own migrations, the app kinds.ts, one line per check', async () => {
 		// The test database has every migration and check but the Vault secrets (none set here).
 		const run = await exec(join(app, 'node_modules/.bin/supabase-jobs'), ['doctor', '--db-url', db.url], {
@@ -275,10 +302,12 @@ describe('the packed package', () => {
 		const report = JSON.parse(run.stdout);
 		expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([
 			'.',
+			'./adapter',
 			'./kit',
 			'./node',
 			'./package.json',
 			'./svelte',
+			'./worker',
 		]);
 		type Problem = { kind: string; entrypoint?: string; resolutionKind?: string; resolutionOption?: string };
 		const problems = (Object.values(report.problems ?? {}).flat() as Problem[]).filter(
