@@ -8,10 +8,13 @@
  * @example
  * ```ts
  * import { JOB_FUNCTIONS, fromPostgresError, type JobAdapter } from 'supabase-jobs/adapter';
- * const myAdapter = (db: Db): JobAdapter => ({
+ * // A layer over another adapter: logs each call with what it returns.
+ * const logged = (inner: JobAdapter): JobAdapter => ({
+ *   name: `logged(${inner.name})`,
  *   async call(fn, args) {
+ *     console.debug(fn, JOB_FUNCTIONS[fn].returns);
  *     try {
- *       return await db.callFunction(fn, JOB_FUNCTIONS[fn].params, args);
+ *       return await inner.call(fn, args);
  *     } catch (e) {
  *       throw fromPostgresError(e);
  *     }

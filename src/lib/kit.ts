@@ -4,10 +4,7 @@
  * Kept out of the main entry point so workers never load @sveltejs/kit.
  */
 import { fromPostgresError } from './internal/map-sql-error.ts';
-import {
-	isJobError,
-	type JobError,
-} from './errors.ts';
+import { isJobError, type JobError } from './errors.ts';
 
 // Loaded, not imported: @sveltejs/kit is an optional peer, and this entry must
 // still import (httpStatusOf works anywhere) in a project without it. Only
