@@ -62,8 +62,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	readonly table: string;
 	/** Milliseconds of silence before {@link reclaimStale} readmits a running job; undefined when not configured. */
 	readonly staleAfterMs: number | undefined;
-	readonly #calls: JobCalls<R>;
-	readonly #worker: WorkerWrites<R>;
+	private readonly calls: JobCalls<R>;
+	private readonly worker: WorkerWrites<R>;
 
 	/**
 	 * @example
@@ -79,8 +79,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		this.adapter = adapter;
 		this.table = options.table ?? 'jobs';
 		this.staleAfterMs = options.staleAfterMs;
-		this.#calls = new JobCalls<R>(adapter, this.table);
-		this.#worker = new WorkerWrites<R>(this.#calls);
+		this.calls = new JobCalls<R>(adapter, this.table);
+		this.worker = new WorkerWrites<R>(this.calls);
 	}
 
 	// The producer: what an app calls to start work.
@@ -104,7 +104,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	enqueue(kind: string, input: EnqueueInput<P> & { idempotencyKey: string }): Promise<Enqueued<R>>;
 	enqueue(kind: string, input?: EnqueueInput<P>): Promise<R>;
 	async enqueue(kind: string | JobKind, input: EnqueueInput<unknown> = {}): Promise<Job | Enqueued<Job>> {
-		return await producer.enqueue(this.#calls, kind, input);
+		return await producer.enqueue(this.calls, kind, input);
 	}
 
 	/**
@@ -124,7 +124,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	): Promise<Job<JobKindParams<K>>[]>;
 	enqueueMany(kind: string, items: readonly EnqueueInput<P>[]): Promise<R[]>;
 	async enqueueMany(kind: string | JobKind, items: readonly EnqueueInput<unknown>[]): Promise<Job[]> {
-		return await producer.enqueueMany(this.#calls, kind, items);
+		return await producer.enqueueMany(this.calls, kind, items);
 	}
 
 	/**
@@ -145,7 +145,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	): Promise<Job<JobKindParams<K>>>;
 	enqueueChild(parentId: string, kind: string, input?: ChildInput<P>): Promise<R>;
 	async enqueueChild(parentId: string, kind: string | JobKind, input: ChildInput<unknown> = {}): Promise<Job> {
-		return await producer.enqueueChild(this.#calls, parentId, kind, input);
+		return await producer.enqueueChild(this.calls, parentId, kind, input);
 	}
 
 	/**
@@ -157,7 +157,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.reschedule(job.id, { delayMs: 15 * 60_000 }); // in a quarter of an hour
 	 */
 	async reschedule(id: string, options: RescheduleOptions = {}): Promise<R> {
-		return (await producer.reschedule(this.#calls, id, options)) as R;
+		return (await producer.reschedule(this.calls, id, options)) as R;
 	}
 
 	/**
@@ -171,7 +171,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const stopped = (await store.cancel(id, { reason: 'Cancelled by the user.' })) !== null;
 	 */
 	async cancel(id: string, options: CancelOptions = {}): Promise<R | null> {
-		return (await producer.cancel(this.#calls, id, options)) as R | null;
+		return (await producer.cancel(this.calls, id, options)) as R | null;
 	}
 
 	// The worker: claim, report, close.
@@ -186,7 +186,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * if (job === null) return;
 	 */
 	claim(id: string, options: ClaimOptions = {}): Promise<R | null> {
-		return this.#worker.claim(id, options);
+		return this.worker.claim(id, options);
 	}
 
 	/**
@@ -197,7 +197,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * for (const job of await store.claimNext({ kinds: ['extract'], limit: 4 })) void run(job);
 	 */
 	claimNext(options: ClaimNextOptions = {}): Promise<R[]> {
-		return this.#worker.claimNext(options);
+		return this.worker.claimNext(options);
 	}
 
 	/**
@@ -210,7 +210,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * if ((await store.tick(job.id, { progress: 40, stage: 'table', attempt: job.attempts })) !== 'running') return;
 	 */
 	tick(id: string, update: TickInput = {}): Promise<JobStatusValue> {
-		return this.#worker.tick(id, update);
+		return this.worker.tick(id, update);
 	}
 
 	/**
@@ -224,7 +224,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * if ((await store.readStatus(job.id, { attempt: job.attempts })) !== 'running') return;
 	 */
 	readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
-		return this.#worker.readStatus(id, options);
+		return this.worker.readStatus(id, options);
 	}
 
 	/**
@@ -238,7 +238,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * });
 	 */
 	cancellationWatch(id: string): () => Promise<boolean> {
-		return this.#worker.cancellationWatch(id);
+		return this.worker.cancellationWatch(id);
 	}
 
 	/**
@@ -251,7 +251,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.succeed(job.id, { resultId: draft.id, attempt: job.attempts });
 	 */
 	succeed(id: string, options: SucceedOptions = {}): Promise<R> {
-		return this.#worker.succeed(id, options);
+		return this.worker.succeed(id, options);
 	}
 
 	/**
@@ -264,7 +264,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const closed = await store.succeedMany(done.map((j) => ({ id: j.id, attempt: j.attempts })));
 	 */
 	async succeedMany(items: readonly (SucceedOptions & { id: string })[]): Promise<R[]> {
-		return (await this.#worker.succeedManyRows(items)).map((r) => parseJobRow(r) as R);
+		return (await this.worker.succeedManyRows(items)).map((r) => parseJobRow(r) as R);
 	}
 
 	/**
@@ -275,7 +275,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * @internal
 	 */
 	async succeedManyIds(items: readonly (SucceedOptions & { id: string })[]): Promise<Set<string>> {
-		return new Set((await this.#worker.succeedManyRows(items)).map((r) => String(r.id)));
+		return new Set((await this.worker.succeedManyRows(items)).map((r) => String(r.id)));
 	}
 
 	/**
@@ -288,7 +288,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.fail(job.id, `I could not read the file: ${e.message}`, { errorCode: 'unsupported_format' });
 	 */
 	fail(id: string, error: string, options: FailOptions = {}): Promise<R> {
-		return this.#worker.fail(id, error, options);
+		return this.worker.fail(id, error, options);
 	}
 
 	/**
@@ -300,7 +300,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.retry(job.id, 'The reading service did not answer.', { delaySeconds: 2 ** job.attempts });
 	 */
 	retry(id: string, error: string, options: RetryOptions = {}): Promise<R> {
-		return this.#worker.retry(id, error, options);
+		return this.worker.retry(id, error, options);
 	}
 
 	/**
@@ -311,7 +311,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * addEventListener('beforeunload', () => void store.release(job.id, { attempt: job.attempts }));
 	 */
 	release(id: string, options: AttemptOptions = {}): Promise<R> {
-		return this.#worker.release(id, options);
+		return this.worker.release(id, options);
 	}
 
 	/**
@@ -324,7 +324,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * if ((await store.waitForChildren(job.id, { attempt: job.attempts })) === 'waiting') return;
 	 */
 	waitForChildren(id: string, options: AttemptOptions = {}): Promise<'waiting' | 'running'> {
-		return this.#worker.waitForChildren(id, options);
+		return this.worker.waitForChildren(id, options);
 	}
 
 	// The screen: reads and live views.
@@ -337,7 +337,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const job = await store.get(params.id);
 	 */
 	get(id: string): Promise<R> {
-		return this.#calls.get(id);
+		return this.calls.get(id);
 	}
 
 	/**
@@ -350,7 +350,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const next = recent.nextCursor && (await store.listRecent({ kind: 'extract', cursor: recent.nextCursor }));
 	 */
 	listRecent(options: ListRecentOptions = {}): Promise<JobPage<R>> {
-		return reads.listRecent(this.#calls, options);
+		return reads.listRecent(this.calls, options);
 	}
 
 	/**
@@ -361,7 +361,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const failed = (await store.children(job.id)).filter((c) => c.status === 'failed');
 	 */
 	children(parentId: string): Promise<R[]> {
-		return reads.children(this.#calls, parentId);
+		return reads.children(this.calls, parentId);
 	}
 
 	/**
@@ -373,7 +373,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const held = (await store.holdReasons([job.id])).get(job.id); // { heldBy: 'key', running: 1, maxRunning: 1, kind: 'export' }
 	 */
 	holdReasons(ids: readonly string[]): Promise<Map<string, HoldReason>> {
-		return reads.holdReasons(this.#calls, ids);
+		return reads.holdReasons(this.calls, ids);
 	}
 
 	/**
@@ -386,7 +386,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const ahead = await store.queuePosition(job.id); // 2: "2 of your jobs are ahead of this one"
 	 */
 	queuePosition(id: string): Promise<number | null> {
-		return reads.queuePosition(this.#calls, id);
+		return reads.queuePosition(this.calls, id);
 	}
 
 	/**
@@ -398,7 +398,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
 	 */
 	phaseHistory(kind: string | JobKind, limit = 50): Promise<PhaseTimings[]> {
-		return reads.phaseHistory(this.#calls, kind, limit);
+		return reads.phaseHistory(this.calls, kind, limit);
 	}
 
 	/**
@@ -418,7 +418,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * }
 	 */
 	watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
-		return watchJob(this.#calls, id, options);
+		return watchJob(this.calls, id, options);
 	}
 
 	/**
@@ -433,7 +433,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * for await (const children of store.watchChildren(job.id, { signal })) render(children);
 	 */
 	watchChildren(parentId: string, options: WatchChildrenOptions = {}): AsyncGenerator<R[], void, undefined> {
-		return watchChildren(this.#calls, parentId, options);
+		return watchChildren(this.calls, parentId, options);
 	}
 
 	/**
@@ -451,7 +451,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * const inFlight = JobList.create(source, { kind: 'extract', statuses: ['queued', 'running'] });
 	 */
 	subscribeList(options: SubscribeListOptions): () => void {
-		return subscribeList(this.#calls, options);
+		return subscribeList(this.calls, options);
 	}
 
 	// The operator: readmit, limit, schedule.
@@ -468,7 +468,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * setInterval(() => void store.reclaimStale(), 60_000);
 	 */
 	reclaimStale(): Promise<R[]> {
-		return operator.reclaimStale(this.#calls, this.staleAfterMs);
+		return operator.reclaimStale(this.calls, this.staleAfterMs);
 	}
 
 	/**
@@ -481,7 +481,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * setInterval(() => void store.reclaimSilent(), 10_000);
 	 */
 	reclaimSilent(): Promise<R[]> {
-		return operator.reclaimSilent(this.#calls);
+		return operator.reclaimSilent(this.calls);
 	}
 
 	/**
@@ -493,7 +493,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.setConcurrency(exportKind, { maxRunningPerKey: 1 }); // one export per concurrencyKey
 	 */
 	setConcurrency(kind: string | JobKind, limits: ConcurrencyLimits): Promise<void> {
-		return operator.setConcurrency(this.#calls, kind, limits);
+		return operator.setConcurrency(this.calls, kind, limits);
 	}
 
 	/**
@@ -506,6 +506,6 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.syncSchedules([defineSchedule({ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' })]);
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
-		return operator.syncSchedules(this.#calls, schedules);
+		return operator.syncSchedules(this.calls, schedules);
 	}
 }
