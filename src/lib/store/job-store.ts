@@ -108,12 +108,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * Writes many queued jobs of one kind in ONE statement and one round trip,
-	 * all or nothing, and returns them in order (payload omitted). Each item is
-	 * what {@link enqueue} takes; a declared kind checks every item's params
-	 * first. A bad item throws {@link InvalidJobInputError} naming it
-	 * (`items[3].params`), and nothing is written. The insert sends one NOTIFY,
-	 * one wake-up and one list message per owner, whatever the number of jobs.
+	 * Writes many queued jobs of one kind in one statement, all or nothing, and
+	 * returns them in order (payload omitted). Each item is checked as
+	 * {@link enqueue} checks its input; a bad one throws {@link InvalidJobInputError}
+	 * naming it (`items[3].delayMs`), and nothing is written.
 	 *
 	 * @example
 	 * const jobs = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
@@ -128,12 +126,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * A running job enqueues a child (from its handler: see `ctx.enqueueChild`):
-	 * a queued job of the same table, owned by the parent's owner, in its
-	 * language unless `locale` says otherwise. Cancelling the parent cancels it;
-	 * `expectedSeconds` weighs it in the parent's progress. Refused for a parent
-	 * that is not running ({@link JobAlreadyFinishedError}) or unknown
-	 * ({@link JobNotFoundError}); workers only.
+	 * A running job enqueues a child (workers only; see `ctx.enqueueChild`): a
+	 * queued job of its table and owner, cancelled with its parent, weighing
+	 * `expectedSeconds` in the parent's progress. Refused for a parent that is
+	 * not running ({@link JobAlreadyFinishedError}) or unknown ({@link JobNotFoundError}).
 	 *
 	 * @example
 	 * const part = await store.enqueueChild(job.id, exportPart, { params: { page: 1 }, expectedSeconds: 30 });
@@ -162,10 +158,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	/**
 	 * Asks a job to stop: queued/running -> cancelled, answered at once; the
-	 * worker learns it on its next tick. Idempotent on purpose: null — not an
-	 * error — when there is nothing to stop (unknown id, already done, failed or
-	 * cancelled), because double clicks and clicks just as the job finished are normal.
-	 * A reason over the sentence limit is shortened, so it cannot turn that null into an error.
+	 * worker learns it on its next tick. Null, not an error, when there is
+	 * nothing to stop (unknown, or already ended): double clicks are normal.
 	 *
 	 * @example
 	 * const stopped = (await store.cancel(id, { reason: 'Cancelled by the user.' })) !== null;
@@ -280,9 +274,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	/**
 	 * running -> failed, with `error` written for the user (in their language,
-	 * not a traceback). Same refusals as {@link succeed}. A sentence over the
-	 * 2,000-character limit is shortened by the database (ending in `…`), never refused: a
-	 * `fail(id, \`...${e.message}\`)` must close the row whatever the exception says.
+	 * not a traceback). Same refusals as {@link succeed}. A sentence over 2,000
+	 * characters is shortened (ending in `…`), never refused.
 	 *
 	 * @example
 	 * await store.fail(job.id, `I could not read the file: ${e.message}`, { errorCode: 'unsupported_format' });
