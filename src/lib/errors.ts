@@ -65,7 +65,7 @@ export interface JobErrorJSON {
  * }
  */
 export class JobError extends Error {
-	/** Brand checked by the guards; survives duplicated bundles where `instanceof` does not. */
+	/** Brand checked by {@link isJobError}; survives duplicated bundles where `instanceof` does not. */
 	readonly __isJobError = true as const;
 	readonly code: JobErrorCode;
 	readonly details: string | null;
@@ -108,7 +108,7 @@ export class JobNotFoundError extends JobError {
  * (SQLSTATE PT409): two workers believe the job is theirs.
  *
  * @example
- * if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
+ * if (isJobError(e, 'job_already_finished') && !isJobError(e, 'job_cancelled')) alertOps(e);
  */
 export class JobAlreadyFinishedError extends JobError {
 	constructor(
@@ -127,7 +127,7 @@ export class JobAlreadyFinishedError extends JobError {
  * log it and move on; do not alert.
  *
  * @example
- * try { await store.succeed(id); } catch (e) { if (!isJobCancelledError(e)) throw e; }
+ * try { await store.succeed(id); } catch (e) { if (!isJobError(e, 'job_cancelled')) throw e; }
  */
 export class JobCancelledError extends JobAlreadyFinishedError {
 	constructor(message = 'job was cancelled', options?: JobErrorOptions) {
