@@ -1,6 +1,7 @@
 /**
  * The schedules under the real pg_cron (Debian's PostgreSQL 15 with
- * postgresql-15-cron 1.4, minute granularity): the migrations apply where pg_cron
+ * postgresql-15-cron 1.4, minute granularity: install_schedules falls back from
+ * its 5-second reclaimer to one a minute): the migrations apply where pg_cron
  * is preloaded but not yet enabled, install_schedules creates the schedules once
  * it is, and a real cron run reclaims a stale job. Under CI=true a missing
  * installation is a failure, not a skip.
@@ -47,9 +48,15 @@ if (missing) {
 			expect(notices.some((m) => m.includes('pg_cron is not enabled'))).toBe(true);
 		});
 
-		it('after create extension pg_cron, install_schedules creates the three schedules, and again replaces them', async () => {
+		it('after create extension pg_cron, install_schedules creates the three schedules (the reclaimer every minute: pg_cron 1.4 refuses seconds, and says so), and again replaces them', async () => {
 			await sql`create extension pg_cron`;
+			const [{ extversion }] = await sql`select extversion from pg_extension where extname = 'pg_cron'`;
+			expect(extversion).toMatch(/^1\.[0-4]([.-]|$)/);
+			notices.length = 0;
 			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			expect(notices).toContainEqual(
+				expect.stringMatching(new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer runs every minute`)),
+			);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
 				['supabase-jobs-backstop', '* * * * *', true],
