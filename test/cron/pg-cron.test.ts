@@ -55,7 +55,9 @@ if (missing) {
 			notices.length = 0;
 			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
 			expect(notices).toContainEqual(
-				expect.stringMatching(new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer runs every minute`)),
+				expect.stringMatching(
+					new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer runs every minute`),
+				),
 			);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
