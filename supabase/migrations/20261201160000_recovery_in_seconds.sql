@@ -23,7 +23,8 @@
 --
 -- Breaks nothing for callers. Replaces supabase_jobs.install_schedules() and
 -- supabase_jobs.notify_requeued_job() (now SECURITY DEFINER: it reads Vault
--- through kick_body whoever requeues), and runs install_schedules once.
+-- through kick_body whoever requeues) and the comment of
+-- supabase_jobs.jobs_silent.reclaimable_at, and runs install_schedules once.
 
 -- ---------------------------------------------------------------------------
 create or replace function supabase_jobs.install_schedules()
@@ -84,5 +85,9 @@ comment on function supabase_jobs.notify_requeued_job() is
   'AFTER UPDATE row trigger (WHEN running or waiting -> queued) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed or resumed job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now.';
 revoke all on function supabase_jobs.notify_requeued_job() from public, anon, authenticated;
 grant execute on function supabase_jobs.notify_requeued_job() to service_role;
+
+-- The operator view's column says the new cadence.
+comment on column supabase_jobs.jobs_silent.reclaimable_at is
+  'From when job_reclaim_silent (the reclaim schedule, every 5 seconds; every minute before pg_cron 1.5) readmits it: last beat + heartbeat_ms x missed_beats().';
 
 select supabase_jobs.install_schedules();
