@@ -1315,7 +1315,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * Readmits running jobs whose worker broke the liveness contract it
 	 * declared at claim (`heartbeatMs`): three beats missed in a row. Jobs
 	 * claimed without a declared heartbeat are never touched, so nothing is
-	 * guessed; this is what the reclaim schedule runs every minute.
+	 * guessed; this is what the reclaim schedule runs (every 5 seconds where
+	 * pg_cron accepts seconds schedules, every minute otherwise).
 	 *
 	 * @example
 	 * ```ts

@@ -73,7 +73,8 @@ export interface DemoStack {
 	dispatcher: Dispatcher | null;
 	/** The Deno worker, started again whenever it dies (null against a real project). */
 	worker: SupervisedChild | null;
-	app: Child;
+	/** The app (null when started with `app: false`). */
+	app: Child | null;
 	/** How long each step took. */
 	steps: DemoStep[];
 	/** Sends SIGTERM to every child now (synchronous: for a signal handler). */
@@ -97,6 +98,8 @@ export interface LocalDemoOptions {
 	workerTickMs?: number;
 	/** The heartbeat the worker declares at claim (JOBS_WORKER_HEARTBEAT_MS). @default the worker's own (5000) */
 	workerHeartbeatMs?: number;
+	/** Serve the app; false starts everything but the app (no build): its `url` is then the stand-in's. @default true */
+	app?: boolean;
 	/** Progress messages. */
 	log?: (message: string) => void;
 	/** Every line the children print. */
@@ -210,7 +213,8 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 		while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => log(`while stopping: ${String(e)}`));
 	};
 	try {
-		const appBuilt = buildAlongside(root, steps, log);
+		const withApp = options.app !== false;
+		const appBuilt = withApp ? buildAlongside(root, steps, log) : async () => {};
 
 		let pg: DurablePostgres | null = null;
 		const databaseUrl =
@@ -301,6 +305,21 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 		});
 
 		await appBuilt();
+		if (!withApp)
+			return {
+				url: standin.url,
+				mode: 'local',
+				supabaseUrl: standin.url,
+				anonKey: standin.anonKey,
+				databaseUrl,
+				standin,
+				dispatcher,
+				worker: worker.child,
+				app: null,
+				steps,
+				killChildren: () => children.forEach((c) => c.kill()),
+				stop: stopAll,
+			};
 		const { app, url } = await step('app listening', async () => {
 			const started = await startApp(
 				root,
