@@ -10,9 +10,13 @@ import { resolve } from 'node:path';
 export const NODE24 = process.env.NODE24_PATH ?? resolve('node_modules/node24/bin/node');
 
 /** The Node versions a test runs its server with: this process's, then Node 24's. */
-export const SERVER_NODES: readonly { name: string; path: string }[] = [
-	{ name: `Node ${process.versions.node.split('.')[0]}`, path: process.execPath },
-	{ name: 'Node 24', path: NODE24 },
+export const SERVER_NODES: readonly { name: string; major: number; path: string }[] = [
+	{
+		name: `Node ${process.versions.node.split('.')[0]}`,
+		major: Number(process.versions.node.split('.')[0]),
+		path: process.execPath,
+	},
+	{ name: 'Node 24', major: 24, path: NODE24 },
 ];
 
 /** `v24.x.y` of the binary, read from it (a test asserts the major it was promised). */
