@@ -17,7 +17,7 @@ import type { JobStatusValue } from '../../src/lib/state.ts';
 import { documentAnalyse } from '../../src/demo/jobs.ts';
 import { SESSION_COOKIE, decodeSession } from '../../src/demo/app/session.server.ts';
 import { startLocalDemo, type DemoStack } from '../../src/local/demo/stack.ts';
-import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase, type Sql, type TestDatabase } from '../helpers/db.ts';
 import { SERVER_NODES, nodeVersion } from '../helpers/node24.ts';
 import { launchChromium } from './browser.ts';
 
@@ -70,7 +70,8 @@ async function newVisitor(context: BrowserContext, base: string): Promise<{ user
 /** One of the visitor's jobs, in `state`, made in one transaction (the worker's kick comes after it). */
 async function jobIn(state: State, ownerId: string): Promise<string> {
 	return await db.sql.begin(async (tx) => {
-		const store = new JobStore(postgresAdapter(tx));
+		// Without claims the adapter only calls `unsafe`, which a transaction has (postgres.js types it apart from a pool).
+		const store = new JobStore(postgresAdapter(tx as unknown as Sql));
 		const job = await store.enqueue(documentAnalyse.name, {
 			params: { filename: `${state}.txt`, mime: 'text/plain' },
 			ownerId,
