@@ -29,6 +29,10 @@ class NoWebSocket {
  * Realtime join fails. A server that renders a job page needs no Realtime:
  * `WatchedJob` reads its source only in the browser.
  *
+ * The same option suits a client created at module level in a module the
+ * server imports too (a `$lib/supabase.ts` that pages import): in the browser
+ * it is the browser's own WebSocket, so the page's watch is unchanged.
+ *
  * @example
  * ```ts
  * // src/hooks.server.ts
