@@ -95,6 +95,8 @@ export interface LocalDemoOptions {
 	dataDir?: string;
 	/** App port; 0 or absent picks a free one. */
 	appPort?: number;
+	/** The Node binary that serves the app. @default this process's */
+	appNode?: string;
 	/** The stand-in's port (the Supabase URL the browser talks to); 0 or absent picks a free one. */
 	standinPort?: number;
 	/** The model-call stand-in per chunk (DEMO_MODEL_MS). @default 300 */
@@ -319,7 +321,9 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			cleanups.push(() => started.app.stop());
 			return started;
 		};
-		const { app, url } = await step('app listening', async () => serve(options.appPort || (await freePort())));
+		const { app, url } = await step('app listening', async () =>
+			serve(options.appPort || (await freePort()), options.appNode),
+		);
 
 		return {
 			url,
