@@ -297,7 +297,7 @@ describe('watch over Realtime', () => {
 		}
 		const user = await f.user();
 		const job = await user.store.enqueue('no-socket');
-		const client = f.client({ sub: user.id }, { transport: NoWebSocket as unknown as typeof WebSocket });
+		const client = f.client({ sub: user.id }, { transport: NoWebSocket as never });
 		const store = new JobStore(supabaseAdapter(client));
 		const rt = realtimeStatuses();
 		const seen = frames<string>();
