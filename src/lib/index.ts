@@ -91,6 +91,7 @@ export { postgresAdapter } from './adapters/postgres.ts';
 export type { PostgresAdapterOptions, JwtClaims } from './adapters/postgres.ts';
 export { supabaseAdapter } from './adapters/supabase.ts';
 export type { SupabaseAdapterOptions, SupabaseRpcClient } from './adapters/supabase.ts';
+export { serverRealtime } from './adapters/server-realtime.ts';
 export type { JobsDatabase } from './database.ts';
 export { StageStore, type StageStoreOptions, type StageFinish } from './store/stage-store.ts';
 
