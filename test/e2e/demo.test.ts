@@ -63,7 +63,7 @@ afterAll(async () => {
 
 describe('the demo in a browser', () => {
 	it('the app is served by Node 24', () => {
-		expect(stack.app.process.spawnfile).toBe(NODE24);
+		expect(stack.app!.process.spawnfile).toBe(NODE24);
 		expect(nodeVersion(NODE24)).toMatch(/^v24\./);
 	});
 

