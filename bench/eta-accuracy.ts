@@ -22,7 +22,8 @@
  * Environment: ETA_SIZES_KB (default 50,120,280: about 11, 26 and 60 s each on
  * an idle 2-core machine; the largest crosses the minute, where "less than a
  * minute" is decided), ETA_SLOW_MODEL_MS (default 400), DATABASE_URL (else an
- * embedded PostgreSQL), ETA_DEBUG=1 (every sample). About 5 minutes in all.
+ * embedded PostgreSQL), ETA_RUNS (see RUNS), ETA_DEBUG=1 (every sample).
+ * About 5 minutes in all.
  */
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
@@ -39,6 +40,27 @@ import { median, percentile } from './stats.ts';
 
 const SIZES_KB = (process.env.ETA_SIZES_KB ?? '50,120,280').split(',').map(Number);
 const SLOW_MODEL_MS = Number(process.env.ETA_SLOW_MODEL_MS ?? 400);
+
+/**
+ * The runs, in order: every size with no history (each clears it first), every
+ * size again with the history left by then (the last no-history run's, then
+ * each of these'), and the largest size with the slower model, no history.
+ * ETA_RUNS overrides: e.g. "280,50h,120s" (h: with history, s: slower model).
+ */
+const RUNS: { sizeKb: number; label: string; modelMs?: number }[] = process.env.ETA_RUNS
+	? process.env.ETA_RUNS.split(',').map((r) => {
+			const sizeKb = Number.parseInt(r, 10);
+			if (r.endsWith('h')) return { sizeKb, label: 'with history' };
+			if (r.endsWith('s')) return { sizeKb, label: `model ${SLOW_MODEL_MS} ms`, modelMs: SLOW_MODEL_MS };
+			return { sizeKb, label: 'no history' };
+		})
+	: [
+			...SIZES_KB.map((sizeKb) => ({ sizeKb, label: 'no history' })),
+			...SIZES_KB.map((sizeKb) => ({ sizeKb, label: 'with history' })),
+			...(SLOW_MODEL_MS > 0
+				? [{ sizeKb: Math.max(...SIZES_KB), label: `model ${SLOW_MODEL_MS} ms`, modelMs: SLOW_MODEL_MS }]
+				: []),
+		];
 const POLL_MS = 100;
 const SAMPLE_MS = 1000;
 const KIND = 'document.analyse';
@@ -212,22 +234,9 @@ async function main(): Promise<void> {
 	await sql`insert into auth.users (id, email, role, aud) values (${ownerId}, 'eta@example.test', 'authenticated', 'authenticated')`;
 	const results: RunResult[] = [];
 	try {
-		for (const size of SIZES_KB) {
-			await clearHistory(sql);
-			const r = await runOne(url, sql, ownerId, size, 'no history');
-			results.push(r);
-			print(r);
-		}
-		// The no-history runs left only the last one's timings: add those of every size again.
-		for (const size of SIZES_KB) {
-			const r = await runOne(url, sql, ownerId, size, 'with history');
-			results.push(r);
-			print(r);
-		}
-		if (SLOW_MODEL_MS > 0) {
-			await clearHistory(sql);
-			const size = Math.max(...SIZES_KB);
-			const r = await runOne(url, sql, ownerId, size, `model ${SLOW_MODEL_MS} ms`, SLOW_MODEL_MS);
+		for (const step of RUNS) {
+			if (step.label !== 'with history') await clearHistory(sql);
+			const r = await runOne(url, sql, ownerId, step.sizeKb, step.label, step.modelMs);
 			results.push(r);
 			print(r);
 		}
