@@ -257,6 +257,7 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 		const strip = dashboard.locator(`[data-testid=in-flight] li[data-job-id="${id}"]`);
 		await expect.poll(() => strip.locator('.sj-progress__stage').textContent()).toBe(w.analysing);
 		expect(await strip.textContent()).not.toContain('analyse');
+		await shot(dashboard, 'dashboard-running', locale);
 		await dashboard.close();
 
 		// The worker stops answering (alive, but frozen: no heartbeat, no exit for the supervisor to see).
