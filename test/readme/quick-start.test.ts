@@ -40,8 +40,7 @@ const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 /** An install, a Vite build, a cold Deno start: each can take a minute on a busy 2-core machine. */
 const SLOW = 240_000;
 
-/** What the user installs next to the package (the README's `npm i`), and the SvelteKit app they already have. */
-const USER_DEPENDENCIES = ['@supabase/ssr', '@supabase/supabase-js', 'ws'] as const;
+/** The SvelteKit app the user already has (and svelte-check, as `npx sv create` sets it up). */
 const APP_DEPENDENCIES = [
 	'zod',
 	'postgres',
@@ -50,6 +49,9 @@ const APP_DEPENDENCIES = [
 	'@sveltejs/adapter-node',
 	'@sveltejs/vite-plugin-svelte',
 	'vite',
+	'typescript',
+	'svelte-check',
+	'@types/node',
 ] as const;
 
 /** The SvelteKit skeleton a user has before the quick start (`npx sv create`, trimmed). */
@@ -60,6 +62,22 @@ export default { kit: { adapter: adapter() } };
 	'vite.config.js': `import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vite';
 export default defineConfig({ plugins: [sveltekit()] });
+`,
+	'tsconfig.json': `{ "extends": "./.svelte-kit/tsconfig.json", "compilerOptions": { "strict": true, "allowImportingTsExtensions": true } }
+`,
+	// The types of locals, as Supabase's SvelteKit guide writes them.
+	'src/app.d.ts': `import type { Session, SupabaseClient, User } from '@supabase/supabase-js';
+
+declare global {
+	namespace App {
+		interface Locals {
+			supabase: SupabaseClient;
+			safeGetSession: () => Promise<{ session: Session | null; user: User | null }>;
+		}
+	}
+}
+
+export {};
 `,
 	'src/app.html': `<!doctype html>
 <html lang="en">
@@ -176,16 +194,24 @@ beforeAll(async () => {
 	const npm = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 	await timed('npm i (the app’s own dependencies)', () => sh('npm', ['install', ...npm], app));
 
-	// The README's commands, in order. Its other dependencies at the repository's versions (already cached).
-	const install = await Promise.all(USER_DEPENDENCIES.map(async (n) => `${n}@${await installedVersion(n)}`));
-	await timed('npm i supabase-jobs @supabase/ssr @supabase/supabase-js ws', () =>
-		sh('npm', ['install', ...npm, tarball, ...install], app),
-	);
+	// The README's commands, in order: its `npm i` line, the package from the tarball and the
+	// others at the repository's versions (already in the npm cache).
+	const npmLine = /^npm i (.+)$/m.exec(blocks.find((b) => b.lang === 'sh')!.code)!;
+	const packages = npmLine[1]!.split(/\s+/);
+	expect(packages[0]).toBe('supabase-jobs');
+	const others = await Promise.all(packages.slice(1).map(async (n) => `${n}@${await installedVersion(n)}`));
+	await timed(npmLine[0], () => sh('npm', ['install', ...npm, tarball, ...others], app));
 	initOutput = await timed(
 		'npx supabase-jobs init',
 		async () => (await sh('npx', ['--no-install', 'supabase-jobs', 'init'], app)).stdout,
 	);
 	secret = /^ {4}([A-Za-z0-9_-]{43})$/m.exec(initOutput)?.[1] ?? '';
+
+	// The README's files, verbatim (what it shows of kinds.ts is checked against init's below), and the user's own work.
+	for (const block of blocks) {
+		if (block.file && !block.file.startsWith('supabase/')) await write(block.file, block.code);
+	}
+	await write('supabase/functions/jobs-worker/handlers.ts', USER_HANDLERS);
 
 	// `supabase db push`: init's migrations, in order, on a database with what a Supabase project has.
 	dbName = `sj_readme_${process.pid}_${Date.now()}`;
@@ -246,6 +272,22 @@ describe('the README quick start, as written', () => {
 	});
 
 	it(
+		'svelte-check (strict) finds no error in its code',
+		async () => {
+			await write('.env', 'PUBLIC_SUPABASE_URL=https://project-ref.supabase.co\nPUBLIC_SUPABASE_ANON_KEY=key\n');
+			await sh(process.execPath, ['node_modules/@sveltejs/kit/svelte-kit.js', 'sync'], app);
+			const check = await exec(
+				process.execPath,
+				['node_modules/svelte-check/bin/svelte-check', '--tsconfig', './tsconfig.json', '--output', 'machine'],
+				{ cwd: app, maxBuffer: 64 << 20 },
+			).catch((e: { stdout: string }) => e);
+			expect(check.stdout.split('\n').filter((l) => / (ERROR|WARNING) /.test(l))).toEqual([]);
+			expect(check.stdout).toMatch(/COMPLETED \d+ FILES 0 ERRORS 0 WARNINGS/);
+		},
+		SLOW,
+	);
+
+	it(
 		'in chromium: a visitor is signed in, enqueues, sees the bar take at least 3 values before Done, and cancels a second job',
 		async () => {
 			// The migrations init wrote register the kind users may enqueue; until then, the user's own migration.
@@ -264,12 +306,6 @@ describe('the README quick start, as written', () => {
 			} finally {
 				await sql.end();
 			}
-
-			// The README's files, verbatim, and the user's own work.
-			for (const block of blocks) {
-				if (block.file && !block.file.startsWith('supabase/')) await write(block.file, block.code);
-			}
-			await write('supabase/functions/jobs-worker/handlers.ts', USER_HANDLERS);
 
 			// Secrets + deploy: the function, under Deno, behind the stand-in's /functions/v1.
 			const worker = await timed('supabase functions deploy jobs-worker (deno run)', () =>
@@ -357,7 +393,7 @@ describe('the README quick start, as written', () => {
 			expect(pageErrors).toEqual([]);
 			expect(server.lines.filter((l) => /error/i.test(l) && !/deprecated/i.test(l))).toEqual([]);
 			console.log(
-				`[figures] README quick start, from npm i to a moving bar:\n${steps
+				`[figures] README quick start: the bar took ${values.join(', ')} then Done; from npm i to a moving bar:\n${steps
 					.map(([name, ms]) => `  ${name}: ${(ms / 1000).toFixed(1)} s`)
 					.join('\n')}`,
 			);
