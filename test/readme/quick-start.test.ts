@@ -360,7 +360,8 @@ describe('the README quick start, as written', () => {
 			steps.push(['from the form submitted to a moving bar', movedAt === undefined ? NaN : movedAt - enqueuedAt]);
 			const values = [...new Set(seen.filter((f) => f.status === 'running' && f.value !== null).map((f) => f.value))];
 			await snap(page, 'readme-quick-start-done');
-			expect(values.length, JSON.stringify(seen)).toBeGreaterThanOrEqual(3);
+			// At least three values above 0 while it runs, never going back.
+			expect(values.filter((v) => v! > 0).length, JSON.stringify(seen)).toBeGreaterThanOrEqual(3);
 			expect(values).toEqual([...values].sort((a, b) => a! - b!));
 			expect(seen.at(-1)).toMatchObject({ status: 'done', value: 100 });
 			// Over Realtime, not the polling fallback: the owner's private topic joined.
