@@ -42,8 +42,6 @@ const SLOW = 240_000;
 
 /** The SvelteKit app the user already has (and svelte-check, as `npx sv create` sets it up). */
 const APP_DEPENDENCIES = [
-	'zod',
-	'postgres',
 	'svelte',
 	'@sveltejs/kit',
 	'@sveltejs/adapter-node',
