@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { codeBlocks, quickStartSection, readmeQuickStart, ROOT } from '../readme/quick-start-blocks.ts';
 
 describe('the quick start in pt-BR', () => {
-	it('has the README section’s code blocks, identical and in the same order, with the same file markers', async () => {
+	it('has the README section’s code blocks, identical and in the same order', async () => {
 		const en = codeBlocks(await readmeQuickStart());
 		const pt = codeBlocks(await readFile(join(ROOT, 'docs/guide/pt-BR/quick-start.md'), 'utf8'));
 		expect(en.filter((b) => b.file).length).toBeGreaterThanOrEqual(5);
@@ -30,12 +30,16 @@ describe('the quick start in pt-BR', () => {
 		for (const paragraph of en) expect(pt).not.toContain(paragraph);
 	});
 
-	it('reads its markers strictly: a missing closing marker and a file marker without a block are errors', () => {
+	it('reads its markers strictly: a missing closing marker is an error; a block names its file on its first line', () => {
 		expect(() => quickStartSection('<!-- quick-start -->\ntext\n')).toThrow(/quick-start/);
-		expect(() => codeBlocks('<!-- file: a.ts -->\n\nprose\n')).toThrow(/a\.ts/);
-		expect(codeBlocks('<!-- file: a.ts -->\n\n```ts\nx;\n```\n```sh\nls\n```\n')).toEqual([
-			{ lang: 'ts', code: 'x;\n', file: 'a.ts' },
-			{ lang: 'sh', code: 'ls\n', file: null },
+		expect(
+			codeBlocks(
+				'```ts\n// src/a.ts\nx;\n```\n```svelte\n<!-- src/routes/[id]/+page.svelte -->\n```\n```sh\n// ls\n```\n',
+			),
+		).toEqual([
+			{ lang: 'ts', code: '// src/a.ts\nx;\n', file: 'src/a.ts' },
+			{ lang: 'svelte', code: '<!-- src/routes/[id]/+page.svelte -->\n', file: 'src/routes/[id]/+page.svelte' },
+			{ lang: 'sh', code: '// ls\n', file: null },
 		]);
 	});
 });

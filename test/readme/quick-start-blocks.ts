@@ -1,8 +1,9 @@
 /**
  * The README's quick start as data: the section between the lines
  * `<!-- quick-start -->` and `<!-- /quick-start -->`, its fenced code blocks,
- * and the files among them (a block preceded by `<!-- file: <path> -->`), so a
- * test can build an app out of exactly what the README says.
+ * and the files among them: a block whose first line names its path, as the
+ * reader sees it (`// src/hooks.server.ts`, `<!-- src/routes/+page.svelte -->`),
+ * so a test can build an app out of exactly what the README says.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +16,7 @@ export interface CodeBlock {
 	lang: string;
 	/** The block's text, ending with a newline. */
 	code: string;
-	/** The path its `<!-- file: … -->` marker names, or null. */
+	/** The path its first line names (`// <path>` or `<!-- <path> -->`), or null. */
 	file: string | null;
 }
 
@@ -32,28 +33,22 @@ export function quickStartSection(markdown: string): string {
 	return lines.slice(open[0]! + 1, close[0]).join('\n');
 }
 
-/** Every fenced block (``` fences) in order, with the file marker that precedes it (blank lines between allowed). */
+/** A first line that is only a comment naming a relative path with a slash and an extension. */
+const PATH_LINE = /^(?:\/\/ ([\w.[\]+-]+(?:\/[\w.[\]+-]+)+\.\w+)|<!-- ([\w.[\]+-]+(?:\/[\w.[\]+-]+)+\.\w+) -->)$/;
+
+/** Every fenced block (``` fences) in order, with the file its first line names. */
 export function codeBlocks(markdown: string): CodeBlock[] {
 	const lines = markdown.split('\n');
 	const blocks: CodeBlock[] = [];
-	let file: string | null = null;
 	for (let i = 0; i < lines.length; i++) {
-		const line = lines[i]!;
-		const marker = /^<!-- file: (\S+) -->$/.exec(line);
-		if (marker) {
-			file = marker[1]!;
-			continue;
-		}
-		const fence = /^```(\S*)\s*$/.exec(line);
-		if (fence) {
-			const end = lines.findIndex((l, j) => j > i && l === '```');
-			if (end < 0) throw new Error(`unclosed code block at line ${i + 1}`);
-			blocks.push({ lang: fence[1]!, code: `${lines.slice(i + 1, end).join('\n')}\n`, file });
-			file = null;
-			i = end;
-			continue;
-		}
-		if (line.trim() !== '' && file !== null) throw new Error(`<!-- file: ${file} --> is not followed by a code block`);
+		const fence = /^```(\S*)\s*$/.exec(lines[i]!);
+		if (!fence) continue;
+		const end = lines.findIndex((l, j) => j > i && l === '```');
+		if (end < 0) throw new Error(`unclosed code block at line ${i + 1}`);
+		const body = lines.slice(i + 1, end);
+		const path = PATH_LINE.exec(body[0] ?? '');
+		blocks.push({ lang: fence[1]!, code: `${body.join('\n')}\n`, file: path ? (path[1] ?? path[2]!) : null });
+		i = end;
 	}
 	return blocks;
 }

@@ -1,7 +1,7 @@
 /**
  * The README's quick start, followed as written. A SvelteKit app is made of
- * the section's code blocks verbatim (each `<!-- file: … -->` block becomes
- * that file, so editing the README changes this test) plus only what a user
+ * the section's code blocks verbatim (a block whose first line names a path
+ * becomes that file, so editing the README changes this test) plus only what a user
  * has anyway: the SvelteKit skeleton (config, app.html, .env) and their own
  * work in handlers.ts. The package comes from `npm pack`, installed as a
  * dependency; `npx supabase-jobs init` writes the function and the
@@ -249,12 +249,13 @@ describe('the README quick start, as written', () => {
 		const kinds = blocks.find((b) => b.file === 'supabase/functions/jobs-worker/kinds.ts')!;
 		const written = await readFile(join(app, 'supabase/functions/jobs-worker/kinds.ts'), 'utf8');
 		expect(written).toBe(KINDS_TEMPLATE);
-		// Shown as init writes it, its comments left out.
-		const uncommented = written
-			.split('\n')
-			.filter((l) => !/^\s*\/\//.test(l))
-			.join('\n');
-		expect(uncommented).toContain(kinds.code);
+		// Shown as init writes it, its comments left out (the first line, its path, too).
+		const uncommented = (text: string) =>
+			text
+				.split('\n')
+				.filter((l) => !/^\s*\/\//.test(l))
+				.join('\n');
+		expect(uncommented(written)).toContain(uncommented(kinds.code));
 		// The commands it lists are the ones this test ran, and init printed the steps it lists.
 		const commands = blocks.find((b) => b.lang === 'sh')!.code;
 		expect(commands).toMatch(/^npx supabase-jobs init\b/m);
