@@ -273,7 +273,7 @@ describe('the README quick start, as written', () => {
 	it(
 		'svelte-check (strict) finds no error in its code',
 		async () => {
-			await write('.env', 'PUBLIC_SUPABASE_URL=https://project-ref.supabase.co\nPUBLIC_SUPABASE_ANON_KEY=key\n');
+			await write('.env', 'PUBLIC_SUPABASE_URL=https://project-ref.supabase.co\nPUBLIC_SUPABASE_PUBLISHABLE_KEY=key\n');
 			await sh(process.execPath, ['node_modules/@sveltejs/kit/svelte-kit.js', 'sync'], app);
 			const check = await exec(
 				process.execPath,
@@ -328,7 +328,7 @@ describe('the README quick start, as written', () => {
 			await owner.unsafe(vault).finally(() => owner.end());
 			dispatcher = await startDispatcher({ url: databaseUrl, pollIntervalMs: 200 });
 
-			await write('.env', `PUBLIC_SUPABASE_URL=${standin.url}\nPUBLIC_SUPABASE_ANON_KEY=${standin.anonKey}\n`);
+			await write('.env', `PUBLIC_SUPABASE_URL=${standin.url}\nPUBLIC_SUPABASE_PUBLISHABLE_KEY=${standin.anonKey}\n`);
 			await timed('vite build', () => sh(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], app));
 			const port = await freePort();
 			const origin = `http://localhost:${port}`;
