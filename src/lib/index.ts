@@ -53,7 +53,7 @@ export {
 export { fromPostgresError } from './internal/map-sql-error.ts';
 
 // JobStore and its adapters.
-export { JobStore } from './store/job-store.ts';
+export { JobStore, WATCH_EMIT_ON } from './store/job-store.ts';
 export type {
 	JobStoreOptions,
 	EnqueueInput,

@@ -20,6 +20,7 @@ import { startChild, type Child } from '../../src/local/demo/processes.ts';
 import { freePort } from '../../src/local/postgres/embedded.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { SERVER_NODES } from '../helpers/node24.ts';
+import { packInto } from './pack.ts';
 import {
 	CONSUMER_DEPENDENCIES,
 	consumerTsconfig,
@@ -70,9 +71,8 @@ async function installedVersion(name: string): Promise<string> {
 beforeAll(async () => {
 	db = await useTestDatabase();
 	work = await mkdtemp(join(tmpdir(), 'sj-consumer-'));
-	// Packed once per run; prepack builds dist/ from src/lib.
-	const { stdout } = await sh('npm', ['pack', '--silent', '--pack-destination', work], repo);
-	tarball = join(work, stdout.trim().split('\n').at(-1)!);
+	// Packed once per run; prepack builds dist/ from src/lib (one pack at a time: pack.ts).
+	tarball = await packInto(work, repo);
 
 	app = join(work, 'app');
 	const dependencies: Record<string, string> = { 'supabase-jobs': `file:${tarball}` };

@@ -346,6 +346,24 @@ export interface WatchChildrenOptions {
 }
 
 /**
+ * What {@link JobStore.watch} yields on by default: every field a progress bar
+ * (`<JobProgress>`) shows, so a bar over `store.watch(id)` moves with each tick.
+ *
+ * @example
+ * ```ts
+ * store.watch(id, { emitOn: [...WATCH_EMIT_ON, 'resultId'] });
+ * ```
+ */
+export const WATCH_EMIT_ON = [
+	'status',
+	'progress',
+	'stage',
+	'attempts',
+	'availableAt',
+	'expectedEndAt',
+] as const satisfies readonly (keyof Job)[];
+
+/**
  * Options of {@link JobStore.watch}.
  *
  * @example
@@ -356,7 +374,12 @@ export interface WatchChildrenOptions {
 export interface WatchOptions {
 	/** Milliseconds between polls. @default 2000 */
 	intervalMs?: number;
-	/** The fields whose change yields a new value; the terminal state is always yielded. @default ['status'] */
+	/**
+	 * The fields whose change yields a new value; the terminal state is always
+	 * yielded. @default {@link WATCH_EMIT_ON}: everything a progress bar shows
+	 * (status, progress, stage, attempt, start time, estimate). `['status']`
+	 * yields only the status changes.
+	 */
 	emitOn?: readonly (keyof Job)[];
 	/**
 	 * Give up with {@link TimeoutError} when no terminal state came within this
@@ -1354,7 +1377,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	/**
 	 * Follows a job: yields its current state at once (a late subscriber to a
 	 * finished job gets exactly one value), then one value per change of the
-	 * `emitOn` fields, and ends after the terminal state. `timeoutMs` gives up
+	 * `emitOn` fields (by default what a progress bar shows: status, progress,
+	 * stage, …), and ends after the terminal state. `timeoutMs` gives up
 	 * with {@link TimeoutError}; `signal` ends the watch quietly. Unknown ids
 	 * (or another user's job) throw {@link JobNotFoundError}.
 	 *
@@ -1377,7 +1401,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const intervalMs = options.intervalMs ?? 2000;
 		checkTimerMs('intervalMs', intervalMs);
 		checkTimerMs('timeoutMs', options.timeoutMs);
-		const emitOn = options.emitOn ?? ['status'];
+		const emitOn = options.emitOn ?? WATCH_EMIT_ON;
 		const { signal, timeoutMs } = options;
 		const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
 		const timeout = (last: R) =>
