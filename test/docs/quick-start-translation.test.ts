@@ -23,7 +23,7 @@ describe('the quick start in pt-BR', () => {
 				.replace(/```[\s\S]*?```/g, '')
 				.split(/\n\s*\n/)
 				.map((p) => p.trim())
-				.filter((p) => p && !p.startsWith('<!--'));
+				.filter((p) => p && !p.startsWith('<!--') && !p.startsWith('#'));
 		const en = prose(await readmeQuickStart());
 		const pt = prose(await readFile(join(ROOT, 'docs/guide/pt-BR/quick-start.md'), 'utf8'));
 		expect(pt.length).toBe(en.length);
