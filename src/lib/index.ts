@@ -45,6 +45,7 @@ export { defineSchedule, type JobSchedule } from './store/job-schedule.ts';
 export { postgresAdapter, type PostgresAdapterOptions, type JwtClaims } from './adapters/postgres.ts';
 export { supabaseAdapter, type SupabaseAdapterOptions, type SupabaseRpcClient } from './adapters/supabase.ts';
 export { supabaseRealtime, type SupabaseRealtimeClient } from './adapters/supabase-realtime.ts';
+export { serverRealtime } from './adapters/server-realtime.ts';
 export type { JobAdapter, JobTopicStatus } from './store/adapter.ts';
 export type { JobsDatabase } from './database.ts';
 

@@ -3128,7 +3128,7 @@ comment on column supabase_jobs.jobs_silent.heartbeat_ms is 'The interval (ms) t
 comment on column supabase_jobs.jobs_silent.last_beat_at is 'The last heartbeat (or the claim, if it never beat).';
 comment on column supabase_jobs.jobs_silent.silent_for is 'How long nothing has arrived.';
 comment on column supabase_jobs.jobs_silent.beats_missed is 'Whole heartbeat intervals since the last beat.';
-comment on column supabase_jobs.jobs_silent.reclaimable_at is 'From when job_reclaim_silent (the reclaim schedule, every minute) readmits it: last beat + heartbeat_ms x missed_beats().';
+comment on column supabase_jobs.jobs_silent.reclaimable_at is 'From when job_reclaim_silent (the reclaim schedule, every 5 seconds; every minute before pg_cron 1.5) readmits it: last beat + heartbeat_ms x missed_beats().';
 
 create view supabase_jobs.owner_usage with (security_invoker = true) as
 select a.owner_id, a.job_table,
@@ -3485,6 +3485,8 @@ returns integer
 language plpgsql
 set search_path = ''
 as $$
+declare
+  reclaim constant text := 'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))';
 begin
   if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
     raise notice 'supabase_jobs: pg_cron is not enabled, so no schedules were installed. Enable it, then run: select supabase_jobs.install_schedules();';
@@ -3492,15 +3494,22 @@ begin
   end if;
   perform cron.schedule('supabase-jobs-backstop', '* * * * *',
     'select supabase_jobs.backstop()');
-  perform cron.schedule('supabase-jobs-reclaim', '* * * * *',
-    'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))');
+  -- pg_cron 1.5 and later run a job every N seconds; older ones refuse the
+  -- schedule with invalid_parameter_value, and the reclaimer runs every minute.
+  begin
+    perform cron.schedule('supabase-jobs-reclaim', '5 seconds', reclaim);
+  exception when invalid_parameter_value then
+    perform cron.schedule('supabase-jobs-reclaim', '* * * * *', reclaim);
+    raise notice 'supabase_jobs: pg_cron % schedules in minutes only (seconds need 1.5 or later): the reclaimer runs every minute, so a dead worker''s job waits up to a minute more before it runs again.',
+      coalesce((select e.extversion from pg_catalog.pg_extension e where e.extname = 'pg_cron'), '(unknown version)');
+  end;
   perform cron.schedule('supabase-jobs-cleanup', '17 * * * *',
     'select * from supabase_jobs.cleanup()');
   return 3 + supabase_jobs.install_recurring();
 end
 $$;
-comment on function supabase_jobs.install_schedules is
-  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every minute), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+comment on function supabase_jobs.install_schedules() is
+  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
 
 -- ============================================================================
 -- supabase/schemas/13_kick.sql
@@ -3677,17 +3686,23 @@ create trigger after_jobs_inserted after insert on supabase_jobs.job
 create or replace function supabase_jobs.notify_requeued_job()
 returns trigger
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
     'job_table', new.job_table, 'kind', new.kind, 'job_id', new.id,
     'count', 1, 'available_at', new.available_at, 'reason', 'requeue')::text);
+  if new.available_at <= pg_catalog.now() then
+    perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
+      'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
+      'job_id', new.id, 'count', 1, 'reason', 'requeue'));
+  end if;
   return null;
 end
 $$;
-comment on function supabase_jobs.notify_requeued_job is
-  'AFTER UPDATE row trigger (WHEN running -> queued) on every job table: NOTIFY supabase_jobs that a retried, released or reclaimed job is claimable again.';
+comment on function supabase_jobs.notify_requeued_job() is
+  'AFTER UPDATE row trigger (WHEN running or waiting -> queued) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed or resumed job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now.';
 
 create trigger notify_requeued after update of status on supabase_jobs.job for each row
   when (new.status = 'queued' and old.status in ('running', 'waiting'))
@@ -3907,7 +3922,7 @@ grant execute on function
   supabase_jobs.kind_is_valid, supabase_jobs.kind_max, supabase_jobs.kind_pattern,
   supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
   supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default, supabase_jobs.max_attempts_max,
-  supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job, supabase_jobs.owner_for,
+  supabase_jobs.missed_beats, supabase_jobs.owner_for,
   supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
@@ -3931,8 +3946,8 @@ grant execute on function
   supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.table_label
+  supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
+  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label
   to service_role;
 
 -- ============================================================================

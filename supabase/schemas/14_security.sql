@@ -183,7 +183,7 @@ grant execute on function
   supabase_jobs.kind_is_valid, supabase_jobs.kind_max, supabase_jobs.kind_pattern,
   supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
   supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default, supabase_jobs.max_attempts_max,
-  supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job, supabase_jobs.owner_for,
+  supabase_jobs.missed_beats, supabase_jobs.owner_for,
   supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
@@ -207,6 +207,6 @@ grant execute on function
   supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.table_label
+  supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
+  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label
   to service_role;

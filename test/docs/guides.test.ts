@@ -16,8 +16,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const GUIDE = join(ROOT, 'docs/guide');
 const LANGUAGES = ['en', 'pt-BR'] as const;
 
+/**
+ * Pages translated from a README section rather than from an English page:
+ * checked against that section by their own test (quick-start-translation.test.ts).
+ */
+const README_TRANSLATIONS = new Set(['quick-start.md']);
+
 async function pages(language: string): Promise<string[]> {
-	return (await readdir(join(GUIDE, language))).filter((f) => f.endsWith('.md')).sort();
+	return (await readdir(join(GUIDE, language))).filter((f) => f.endsWith('.md') && !README_TRANSLATIONS.has(f)).sort();
 }
 
 async function read(language: string, page: string): Promise<GuidePage> {

@@ -319,14 +319,14 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 	});
 
 	describe(`JobStore over ${label}: 4. The screen asking "is it done yet?"`, () => {
-		test('watch yields the job on every status change, until a terminal state, and then ends', async () => {
+		test("watch with emitOn ['status'] yields the job on every status change only, until a terminal state, and then ends", async () => {
 			const counted = counting(h.adapter(SERVICE));
 			const screen = new JobStore(counted.adapter);
 			const job = await worker.enqueue(uniqueKind('watched'));
 			const seen: string[] = [];
 			const frames = new Signal();
 			const watching = (async () => {
-				for await (const j of screen.watch(job.id, { intervalMs: 5 })) {
+				for await (const j of screen.watch(job.id, { intervalMs: 5, emitOn: ['status'] })) {
 					seen.push(j.status);
 					frames.notify();
 				}

@@ -123,21 +123,28 @@ class SharedTopic {
 				for (const l of [...this.listeners]) l.message(row as RawRow);
 			}
 		});
-		channel.subscribe((status, err) => {
-			if (this.#disposed) return;
-			if (status === 'SUBSCRIBED') {
-				this.#everLive = true;
-				this.#report('live');
-			} else if (!this.#everLive || status === 'CLOSED') {
-				// Refused, timed out before ever joining, or closed by the server
-				// (e.g. a refreshed token that no longer authorizes the topic).
-				this.#report('refused', err ?? status);
-				this.dispose();
-			} else {
-				// CHANNEL_ERROR / TIMED_OUT after a join: realtime-js rejoins by itself.
-				this.#report('down', err ?? status);
-			}
-		});
+		try {
+			channel.subscribe((status, err) => {
+				if (this.#disposed) return;
+				if (status === 'SUBSCRIBED') {
+					this.#everLive = true;
+					this.#report('live');
+				} else if (!this.#everLive || status === 'CLOSED') {
+					// Refused, timed out before ever joining, or closed by the server
+					// (e.g. a refreshed token that no longer authorizes the topic).
+					this.#report('refused', err ?? status);
+					this.dispose();
+				} else {
+					// CHANNEL_ERROR / TIMED_OUT after a join: realtime-js rejoins by itself.
+					this.#report('down', err ?? status);
+				}
+			});
+		} catch (e) {
+			// The socket could not even be made (no WebSocket: Node 20 with serverRealtime):
+			// refused, so the store polls instead.
+			this.#report('refused', e);
+			this.dispose();
+		}
 	}
 
 	#report(status: JobTopicStatus, reason?: unknown): void {

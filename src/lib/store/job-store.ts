@@ -397,7 +397,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	/**
 	 * Follows a job: yields its current state at once (a late subscriber to a
 	 * finished job gets exactly one value), then one value per change of the
-	 * `emitOn` fields, and ends after the terminal state. `timeoutMs` gives up
+	 * `emitOn` fields (by default what a progress bar shows: status, progress,
+	 * stage, …), and ends after the terminal state. `timeoutMs` gives up
 	 * with {@link TimeoutError}; `signal` ends the watch quietly. Unknown ids
 	 * (or another user's job) throw {@link JobNotFoundError}.
 	 *
@@ -468,7 +469,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * Readmits running jobs whose worker broke the liveness contract it
 	 * declared at claim (`heartbeatMs`): three beats missed in a row. Jobs
 	 * claimed without a declared heartbeat are never touched, so nothing is
-	 * guessed; this is what the reclaim schedule runs every minute.
+	 * guessed; this is what the reclaim schedule runs (every 5 seconds where
+	 * pg_cron accepts seconds schedules, every minute otherwise).
 	 *
 	 * @example
 	 * setInterval(() => void store.reclaimSilent(), 10_000);

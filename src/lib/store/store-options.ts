@@ -235,12 +235,30 @@ export interface WatchChildrenOptions {
 }
 
 /**
+ * What {@link JobStore.watch} yields on by default: every field a progress bar
+ * (`<JobProgress>`) shows, so a bar over `store.watch(id)` moves with each tick.
+ */
+export const WATCH_EMIT_ON = [
+	'status',
+	'progress',
+	'stage',
+	'attempts',
+	'availableAt',
+	'expectedEndAt',
+] as const satisfies readonly (keyof Job)[];
+
+/**
  * Options of {@link JobStore.watch}.
  */
 export interface WatchOptions {
 	/** Milliseconds between polls. @default 2000 */
 	intervalMs?: number;
-	/** The fields whose change yields a new value; the terminal state is always yielded. @default ['status'] */
+	/**
+	 * The fields whose change yields a new value; the terminal state is always
+	 * yielded. By default everything a progress bar shows (status, progress,
+	 * stage, attempt, start time, estimate); `['status']` yields only the
+	 * status changes.
+	 */
 	emitOn?: readonly (keyof Job)[];
 	/**
 	 * Give up with {@link TimeoutError} when no terminal state came within this

@@ -14,7 +14,12 @@ import type { JobCalls } from './job-calls.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
 import type { Job } from './job.ts';
 import { children } from './screen-reads.ts';
-import type { SubscribeListOptions, WatchChildrenOptions, WatchOptions } from './store-options.ts';
+import {
+	WATCH_EMIT_ON,
+	type SubscribeListOptions,
+	type WatchChildrenOptions,
+	type WatchOptions,
+} from './store-options.ts';
 
 const hasTags = (tags: readonly string[], wanted: readonly string[]) => wanted.every((t) => tags.includes(t));
 
@@ -58,7 +63,7 @@ export async function* watchJob<R extends Job>(
 	const intervalMs = options.intervalMs ?? 2000;
 	checkTimerMs('intervalMs', intervalMs);
 	checkTimerMs('timeoutMs', options.timeoutMs);
-	const emitOn = options.emitOn ?? ['status'];
+	const emitOn = options.emitOn ?? WATCH_EMIT_ON;
 	const { signal, timeoutMs } = options;
 	const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
 	const timeout = (last: R) =>

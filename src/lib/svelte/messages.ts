@@ -23,6 +23,8 @@ export interface JobMessages {
 	loadMore: string;
 	/** Under a running job whose worker stopped answering. */
 	notResponding: string;
+	/** The badge, and the bar's spoken value, of a running job whose worker stopped answering. */
+	silent: string;
 	/** A queued job with a future start; `{time}` is replaced by the start, in the locale. */
 	scheduledFor: string;
 	/** A job queued again after an attempt ended early; `{n}` and `{max}` are replaced. */
@@ -70,6 +72,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		nothingInFlight: 'Nothing queued or running.',
 		loadMore: 'Load more',
 		notResponding: 'Not responding — it will be retried',
+		silent: 'Not responding',
 		scheduledFor: 'Scheduled for {time}',
 		retrying: 'Retrying (attempt {n} of {max})',
 		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
@@ -96,6 +99,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		nothingInFlight: 'Nada na fila nem em execução.',
 		loadMore: 'Carregar mais',
 		notResponding: 'Sem resposta — será tentado de novo',
+		silent: 'Sem resposta',
 		scheduledFor: 'Agendado para {time}',
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
 		left: {

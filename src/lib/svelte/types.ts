@@ -64,6 +64,17 @@ export interface JobSnapshot {
  *
  * `cancel` is idempotent: asking to cancel a finished job is not an error. When
  * it resolves to the updated row, the watched job shows it at once.
+ *
+ * A `JobStore` is one as it is: its `watch` yields on every change a bar shows
+ * (status, progress, stage and the rest), so `WatchedJob.create(store, id)`
+ * moves with each tick. A wrapper is for changing what is sent, e.g. a reason:
+ *
+ * @example
+ * const source: JobWatchSource = {
+ * 	watch: (id, { signal }) => store.watch(id, { signal }),
+ * 	cancel: (id) => store.cancel(id, { reason: 'cancelled by the user' }),
+ * 	queuePosition: (id) => store.queuePosition(id),
+ * };
  */
 export interface JobWatchSource {
 	watch(id: string, options: { signal: AbortSignal }): AsyncIterable<JobSnapshot>;

@@ -37,13 +37,20 @@ export interface WatchedJobOptions {
  * elsewhere. Given a getter for the id, `create()` follows a change of id:
  * the old watch stops and the state starts over for the new job.
  *
+ * **Server rendering.** On the server the component renders `initial` (the
+ * row its `load` read) and the source is never touched: it is first read by
+ * `start()`, which `create()` calls on mount, in the browser. So the source
+ * can be a getter that creates the browser's Supabase client on first use,
+ * and rendering the page needs no Realtime connection (nor the WebSocket that
+ * Node 20 lacks).
+ *
  * @example
  * ```svelte
  * <script lang="ts">
  * 	import { WatchedJob, JobProgress, CancelButton } from 'supabase-jobs/svelte';
- * 	import { jobs } from '$lib/jobs'; // the browser JobStore
- * 	let { data } = $props(); // data.job: the row `load` read, shown before the watch answers
- * 	const job = WatchedJob.create(jobs, () => data.job.id, () => data.job);
+ * 	import { browserJobs } from '$lib/jobs'; // () => the browser's JobStore, created on first use
+ * 	let { data } = $props(); // data.job: the row `load` read, rendered on the server, shown until the watch answers
+ * 	const job = WatchedJob.create(browserJobs, () => data.job.id, () => data.job);
  * </script>
  *
  * <JobProgress {job} />
@@ -285,6 +292,8 @@ export class WatchedJob {
 		this.#controller = controller;
 		this.#connectionError = null;
 		this.#watching = true;
+		// The source is first read here, never during server rendering (see the class doc).
+		if (this.#snapshot) this.#askHeld(this.#snapshot);
 		void this.#followPosition(controller);
 		const running = this.#run(controller);
 		// A source that fails synchronously has already closed the watch.
@@ -485,7 +494,9 @@ export class WatchedJob {
 		if (!merged) return;
 		const becameQueued = merged.status === 'queued' && before?.status !== 'queued';
 		this.#snapshot = merged;
-		if (merged.status !== before?.status || merged.updatedAt !== before?.updatedAt) this.#askHeld(merged);
+		// Only while watching: the constructor applies `initial`, and it runs on the server too.
+		const changed = merged.status !== before?.status || merged.updatedAt !== before?.updatedAt;
+		if (changed && this.#controller) this.#askHeld(merged);
 		if (becameQueued) this.#nudgePosition?.();
 		if (isTerminalStatus(merged.status)) this.#nudgePosition?.(); // let the loop end now
 	}

@@ -88,8 +88,10 @@ export class PhasePlan {
 	/**
 	 * Fits a plan from the recorded timings of finished jobs of `kind`
 	 * (see {@link fitPhasePlan}). With a `fallback`, phases and slopes the
-	 * history lacks come from it and its order is kept; without one, an empty
-	 * history gives null.
+	 * history lacks come from it and its order is kept (a phase recorded at
+	 * too few sizes for a slope of its own keeps the fallback's shape, scaled
+	 * by how much slower or faster it ran than promised); without one, an
+	 * empty history gives null.
 	 *
 	 * @example
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
@@ -106,7 +108,11 @@ export class PhasePlan {
 		options: FromHistoryOptions = {},
 	): Promise<PhasePlan | null> {
 		const { fallback, ...fitOptions } = options;
-		const fit = fitPhasePlan(await source.phaseHistory(kind), { order: fallback?.phases, ...fitOptions });
+		const fit = fitPhasePlan(await source.phaseHistory(kind), {
+			order: fallback?.phases,
+			prior: fallback?.toJSON(),
+			...fitOptions,
+		});
 		if (!fit) return fallback ?? null;
 		const medians = new Map<string, number>();
 		const perKilochar = new Map<string, number>();
