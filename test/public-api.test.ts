@@ -35,6 +35,7 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 			'isJobError',
 			'isTerminalStatus',
 			'postgresAdapter',
+			'serverRealtime',
 			'supabaseAdapter',
 			'supabaseRealtime',
 		],

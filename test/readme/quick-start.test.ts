@@ -90,7 +90,7 @@ export {};
  * handlers.ts): a line at a time, each taking a while like real work does
  * (a model call, a page rendered), with a real counter.
  */
-const USER_HANDLERS = `import { defineJobHandler, type JobHandler } from 'supabase-jobs';
+const USER_HANDLERS = `import { defineJobHandler, type JobHandler } from 'supabase-jobs/worker';
 import { wordCount } from './kinds.ts';
 
 export const handlers: JobHandler[] = [

@@ -67,14 +67,9 @@ export interface JobSnapshot {
  *
  * A `JobStore` is one as it is: its `watch` yields on every change a bar shows
  * (status, progress, stage and the rest), so `WatchedJob.create(store, id)`
- * moves with each tick. A wrapper is for changing what is sent, e.g. a reason:
- *
- * @example
- * const source: JobWatchSource = {
- * 	watch: (id, { signal }) => store.watch(id, { signal }),
- * 	cancel: (id) => store.cancel(id, { reason: 'cancelled by the user' }),
- * 	queuePosition: (id) => store.queuePosition(id),
- * };
+ * moves with each tick. A wrapper is for changing what is sent, e.g. a cancel
+ * with a reason: `{ watch: (id, o) => store.watch(id, o), cancel: (id) =>
+ * store.cancel(id, { reason }), queuePosition: (id) => store.queuePosition(id) }`.
  */
 export interface JobWatchSource {
 	watch(id: string, options: { signal: AbortSignal }): AsyncIterable<JobSnapshot>;
