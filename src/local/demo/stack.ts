@@ -327,28 +327,8 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			cleanups.push(() => started.app.stop());
 			return started;
 		};
-		if (!withApp)
-			return {
-				url: standin.url,
-				mode: 'local',
-				supabaseUrl: standin.url,
-				anonKey: standin.anonKey,
-				databaseUrl,
-				standin,
-				dispatcher,
-				worker: worker.child,
-				app: null,
-				serveAppWith: async (node) => serve(await freePort(), node),
-				steps,
-				killChildren: () => children.forEach((c) => c.kill()),
-				stop: stopAll,
-			};
-		const { app, url } = await step('app listening', async () =>
-			serve(options.appPort || (await freePort()), options.appNode),
-		);
-
-		return {
-			url,
+		const stack: DemoStack = {
+			url: standin.url,
 			mode: 'local',
 			supabaseUrl: standin.url,
 			anonKey: standin.anonKey,
@@ -356,12 +336,17 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			standin,
 			dispatcher,
 			worker: worker.child,
-			app,
+			app: null,
 			serveAppWith: async (node) => serve(await freePort(), node),
 			steps,
 			killChildren: () => children.forEach((c) => c.kill()),
 			stop: stopAll,
 		};
+		if (!withApp) return stack;
+		const { app, url } = await step('app listening', async () =>
+			serve(options.appPort || (await freePort()), options.appNode),
+		);
+		return { ...stack, url, app };
 	} catch (e) {
 		await stopAll();
 		throw e;
