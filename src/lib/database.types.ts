@@ -1367,10 +1367,7 @@ export type Database = {
 			require_id: { Args: { id: string }; Returns: undefined };
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
 			run_schedule: { Args: { name: string; slot?: string }; Returns: string };
-			send_job_messages: {
-				Args: { ids: string[]; to_job_topic: boolean };
-				Returns: undefined;
-			};
+			send_job_messages: { Args: { ids: string[] }; Returns: undefined };
 			sentence: { Args: { value: string }; Returns: string };
 			stage_max: { Args: Record<PropertyKey, never>; Returns: number };
 			stage_token_column: {

@@ -2155,12 +2155,13 @@ comment on function public.stage_cancel is
 -- ============================================================================
 
 -- Realtime messages: each visible change of a job (status, progress, stage,
--- available_at) is broadcast on private topics, job:<id> and, for an owned
--- job, jobs:<owner id>; several jobs of one owner changed at once coalesce
--- into list messages (send_job_messages). A broadcast that fails is a warning,
--- never a failed write. Who may read a topic: 14_security.
+-- available_at) is one message on one private topic (job_topic): jobs:<owner
+-- id> for an owned job, job:<parent id> for an ownerless child, job:<id> for
+-- any other job. Several changes of one statement on one topic go as list
+-- messages of up to 100 (send_job_messages, the one builder). A broadcast that
+-- fails is a warning, never a failed write. Who may read a topic: 14_security.
 
-create or replace function supabase_jobs.send_job_messages(ids uuid[], to_job_topic boolean)
+create or replace function supabase_jobs.send_job_messages(ids uuid[])
 returns void
 language plpgsql
 set search_path = ''
@@ -2176,26 +2177,31 @@ begin
              'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
              'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
              'expected_end_at', j.expected_end_at,
-             'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table) as message,
-           j.id, j.owner_id, j.job_table,
-           pg_catalog.count(*) over (partition by j.owner_id) as of_owner,
-           (pg_catalog.row_number() over (partition by j.owner_id order by j.id) - 1) / 100 as chunk
+             'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
+           || case when j.parent_id is null then '{}'::jsonb
+                   else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
+             as message,
+           j.id, j.job_table,
+           case when j.owner_id is not null then 'jobs:' || j.owner_id else 'job:' || coalesce(j.parent_id, j.id) end as topic
       from supabase_jobs.job as j
-     where j.id = any (ids))
-  select c.message, 'job', 'job:' || c.id, true, 'broadcast' from changed c where to_job_topic
-  union all
-  select c.message, 'job', 'jobs:' || c.owner_id, true, 'broadcast' from changed c
-   where c.owner_id is not null and c.of_owner = 1
+     where j.id = any (ids)),
+  counted as (
+    select c.*, pg_catalog.count(*) over (partition by c.topic) as on_topic,
+           (pg_catalog.row_number() over (partition by c.topic order by c.id) - 1) / 100 as chunk
+      from changed c)
+  select c.message, 'job', c.topic, true, 'broadcast' from counted c where c.on_topic = 1
   union all
   select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(c.job_table), 'jobs', pg_catalog.jsonb_agg(c.message order by c.id)),
-         'jobs', 'jobs:' || c.owner_id, true, 'broadcast'
-    from changed c
-   where c.owner_id is not null and c.of_owner > 1
-   group by c.owner_id, c.chunk;
+         'jobs', c.topic, true, 'broadcast'
+    from counted c
+   where c.on_topic > 1
+   group by c.topic, c.chunk;
 exception when others then
   raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
 end
 $$;
+comment on function supabase_jobs.send_job_messages is
+  'The one Realtime message builder: for each job of ids, its screen columns (never params or payload; parent_id and expected_seconds for a child) on its one topic: jobs:<owner> when owned, else job:<parent> for a child, else job:<id>. Several jobs of one topic go as ''jobs'' list messages of up to 100. A failed insert is a warning.';
 
 create or replace function supabase_jobs.after_jobs_updated()
 returns trigger
@@ -2205,43 +2211,21 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  owned bigint;
   changed uuid[];
 begin
-  begin
-    -- The rows whose screen changed, found once; a heartbeat changes none and sends nothing.
-    select pg_catalog.count(n.owner_id), pg_catalog.array_agg(n.id) into owned, changed
-      from new_rows n join old_rows o on o.id = n.id
-     where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-        or n.available_at is distinct from o.available_at;
-    if changed is null then
-      return null;
-    end if;
-    if owned > 1 then
-      perform supabase_jobs.send_job_messages(changed, true);
-      return null;
-    end if;
-    insert into realtime.messages (payload, event, topic, private, extension)
-    select m.message, 'job', t.topic, true, 'broadcast'
-      from new_rows n
-     cross join lateral (select pg_catalog.jsonb_build_object(
-               'id', n.id, 'kind', n.kind, 'status', n.status, 'progress', n.progress, 'stage', n.stage,
-               'error', n.error, 'error_code', n.error_code, 'result_id', n.result_id,
-               'attempts', n.attempts, 'max_attempts', n.max_attempts,
-               'created_at', n.created_at, 'updated_at', n.updated_at, 'started_at', n.started_at, 'finished_at', n.finished_at,
-               'heartbeat_ms', n.heartbeat_ms, 'available_at', n.available_at, 'tags', n.tags,
-               'expected_end_at', n.expected_end_at,
-               'locale', n.locale, 'owner_id', n.owner_id, 'job_table', n.job_table) as message) as m
-     cross join lateral (values ('job:' || n.id), ('jobs:' || n.owner_id)) as t(topic)
-     where n.id = any (changed) and t.topic is not null;
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
+  -- The rows whose screen changed, found once; a heartbeat changes none and sends nothing.
+  select pg_catalog.array_agg(n.id) into changed
+    from new_rows n join old_rows o on o.id = n.id
+   where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
+      or n.available_at is distinct from o.available_at;
+  if changed is not null then
+    perform supabase_jobs.send_job_messages(changed);
+  end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: a Realtime message per visible change (status, progress, stage) to job:<id>, one list message per owner to jobs:<owner>. Never params or payload. Built from the transition tables in one INSERT.';
+  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at) on the job''s one topic (send_job_messages). A heartbeat sends nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job
   referencing old table as old_rows new table as new_rows
@@ -2731,21 +2715,6 @@ begin
      and old.stage is not distinct from new.stage then
     return null;
   end if;
-  begin
-    insert into realtime.messages (payload, event, topic, private, extension)
-    values (pg_catalog.jsonb_build_object(
-              'id', new.id, 'kind', new.kind, 'status', new.status, 'progress', new.progress, 'stage', new.stage,
-              'error', new.error, 'error_code', new.error_code, 'result_id', new.result_id,
-              'attempts', new.attempts, 'max_attempts', new.max_attempts,
-              'created_at', new.created_at, 'updated_at', new.updated_at, 'started_at', new.started_at, 'finished_at', new.finished_at,
-              'heartbeat_ms', new.heartbeat_ms, 'available_at', new.available_at, 'tags', new.tags,
-              'expected_end_at', new.expected_end_at,
-              'locale', new.locale, 'owner_id', new.owner_id, 'job_table', new.job_table,
-              'parent_id', new.parent_id, 'expected_seconds', new.expected_seconds),
-            'job', 'job:' || new.parent_id, true, 'broadcast');
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
 
   if ended then
     -- Siblings ending at once (and the parent's own wait) take turns here; the
@@ -3601,7 +3570,7 @@ begin
          pg_catalog.max(i.kind) as last_kind,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
-         pg_catalog.array_agg(i.id) filter (where i.owner_id is not null) as owned
+         pg_catalog.array_agg(i.id) filter (where i.owner_id is not null or i.parent_id is not null) as watched
     into summary
     from inserted i
    where i.status = 'queued';
@@ -3626,14 +3595,14 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
-  if summary.owned is not null then
-    perform supabase_jobs.send_job_messages(summary.owned, false);
+  if summary.watched is not null then
+    perform supabase_jobs.send_job_messages(summary.watched);
   end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and one list message per owner.';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and the Realtime message of each job someone can already follow (an owned job, a child).';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -3693,8 +3662,8 @@ comment on function supabase_jobs.backstop is
 -- (supabase_jobs.is_admin, in 03_job_table: JWT app_metadata.role = 'admin')
 -- read and cancel every job. Every table has RLS and explicit grants; every
 -- function's EXECUTE is revoked from PUBLIC and granted by name. Realtime
--- topics: a user reads job:<id> of their own jobs and jobs:<their id>; an
--- admin reads any.
+-- topics: a user reads jobs:<their id>, where every change of their jobs is
+-- sent; an admin reads any jobs:<owner> and job:<id>.
 
 create or replace function supabase_jobs.owns_job_topic(topic text)
 returns boolean
@@ -3709,22 +3678,15 @@ begin
   if uid is null or topic is null then
     return false;
   end if;
+  -- A user's jobs (and their children) speak on jobs:<uid> only.
   if topic = 'jobs:' || uid::text then
     return true;
   end if;
-  if supabase_jobs.is_admin() then
-    return topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-  end if;
-  if topic !~ '^job:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    return false;
-  end if;
-  -- This runs as the owner, so RLS does not check ownership for us: one
-  -- primary-key probe per job table.
-  return exists (select 1 from supabase_jobs.job j where j.id = pg_catalog.substr(topic, 5)::uuid and j.owner_id = uid);
+  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic job:<id> (they own that job, in any job table) or jobs:<uid> (their own list). Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;

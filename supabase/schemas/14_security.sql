@@ -4,8 +4,8 @@
 -- (supabase_jobs.is_admin, in 03_job_table: JWT app_metadata.role = 'admin')
 -- read and cancel every job. Every table has RLS and explicit grants; every
 -- function's EXECUTE is revoked from PUBLIC and granted by name. Realtime
--- topics: a user reads job:<id> of their own jobs and jobs:<their id>; an
--- admin reads any.
+-- topics: a user reads jobs:<their id>, where every change of their jobs is
+-- sent; an admin reads any jobs:<owner> and job:<id>.
 
 create or replace function supabase_jobs.owns_job_topic(topic text)
 returns boolean
@@ -20,22 +20,15 @@ begin
   if uid is null or topic is null then
     return false;
   end if;
+  -- A user's jobs (and their children) speak on jobs:<uid> only.
   if topic = 'jobs:' || uid::text then
     return true;
   end if;
-  if supabase_jobs.is_admin() then
-    return topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-  end if;
-  if topic !~ '^job:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    return false;
-  end if;
-  -- This runs as the owner, so RLS does not check ownership for us: one
-  -- primary-key probe per job table.
-  return exists (select 1 from supabase_jobs.job j where j.id = pg_catalog.substr(topic, 5)::uuid and j.owner_id = uid);
+  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic job:<id> (they own that job, in any job table) or jobs:<uid> (their own list). Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;

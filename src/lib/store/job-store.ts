@@ -18,7 +18,7 @@ import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter, JobCallArgs, JobFunctionName, JobTopicStatus, RawRow } from './adapter.ts';
 import { followChildren } from './follow-children.ts';
-import { followTopic } from './follow-topic.ts';
+import { followTopic, jobTopic } from './follow-topic.ts';
 import type { JobSchedule } from './job-schedule.ts';
 import { Liveness } from '../internal/liveness.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
@@ -1098,6 +1098,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		yield* followChildren<R>({
 			parentId,
 			read: () => this.children(parentId),
+			// Children share their parent's owner: jobs:<owner>, or the parent's job:<id> when ownerless.
+			topic: async (children) => {
+				const owner = (children[0] ?? (await this.get(parentId))).ownerId;
+				return owner === null ? `job:${parentId}` : `jobs:${owner}`;
+			},
 			realtime: options.transport === 'poll' ? undefined : this.adapter.realtime,
 			intervalMs,
 			signal: options.signal,
@@ -1441,11 +1446,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		if (isTerminalStatus(last.status)) return;
 
 		if (realtime) {
-			// Someone else's job (an admin, a service): the job's own topic.
+			// Someone else's job (an admin, a service): the one topic its changes go to.
 			yield* followTopic<R>({
 				id,
 				table: this.table,
-				topic: `job:${id}`,
+				topic: jobTopic(last),
 				first: last,
 				read,
 				realtime,
