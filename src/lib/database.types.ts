@@ -530,6 +530,7 @@ export type Database = {
 					tags: string[];
 					timings: Json | null;
 					updated_at: string;
+					job_message: Record<string, unknown> | null;
 					without_payload: {
 						attempts: number;
 						available_at: string;
@@ -1223,6 +1224,10 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
+			job_message: {
+				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
+				Returns: Record<string, unknown>;
+			};
 			job_row_rules: {
 				Args: {
 					attempts: number;
@@ -1298,6 +1303,7 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };
 				Returns: {
@@ -1367,7 +1373,10 @@ export type Database = {
 			require_id: { Args: { id: string }; Returns: undefined };
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
 			run_schedule: { Args: { name: string; slot?: string }; Returns: string };
-			send_job_messages: { Args: { ids: string[] }; Returns: undefined };
+			send_job_messages: {
+				Args: { payloads: Json[]; topics: string[] };
+				Returns: undefined;
+			};
 			sentence: { Args: { value: string }; Returns: string };
 			stage_max: { Args: Record<PropertyKey, never>; Returns: number };
 			stage_token_column: {
