@@ -1274,6 +1274,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1310,6 +1311,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1366,6 +1368,7 @@ returns void
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   found_status public.job_status;
@@ -1409,6 +1412,7 @@ returns public.job_status
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1467,6 +1471,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1490,6 +1495,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1531,6 +1537,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1565,6 +1572,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1596,6 +1604,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1625,6 +1634,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1659,6 +1669,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1690,6 +1701,7 @@ returns supabase_jobs.job
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1712,6 +1724,7 @@ returns setof supabase_jobs.job
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1740,6 +1753,7 @@ returns public.job_status
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1821,6 +1835,7 @@ returns integer
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
