@@ -31,6 +31,7 @@ import { bareSql } from './bare-sql.ts';
 import { clearWork, countRows, fillFinishedRows } from './finished-rows.ts';
 import { disableRealtimeMessages, REALTIME_UPDATE_TRIGGER, rowFloor, updateFloor } from './floors.ts';
 import { graphileWorker } from './graphile.ts';
+import { growthBurst } from './growth-burst.ts';
 import { KEYED_TABLE, ours, tickCost } from './ours.ts';
 import { pgBoss } from './pgboss.ts';
 import { messagesPerJob } from './realtime-messages.ts';
@@ -59,6 +60,7 @@ const CEILING_COMMITS = env('BENCH_CEILING_COMMITS', 2000);
 const BARE_BATCH_JOBS = env('BENCH_BARE_BATCH_JOBS', 10000);
 const BARE_CLAIM_BATCH = env('BENCH_BARE_CLAIM_BATCH', 100);
 const FINISHED_ROWS = env('BENCH_FINISHED_ROWS', 1_000_000);
+const BURST_SECONDS = env('BENCH_BURST_SECONDS', 30);
 const MESSAGES_JOBS = env('BENCH_MESSAGES_JOBS', 200);
 const MESSAGES_TICKS = env('BENCH_MESSAGES_TICKS', 100);
 
@@ -281,6 +283,10 @@ async function main(): Promise<void> {
 		log(`memory: ${WATCHES} Realtime watches in a child process`);
 		const realtimeMemory = await realtimeWatchMemory(withDatabase(pg.url, 'bench_realtime'), WATCHES);
 
+		log(`growth burst: ${BURST_SECONDS} s from an empty table, then ${BURST_SECONDS} s warm`);
+		await us.reset();
+		const grown = await growthBurst(oursUrl, BURST_SECONDS, CONCURRENCY);
+
 		// Claim + complete with FINISHED_ROWS finished rows: a second supabase-jobs database whose
 		// public.jobs holds them, measured in rounds interleaved with the empty bench_ours, so the
 		// comparison sees the same machine load.
@@ -474,6 +480,21 @@ async function main(): Promise<void> {
 		);
 
 		out.push(
+			`## 4b. Plans that survive growth: a ${BURST_SECONDS} s burst from an empty table (supabase-jobs)`,
+			'',
+			table(
+				['burst', 'jobs/s'],
+				[
+					['from an empty, freshly analysed table', fmt(grown.empty)],
+					['the same burst on the table it left (analysed: warm)', fmt(grown.warm)],
+				],
+			),
+			'',
+			`${CONCURRENCY} loops of enqueue + claimNext + succeed on new connections (each session plans the functions afresh) for ${BURST_SECONDS} s each; the table held ${fmt(grown.rowsAfter)} finished rows after both. Growth burst / warm: ${fmt(grown.empty / grown.warm, 2)}x. See bench/growth-burst.ts.`,
+			'',
+		);
+
+		out.push(
 			'## 5. Realtime messages written per job (supabase-jobs)',
 			'',
 			table(
@@ -603,6 +624,7 @@ async function main(): Promise<void> {
 					(r) =>
 						`claim + complete (${r.label}) with ${fmt(FINISHED_ROWS)} finished rows: ${fmt(r.empty / r.full, 2)}x the empty table's time per job (${fmt(r.full)} vs ${fmt(r.empty)} jobs/s; target ≤ 1.5x) ${verdict(r.empty / r.full <= 1.5)}`,
 				),
+			`growth burst from an empty table: ${fmt(grown.empty / grown.warm, 2)}x the warm one (${fmt(grown.empty)} vs ${fmt(grown.warm)} jobs/s; target ≥ 0.9x) ${verdict(grown.empty / grown.warm >= 0.9)}`,
 			`progress tick p50: ${fmt(ticks.p50, 3)} ms (target < 1 ms) ${verdict(ticks.p50 < 1)}`,
 			`RSS for ${fmt(realtimeMemory.watches)} Realtime watches: +${fmt(realtimeMemory.rssDeltaMb, 1)} MiB (target ≤ 30 MiB) ${verdict(realtimeMemory.rssDeltaMb <= 30)}`,
 		];
