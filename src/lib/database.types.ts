@@ -1394,6 +1394,7 @@ export type Database = {
 				Args: { key: string; locale: string; n?: number };
 				Returns: string;
 			};
+			uuid_v7: { Args: Record<PropertyKey, never>; Returns: string };
 			without_payload: {
 				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
 				Returns: {

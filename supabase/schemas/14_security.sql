@@ -119,7 +119,7 @@ revoke all on function
   public.job_enqueue_once, public.job_get, public.job_get_many, public.job_hold_reasons,
   public.job_list_recent, public.job_phase_history, public.job_queue_position,
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
-  public.stage_start, supabase_jobs.batch_max, supabase_jobs.can_transition,
+  public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
@@ -182,7 +182,7 @@ grant execute on function
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
   supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
   supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,
-  supabase_jobs.without_payload
+  supabase_jobs.uuid_v7, supabase_jobs.without_payload
   to authenticated, service_role;
 
 -- For signed-in users only: the admin overview (it checks is_admin) and the topic policy.
