@@ -160,7 +160,6 @@ export type Database = {
 					job_table?: string;
 					kinds?: string[];
 					limit?: number;
-					succeed?: Json;
 				};
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
 				SetofOptions: {

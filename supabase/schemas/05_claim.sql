@@ -44,8 +44,7 @@ create or replace function public.job_claim_next(
   kinds text[] default null,
   "limit" integer default 1,
   job_table text default 'jobs',
-  heartbeat_ms integer default null,
-  succeed jsonb default null
+  heartbeat_ms integer default null
 )
 returns setof supabase_jobs.job
 language plpgsql
@@ -56,10 +55,6 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if succeed is not null then
-    -- The closes of the worker's finished jobs, sent with its next claim: one round trip, one commit.
-    return query select c.* from public.job_succeed_many(succeed, job_claim_next.job_table) as c;
-  end if;
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
   end if;
@@ -95,4 +90,4 @@ begin
 end
 $$;
 comment on function public.job_claim_next is
-  'Claims up to limit queued jobs of the given kinds (all kinds when null), oldest first, skipping rows other workers hold (FOR UPDATE SKIP LOCKED). heartbeat_ms as in job_claim. succeed: the items of job_succeed_many, closed first in the same call; their rows come back too, with status done (a job missing was not closable).';
+  'Claims up to limit queued jobs of the given kinds (all kinds when null), oldest first, skipping rows other workers hold (FOR UPDATE SKIP LOCKED). heartbeat_ms as in job_claim.';

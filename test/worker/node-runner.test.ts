@@ -16,7 +16,6 @@ import { runWorkers, type WorkerRunner } from '../../src/lib/worker/node-runner.
 import { useTestDatabase, type Sql, type TestDatabase } from '../helpers/db.ts';
 import { slowHandler } from './fixtures/slow-kind.ts';
 import { RecordingLogger } from './helpers/recording-logger.ts';
-import { counting } from '../store/harness.ts';
 
 let db: TestDatabase;
 let store: JobStore;
@@ -152,42 +151,6 @@ describe('runWorkers', () => {
 		await ran;
 		expect(runner.stats.claimed).toBe(1);
 		await runner.stop();
-	});
-
-	it('draining a backlog, the closes of finished jobs ride with the next claim: fewer round trips than jobs, each job done once', async () => {
-		const N = 400;
-		const kind = defineJobKind({ name: 'test.ride', params: z.object({ n: z.number() }) });
-		const handler = defineJobHandler(kind, () => {});
-		const counted = counting(postgresAdapter(db.sql));
-		const settled = settledCounter(N);
-		const outcomes: string[] = [];
-		const runner = runWorkers({
-			sql: db.sql,
-			store: new JobStore(counted.adapter),
-			handlers: [handler],
-			concurrency: 8,
-			pollMs: 600_000,
-			handleSignals: false,
-			logger: new RecordingLogger(),
-			onJobSettled: (_job, outcome) => {
-				outcomes.push(outcome);
-				settled.tick();
-			},
-		});
-		await runner.ready;
-		await db.sql`insert into jobs (kind, params) select 'test.ride', jsonb_build_object('n', g) from generate_series(1, ${N}) g`;
-		await settled.reached;
-		await runner.stop();
-		expect(outcomes.filter((o) => o === 'done')).toHaveLength(N);
-		const [{ done }] = await db.sql<
-			{ done: number }[]
-		>`select count(*)::int as done from jobs where kind = 'test.ride' and status = 'done'`;
-		expect(done).toBe(N);
-		// Claims carried closes: the round trips are fewer than one claim and one close per job.
-		const closes = counted.count('job_succeed') + counted.count('job_succeed_many');
-		expect(counted.count('job_claim_next') + closes).toBeLessThan(N);
-		// Before, nearly every claim had a close of its own (54 claims, 44 closes in one run; now 54 and 1).
-		expect(closes).toBeLessThan(counted.count('job_claim_next') / 4);
 	});
 
 	it('runWorkers declares its heartbeat at claim: the row carries the liveness contract the runner keeps', async () => {

@@ -80,7 +80,7 @@ export const JOB_FUNCTIONS = {
 	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text', heartbeat_ms: 'integer' } },
 	job_claim_next: {
 		returns: 'jobs',
-		args: { kinds: 'text[]', limit: 'integer', job_table: 'text', heartbeat_ms: 'integer', succeed: 'jsonb' },
+		args: { kinds: 'text[]', limit: 'integer', job_table: 'text', heartbeat_ms: 'integer' },
 	},
 	job_tick: {
 		returns: 'status',

@@ -850,38 +850,6 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * {@link claimNext} that first closes `done` (as {@link succeedManyIds}) in
-	 * the same call: a runner sends the closes of its finished jobs with its
-	 * next claim, one round trip and one commit for both.
-	 *
-	 * @internal
-	 * @example
-	 * ```ts
-	 * const { claimed, closed } = await store.claimNextClosing({ limit: 8 }, [{ id, attempt: 1 }]);
-	 * ```
-	 */
-	async claimNextClosing(
-		options: ClaimNextOptions,
-		done: readonly (SucceedOptions & { id: string })[],
-	): Promise<{ claimed: R[]; closed: Set<string> }> {
-		const succeed = this.succeedItems(done);
-		if (succeed.length === 0) return { claimed: await this.claimNext(options), closed: new Set() };
-		const rows = await this.rows('job_claim_next', {
-			kinds: options.kinds?.map(kindName),
-			limit: checkInt('limit', options.limit),
-			heartbeat_ms: checkInt('heartbeatMs', options.heartbeatMs),
-			succeed,
-		});
-		const closed = new Set<string>();
-		const claimed: R[] = [];
-		for (const r of rows) {
-			if (r.status === 'done') closed.add(String(r.id));
-			else claimed.push(this.fence(parseJobRow(r) as R));
-		}
-		return { claimed, closed };
-	}
-
-	/**
 	 * running -> done, recording what the work produced and dropping the
 	 * payload. Refuses to land on top of a cancellation ({@link JobCancelledError}),
 	 * on a job another attempt or worker closed ({@link JobAlreadyFinishedError}),
@@ -944,14 +912,8 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	private async succeedManyRows(items: readonly (SucceedOptions & { id: string })[]): Promise<RawRow[]> {
-		const args = this.succeedItems(items);
-		if (args.length === 0) return [];
-		return await this.rows('job_succeed_many', { items: args });
-	}
-
-	/** The items of job_succeed_many (unknown ids left out); their claimed attempts are forgotten. */
-	private succeedItems(items: readonly (SucceedOptions & { id: string })[]) {
 		const wanted = items.filter((item) => JobStore.known(item.id));
+		if (wanted.length === 0) return [];
 		const args = wanted.map((item) => ({
 			id: item.id,
 			attempt: this.attemptOf(item.id, item.attempt) ?? null,
@@ -959,7 +921,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 			timings: item.timings ?? null,
 		}));
 		for (const item of wanted) this.claimedAttempts.delete(item.id);
-		return args;
+		return await this.rows('job_succeed_many', { items: args });
 	}
 
 	/**

@@ -244,29 +244,13 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		while (!stopping) {
 			const free = concurrency - busy;
 			if (free > 0) {
-				// The closes of jobs finished since the last claim ride with this one; those
-				// finishing while it is in flight wait for the next (or for release()).
-				batcher?.hold();
-				const closing = batcher?.take() ?? [];
 				let jobs: Job[];
 				try {
-					const claim = { kinds, limit: free, heartbeatMs: runner.heartbeatMs };
-					if (closing.length > 0) {
-						const { claimed, closed } = await store.claimNextClosing(
-							claim,
-							closing.map((p) => p.item),
-						);
-						batcher!.settle(closing, closed);
-						jobs = claimed;
-					} else {
-						jobs = await store.claimNext(claim);
-					}
+					jobs = await store.claimNext({ kinds, limit: free, heartbeatMs: runner.heartbeatMs });
 					firstClaim();
 				} catch (e) {
-					batcher?.settle(closing, null); // each close tries alone
 					firstClaim(); // answered, with an error: it polls from here
 					logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
-					batcher?.release();
 					await waitForWake(pollMs);
 					continue;
 				}
@@ -284,10 +268,8 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 				jobs.forEach(start);
 				if (jobs.length === free) continue; // more may be waiting: claim again as soon as a slot frees
 			}
-			batcher?.release();
 			await waitForWake(pollMs);
 		}
-		batcher?.release();
 	})();
 
 	const removeSignals = (() => {

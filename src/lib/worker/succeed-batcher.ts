@@ -2,15 +2,12 @@
  * Group commit for closing jobs: succeed calls that arrive while a close is
  * in flight are written together by the next `job_succeed_many` statement, so
  * a runner draining a backlog pays one round trip and one commit for many
- * jobs, and a lone job waits for nothing (it is written at once). While the
- * runner is claiming (`hold`), the closes wait for its next claim, which
- * carries them (`take`, then `settle`).
+ * jobs, and a lone job waits for nothing (it is written at once).
  */
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions } from '../store/job-store.ts';
 
-/** @internal */
-export interface Pending {
+interface Pending {
 	item: SucceedOptions & { id: string };
 	resolve: (job?: Job) => void;
 	reject: (error: unknown) => void;
@@ -36,7 +33,6 @@ export class SucceedBatcher {
 	readonly #maxBatch: number;
 	#pending: Pending[] = [];
 	#flushing = false;
-	#held = false;
 
 	constructor(store: JobStore, maxBatch = 500) {
 		this.#store = store;
@@ -47,42 +43,11 @@ export class SucceedBatcher {
 	succeed(id: string, options: SucceedOptions = {}): Promise<Job | undefined> {
 		return new Promise<Job | undefined>((resolve, reject) => {
 			this.#pending.push({ item: { ...options, id }, resolve, reject });
-			if (!this.#held) this.#schedule();
+			if (!this.#flushing) {
+				this.#flushing = true;
+				queueMicrotask(() => void this.#flush());
+			}
 		});
-	}
-
-	/** A claim is in flight or about to be made: closes wait for it (see {@link take}). */
-	hold(): void {
-		this.#held = true;
-	}
-
-	/** No claim follows: what waits is written now. */
-	release(): void {
-		this.#held = false;
-		if (this.#pending.length > 0) this.#schedule();
-	}
-
-	/** The closes waiting, handed to a claim that writes them (at most one batch). */
-	take(): Pending[] {
-		return this.#pending.splice(0, this.#maxBatch);
-	}
-
-	/**
-	 * The outcome of closes a claim carried: `closed` holds the ids that
-	 * landed; the others (or all, when the claim failed: `null`) are retried
-	 * alone, which throws the precise error.
-	 */
-	settle(batch: readonly Pending[], closed: ReadonlySet<string> | null): void {
-		for (const p of batch) {
-			if (closed?.has(p.item.id)) p.resolve();
-			else this.#store.succeed(p.item.id, p.item).then(p.resolve, p.reject);
-		}
-	}
-
-	#schedule(): void {
-		if (this.#flushing) return;
-		this.#flushing = true;
-		queueMicrotask(() => void this.#flush());
 	}
 
 	async #flush(): Promise<void> {
