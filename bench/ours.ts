@@ -5,7 +5,8 @@
 import postgres from 'postgres';
 import { drainByIds, drainLoops } from './drain-loops.ts';
 import { z } from 'zod';
-import { JobStore, defineJobHandler, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
+import { JobStore, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
+import { defineJobHandler } from '../src/lib/worker.ts';
 import { runWorkers } from '../src/lib/node.ts';
 import { prepareDatabase } from '../src/local/postgres/migrate.ts';
 import { deferred, now, percentile } from './stats.ts';

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { z } from 'zod';
-import { JobStore, defineJobHandler, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
+import { JobStore, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
+import { defineJobHandler } from '../src/lib/worker.ts';
 import { runWorkers } from '../src/lib/node.ts';
 import { deferred } from './stats.ts';
 

@@ -93,6 +93,18 @@ function timestampMs(stamp) {
 }
 
 /**
+ * The package entry that exports a module of src/lib: the Node runner is
+ * `supabase-jobs/node`; handlers, the toolkit and stage maps
+ * `supabase-jobs/worker`; the store, adapters and kinds `supabase-jobs`.
+ * @param {string} path a path under src/lib
+ */
+function entryOf(path) {
+	if (path === 'worker/node-runner.ts') return 'supabase-jobs/node';
+	if (/^(worker|toolkit)\//.test(path) || path === 'store/stage-store.ts') return 'supabase-jobs/worker';
+	return 'supabase-jobs';
+}
+
+/**
  * Rewrites the worker function's imports to bare specifiers, which the
  * function's deno.json maps: the package's sources become `supabase-jobs`,
  * `npm:<name>@<range>` becomes `<name>`.
@@ -100,7 +112,10 @@ function timestampMs(stamp) {
  */
 export function rewriteImports(text) {
 	return text
-		.replace(/(from\s+|import\s*\(\s*)(['"])(?:\.\.\/)+src\/lib\/[^'"]+\2/g, "$1'supabase-jobs'")
+		.replace(
+			/(from\s+|import\s*\(\s*)(['"])(?:\.\.\/)+src\/lib\/([^'"]+)\2/g,
+			(_, head, _quote, path) => `${head}'${entryOf(path)}'`,
+		)
 		.replace(/(from\s+|import\s*\(\s*)(['"])npm:((?:@[^/'"]+\/)?[^@'"]+)@[^'"]*\2/g, "$1'$3'");
 }
 
@@ -204,9 +219,14 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 	} else {
 		const text = await readFile(denoJsonPath, 'utf8');
 		const entry = /("supabase-jobs"\s*:\s*")(npm:supabase-jobs@[^"]*)(")/;
+		const prefixEntry = /("supabase-jobs\/"\s*:\s*")(npm:\/supabase-jobs@[^"]*)(")/;
+		const prefixPin = `npm:/supabase-jobs@${pkg.version}/`;
 		const found = entry.exec(text);
-		if (!found) pinToAdd = `"supabase-jobs": "${pin}"`;
-		else if (found[2] !== pin) denoConfig = { path: denoJsonPath, text: text.replace(entry, `$1${pin}$3`) };
+		const foundPrefix = prefixEntry.exec(text);
+		if (!found) pinToAdd = `"supabase-jobs": "${pin}", "supabase-jobs/": "${prefixPin}"`;
+		else if (!foundPrefix) pinToAdd = `"supabase-jobs/": "${prefixPin}"`;
+		const moved = text.replace(entry, `$1${pin}$3`).replace(prefixEntry, `$1${prefixPin}$3`);
+		if (moved !== text) denoConfig = { path: denoJsonPath, text: moved };
 	}
 	const projectRef = await readFile(join(supabaseDir, '.temp/project-ref'), 'utf8').then(
 		(s) => s.trim() || null,

@@ -15,7 +15,8 @@ export const KINDS_TEMPLATE = `/**
  *   import { wordCount } from '../supabase/functions/jobs-worker/kinds.ts';
  */
 import { z } from 'zod';
-import { defineJobKind, PhasePlan } from 'supabase-jobs';
+import { defineJobKind } from 'supabase-jobs';
+import { PhasePlan } from 'supabase-jobs/worker';
 
 /** Example: replace with your own kinds. */
 export const wordCount = defineJobKind({
@@ -33,7 +34,7 @@ export const HANDLERS_TEMPLATE = `/**
  * The worker claims only the kinds listed here, and does the rest: claim,
  * progress ticks, heartbeats, cancellation, closing the row.
  */
-import { defineJobHandler, JobUserError, type JobHandler } from 'supabase-jobs';
+import { defineJobHandler, JobUserError, type JobHandler } from 'supabase-jobs/worker';
 import { wordCount } from './kinds.ts';
 
 /** Example: counts the words of \`params.text\`, reporting a real counter as it goes. */
@@ -76,6 +77,8 @@ export const handlers: JobHandler[] = [wordCountHandler];
 export function denoJson(pkg) {
 	const imports = {
 		'supabase-jobs': `npm:supabase-jobs@${pkg.version}`,
+		// The entries by audience (supabase-jobs/worker, /node...): a prefix mapping, npm:/ form.
+		'supabase-jobs/': `npm:/supabase-jobs@${pkg.version}/`,
 		postgres: `npm:postgres@${pkg.dependencies.postgres}`,
 		zod: `npm:zod@${pkg.dependencies.zod}`,
 	};

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds what `npm pack` ships: src/lib compiled by @sveltejs/package into
+// Builds what `npm pack` ships, one entry per audience (package.json "exports"):
+// src/lib compiled by @sveltejs/package into
 // dist/ (ESM JavaScript, .d.ts for every module, components as preprocessed
 // .svelte files with their .svelte.d.ts). Run by `prepack`; the repository's
 // own tests, demo and bench keep importing src/lib directly.
@@ -14,6 +15,7 @@
 //   to the `X.svelte.d.ts` svelte-package writes, as it does under bundler.
 //   Declarations only: the JavaScript keeps importing the .svelte file.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +52,19 @@ for await (const file of walk(dist)) {
 }
 if (leftovers.length) {
 	console.error(`build-package: .ts specifiers left in\n  ${leftovers.join('\n  ')}`);
+	process.exit(1);
+}
+
+// Every entry package.json "exports" names (supabase-jobs, /worker, /node, /svelte, /kit, /adapter) was built.
+const { exports: entries } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+const missing = [];
+for (const [entry, target] of Object.entries(entries)) {
+	for (const path of typeof target === 'string' ? [target] : Object.values(target)) {
+		if (path.startsWith('./dist/') && !existsSync(join(root, path))) missing.push(`${entry}: ${path}`);
+	}
+}
+if (missing.length) {
+	console.error(`build-package: package.json exports files that were not built\n  ${missing.join('\n  ')}`);
 	process.exit(1);
 }
 console.log('build-package: dist/ ready');

@@ -76,9 +76,10 @@ if (stack && !stopping) {
 	else
 		console.log(`  Needs, on the project: the migrations (supabase db push), the jobs-worker function deployed,
   the two Vault secrets, and anonymous sign-ins enabled. Ctrl-C stops the app.`);
-	void stack.app.exited.then(({ code, signal }) => {
+	const app = stack.app!;
+	void app.exited.then(({ code, signal }) => {
 		if (!stopping) {
-			console.error(`The app exited (${code ?? signal}):\n${stack!.app.lines.slice(-20).join('\n')}`);
+			console.error(`The app exited (${code ?? signal}):\n${app.lines.slice(-20).join('\n')}`);
 			void shutdown(1);
 		}
 	});

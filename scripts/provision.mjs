@@ -7,6 +7,7 @@
 // before anything else is known to work.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { provideNode24 } from './node24.mjs';
 
 /** Each Debian package, with the files whose absence means it is missing. */
 const NEEDS = [
@@ -38,6 +39,8 @@ function canApt() {
 		return false;
 	}
 }
+
+provideNode24();
 
 const needed = missing();
 if (needed.length === 0) process.exit(0);

@@ -11,15 +11,5 @@ import type { Database } from './database.types.ts';
  * `rpc('job_*')` checks its arguments and types its rows. A project that runs
  * `supabase gen types typescript` over its own database gets these same
  * entries in its own file; this one is for code that talks to the job API alone.
- *
- * @example
- * ```ts
- * import { createClient } from '@supabase/supabase-js';
- * import type { JobsDatabase } from 'supabase-jobs';
- *
- * const supabase = createClient<JobsDatabase>(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY);
- * const { data } = await supabase.rpc('job_get', { id }); // data: the job row, typed
- * type Counts = JobsDatabase['supabase_jobs']['Views']['job_counts']['Row'];
- * ```
  */
 export type JobsDatabase = Database;

@@ -1001,6 +1001,15 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			check_job_options: {
+				Args: {
+					concurrency_key: string;
+					prefix?: string;
+					priority: number;
+					tags: string[];
+				};
+				Returns: undefined;
+			};
 			check_tags: {
 				Args: { prefix?: string; tags: string[] };
 				Returns: undefined;

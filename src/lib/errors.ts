@@ -1,21 +1,18 @@
 /**
  * The errors supabase-jobs throws, each with a stable `code`.
  *
- * Why codes and guards rather than `instanceof`: the same class can be loaded
- * twice (a SvelteKit server bundle and a worker bundle, Deno and Node), and
- * `instanceof` then lies. The guards check a brand and the `code` instead.
+ * Why codes and {@link isJobError} rather than `instanceof`: the same class can
+ * be loaded twice (a SvelteKit server bundle and a worker bundle, Deno and
+ * Node), and `instanceof` then lies. `isJobError` checks a brand and the `code`.
  *
  * These are runtime conditions a caller handles. Programmer mistakes (a phase
  * the plan does not know, two stages mapped to one column) throw plain
  * `RangeError`/`TypeError` instead, so they never turn into an HTTP 4xx.
  */
+import type { JobUserError } from './worker/job-user-error.ts';
 
 /**
  * Every code a {@link JobError} can carry; other strings are allowed for forward compatibility.
- *
- * @example
- * const code: JobErrorCode = e.code;
- * if (code === 'job_cancelled') return;
  */
 export type JobErrorCode =
 	| 'job_not_found'
@@ -30,13 +27,11 @@ export type JobErrorCode =
 	| 'quota_exceeded'
 	| 'stage_interrupted'
 	| 'timeout'
+	| 'job_user_error'
 	| (string & {});
 
 /**
  * What every error constructor here accepts besides the message.
- *
- * @example
- * throw new JobNotFoundError('no job 42', { cause: pgError, details: pgError.detail });
  */
 export interface JobErrorOptions {
 	/** The error this one translates (a postgres.js or PostgREST error, an abort reason). */
@@ -49,9 +44,6 @@ export interface JobErrorOptions {
 
 /**
  * The JSON shape of a {@link JobError} (what `toJSON()` returns).
- *
- * @example
- * const body: JobErrorJSON = error.toJSON();
  */
 export interface JobErrorJSON {
 	name: string;
@@ -73,7 +65,7 @@ export interface JobErrorJSON {
  * }
  */
 export class JobError extends Error {
-	/** Brand checked by the guards; survives duplicated bundles where `instanceof` does not. */
+	/** Brand checked by {@link isJobError}; survives duplicated bundles where `instanceof` does not. */
 	readonly __isJobError = true as const;
 	readonly code: JobErrorCode;
 	readonly details: string | null;
@@ -116,7 +108,7 @@ export class JobNotFoundError extends JobError {
  * (SQLSTATE PT409): two workers believe the job is theirs.
  *
  * @example
- * if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
+ * if (isJobError(e, 'job_already_finished') && !isJobError(e, 'job_cancelled')) alertOps(e);
  */
 export class JobAlreadyFinishedError extends JobError {
 	constructor(
@@ -135,7 +127,7 @@ export class JobAlreadyFinishedError extends JobError {
  * log it and move on; do not alert.
  *
  * @example
- * try { await store.succeed(id); } catch (e) { if (!isJobCancelledError(e)) throw e; }
+ * try { await store.succeed(id); } catch (e) { if (!isJobError(e, 'job_cancelled')) throw e; }
  */
 export class JobCancelledError extends JobAlreadyFinishedError {
 	constructor(message = 'job was cancelled', options?: JobErrorOptions) {
@@ -197,7 +189,7 @@ function parseField(details: string | null | undefined): string | null {
  * rather than guessing one.
  *
  * @example
- * throw new StaleAfterRequiredError('reclaimStale needs staleAfter');
+ * throw new StaleAfterRequiredError('reclaimStale needs staleAfterMs');
  */
 export class StaleAfterRequiredError extends JobError {
 	constructor(message = 'stale_after is required', options?: JobErrorOptions) {
@@ -293,52 +285,47 @@ export class TimeoutError extends JobError {
 	}
 }
 
+/** The class each code narrows to in {@link isJobError}. */
+interface JobErrorClasses {
+	job_not_found: JobNotFoundError;
+	job_already_finished: JobAlreadyFinishedError;
+	job_cancelled: JobCancelledError;
+	job_not_running: JobNotRunningError;
+	illegal_transition: IllegalTransitionError;
+	invalid_input: InvalidJobInputError;
+	stale_after_required: StaleAfterRequiredError;
+	unknown_job_table: UnknownJobTableError;
+	permission_denied: PermissionDeniedError;
+	quota_exceeded: QuotaExceededError;
+	stage_interrupted: StageInterruptedError;
+	timeout: TimeoutError;
+	job_user_error: JobUserError;
+}
+
 /**
- * True for any error thrown on purpose by supabase-jobs, even from another copy of the package.
+ * True for an error thrown on purpose by supabase-jobs, even from another copy
+ * of the package (where `instanceof` lies); with a code, true only for that
+ * error, narrowed to its class. `'job_already_finished'` also matches its
+ * subclass `JobCancelledError`, as `instanceof` would.
  *
  * @example
+ * ```ts
+ * if (isJobError(e, 'invalid_input')) form.errors[e.field ?? 'form'] = e.message;
+ * if (isJobError(e, 'job_not_found')) error(404);
  * if (isJobError(e)) return { code: e.code };
+ * ```
  */
-export function isJobError(e: unknown): e is JobError {
-	return (
-		typeof e === 'object' &&
-		e !== null &&
-		(e as { __isJobError?: unknown }).__isJobError === true &&
-		typeof (e as { code?: unknown }).code === 'string'
-	);
+export function isJobError<C extends keyof JobErrorClasses>(e: unknown, code: C): e is JobErrorClasses[C];
+export function isJobError(e: unknown, code?: JobErrorCode): e is JobError;
+export function isJobError(e: unknown, code?: JobErrorCode): e is JobError {
+	if (
+		typeof e !== 'object' ||
+		e === null ||
+		(e as { __isJobError?: unknown }).__isJobError !== true ||
+		typeof (e as { code?: unknown }).code !== 'string'
+	)
+		return false;
+	if (code === undefined) return true;
+	const actual = (e as JobError).code;
+	return actual === code || (code === 'job_already_finished' && actual === 'job_cancelled');
 }
-
-function hasCode<T extends JobError>(e: unknown, ...codes: JobErrorCode[]): e is T {
-	return isJobError(e) && codes.includes(e.code);
-}
-
-/** @example if (isJobNotFoundError(e)) return null; */
-export const isJobNotFoundError = (e: unknown): e is JobNotFoundError => hasCode(e, 'job_not_found');
-/**
- * True for {@link JobAlreadyFinishedError} and its subclass {@link JobCancelledError}, mirroring `instanceof`.
- *
- * @example if (isJobAlreadyFinishedError(e) && !isJobCancelledError(e)) alertOps(e);
- */
-export const isJobAlreadyFinishedError = (e: unknown): e is JobAlreadyFinishedError =>
-	hasCode(e, 'job_already_finished', 'job_cancelled');
-/** @example if (isJobCancelledError(e)) log.info('cancelled by the user'); */
-export const isJobCancelledError = (e: unknown): e is JobCancelledError => hasCode(e, 'job_cancelled');
-/** @example if (isJobNotRunningError(e)) await store.claim(id); */
-export const isJobNotRunningError = (e: unknown): e is JobNotRunningError => hasCode(e, 'job_not_running');
-/** @example if (isIllegalTransitionError(e)) console.error('raw SQL bypassed the job functions'); */
-export const isIllegalTransitionError = (e: unknown): e is IllegalTransitionError => hasCode(e, 'illegal_transition');
-/** @example if (isInvalidJobInputError(e)) form.errors[e.field ?? 'form'] = e.message; */
-export const isInvalidJobInputError = (e: unknown): e is InvalidJobInputError => hasCode(e, 'invalid_input');
-/** @example if (isStaleAfterRequiredError(e)) throw new Error('configure staleAfter'); */
-export const isStaleAfterRequiredError = (e: unknown): e is StaleAfterRequiredError =>
-	hasCode(e, 'stale_after_required');
-/** @example if (isUnknownJobTableError(e)) console.error('run the migrations first'); */
-export const isUnknownJobTableError = (e: unknown): e is UnknownJobTableError => hasCode(e, 'unknown_job_table');
-/** @example if (isPermissionDeniedError(e)) redirect(303, '/login'); */
-export const isPermissionDeniedError = (e: unknown): e is PermissionDeniedError => hasCode(e, 'permission_denied');
-/** @example if (isQuotaExceededError(e)) toast(e.message); */
-export const isQuotaExceededError = (e: unknown): e is QuotaExceededError => hasCode(e, 'quota_exceeded');
-/** @example if (isStageInterruptedError(e)) return; */
-export const isStageInterruptedError = (e: unknown): e is StageInterruptedError => hasCode(e, 'stage_interrupted');
-/** @example if (isTimeoutError(e)) showRetryButton(); */
-export const isTimeoutError = (e: unknown): e is TimeoutError => hasCode(e, 'timeout');

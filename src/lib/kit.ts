@@ -4,15 +4,7 @@
  * Kept out of the main entry point so workers never load @sveltejs/kit.
  */
 import { fromPostgresError } from './internal/map-sql-error.ts';
-import {
-	isInvalidJobInputError,
-	isJobAlreadyFinishedError,
-	isJobError,
-	isJobNotFoundError,
-	isPermissionDeniedError,
-	isQuotaExceededError,
-	type JobError,
-} from './errors.ts';
+import { isJobError, type JobError } from './errors.ts';
 
 // Loaded, not imported: @sveltejs/kit is an optional peer, and this entry must
 // still import (httpStatusOf works anywhere) in a project without it. Only
@@ -28,11 +20,11 @@ const kit: typeof import('@sveltejs/kit') | null = await import('@sveltejs/kit')
  */
 export function httpStatusOf(raw: unknown): 400 | 403 | 404 | 409 | 429 | null {
 	const e = fromPostgresError(raw);
-	if (isJobNotFoundError(e)) return 404;
-	if (isJobAlreadyFinishedError(e)) return 409; // includes JobCancelledError
-	if (isInvalidJobInputError(e)) return 400;
-	if (isPermissionDeniedError(e)) return 403;
-	if (isQuotaExceededError(e)) return 429;
+	if (isJobError(e, 'job_not_found')) return 404;
+	if (isJobError(e, 'job_already_finished')) return 409; // includes JobCancelledError
+	if (isJobError(e, 'invalid_input')) return 400;
+	if (isJobError(e, 'permission_denied')) return 403;
+	if (isJobError(e, 'quota_exceeded')) return 429;
 	return null;
 }
 

@@ -27,11 +27,6 @@ export const JobStatus = {
 
 /**
  * One of the values of {@link JobStatus}.
- *
- * @example
- * ```ts
- * const s: JobStatusValue = 'queued';
- * ```
  */
 export type JobStatusValue = Database['public']['Enums']['job_status'];
 

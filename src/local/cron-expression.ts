@@ -1,14 +1,20 @@
 /**
- * A five-field cron expression matcher (minute hour day-of-month month
- * day-of-week), enough for the schedules supabase-jobs installs and the usual
- * hand-written ones: `*`, numbers, `a-b`, lists `a,b`, steps `* /n` and `a-b/n`.
- * Times are matched in UTC, as pg_cron does by default. Local tooling only.
+ * A pg_cron schedule matcher, enough for the schedules supabase-jobs installs
+ * and the usual hand-written ones: five cron fields (minute hour day-of-month
+ * month day-of-week: `*`, numbers, `a-b`, lists `a,b`, steps `* /n` and
+ * `a-b/n`), matched in UTC as pg_cron does by default, and pg_cron 1.5's
+ * interval form `'N seconds'` (1-59). Local tooling only.
  */
 
 export interface CronExpression {
 	/** The expression as given. */
 	source: string;
-	/** True when `at` (its UTC minute) is a run time. */
+	/** For `'N seconds'`: N; null for a five-field expression (minute granularity). */
+	everySeconds: number | null;
+	/**
+	 * True when `at` is a run time: for five fields, its UTC minute matches;
+	 * for `'N seconds'`, its whole second of the epoch is a multiple of N.
+	 */
 	matches(at: Date): boolean;
 }
 
@@ -37,14 +43,21 @@ function parseField(text: string, min: number, max: number, name: string): Set<n
 }
 
 /**
- * Parses a five-field expression; throws on anything else (pg_cron 1.5's
- * `'N seconds'` and the `@daily` aliases are not supported here).
+ * Parses a five-field expression or `'N seconds'` (1-59); throws on anything
+ * else (the `@daily` aliases are not supported here).
  *
  * @example
  * parseCron('* * * * *').matches(new Date()); // true
  * parseCron('17 3 * * *').matches(new Date('2026-01-01T03:17:00Z')); // true
+ * parseCron('5 seconds').matches(new Date('2026-01-01T03:17:05Z')); // true
  */
 export function parseCron(source: string): CronExpression {
+	const interval = /^\s*(\d+)\s+seconds?\s*$/i.exec(source);
+	if (interval) {
+		const every = Number(interval[1]);
+		if (every < 1 || every > 59) throw new Error(`an interval schedule is 1-59 seconds, got ${JSON.stringify(source)}`);
+		return { source, everySeconds: every, matches: (at) => Math.floor(at.getTime() / 1000) % every === 0 };
+	}
 	const parts = source.trim().split(/\s+/);
 	if (parts.length !== 5) throw new Error(`a cron expression has 5 fields, got ${JSON.stringify(source)}`);
 	const [minute, hour, dom, month, dow] = FIELDS.map((f, i) => parseField(parts[i]!, f.min, f.max, f.name));
@@ -53,6 +66,7 @@ export function parseCron(source: string): CronExpression {
 	const dowRestricted = parts[4] !== '*';
 	return {
 		source,
+		everySeconds: null,
 		matches(at: Date): boolean {
 			if (!minute!.has(at.getUTCMinutes()) || !hour!.has(at.getUTCHours()) || !month!.has(at.getUTCMonth() + 1))
 				return false;

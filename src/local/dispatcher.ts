@@ -8,8 +8,10 @@
  *   rows out of net.http_request_queue, performs them with fetch and stores each
  *   outcome in net._http_response as pg_net does. A poll every `pollIntervalMs`
  *   is the backstop for a missed notification (NOTIFY is a hint only).
- * - Cron: at every UTC minute boundary, runs the active cron.job commands whose
- *   schedule matches, one run per job at a time, recorded in cron.job_run_details.
+ * - Cron: at every second boundary, runs the active cron.job commands due then
+ *   (five-field schedules at the start of a matching UTC minute, pg_cron 1.5's
+ *   `'N seconds'` every N seconds), one run per job at a time, recorded in
+ *   cron.job_run_details.
  *
  * Each half switches itself off where the real extension is installed, so the
  * dispatcher can run against any database. Local tooling only: product code
@@ -26,8 +28,10 @@ export interface DispatcherOptions {
 	pollIntervalMs?: number;
 	/** Requests taken from the queue per round. @default 50 */
 	batchSize?: number;
-	/** Run the stand-in cron jobs at minute boundaries. @default true */
+	/** Run the stand-in cron jobs (the timer and {@link Dispatcher.runDueSchedules}). @default true */
 	cron?: boolean;
+	/** Run them on a timer, every second; false leaves it to runDueSchedules (tests that pick the moment). @default true */
+	cronTimer?: boolean;
 }
 
 /** One request performed, as stored in net._http_response. */
@@ -81,6 +85,7 @@ export class Dispatcher extends EventEmitter {
 	#timers: NodeJS.Timeout[] = [];
 	#unlisten: (() => Promise<void>) | null = null;
 	readonly #runningJobs = new Set<string>();
+	readonly #refused = new Set<string>();
 	readonly #inFlight = new Set<Promise<unknown>>();
 
 	constructor(options: DispatcherOptions) {
@@ -90,6 +95,7 @@ export class Dispatcher extends EventEmitter {
 			pollIntervalMs: options.pollIntervalMs ?? 1000,
 			batchSize: options.batchSize ?? 50,
 			cron: options.cron ?? true,
+			cronTimer: options.cronTimer ?? true,
 		};
 	}
 
@@ -118,7 +124,7 @@ export class Dispatcher extends EventEmitter {
 			this.#timers.push(setInterval(() => void this.#track(this.drain()), this.#options.pollIntervalMs));
 			await this.#track(this.drain());
 		}
-		if (this.#cron) this.#armCron();
+		if (this.#cron && this.#options.cronTimer) this.#armCron();
 		return this;
 	}
 
@@ -154,8 +160,16 @@ export class Dispatcher extends EventEmitter {
 		return this.#draining;
 	}
 
-	/** Runs the stand-in cron jobs due in the UTC minute of `at` (the minute timer calls this). */
-	async runDueSchedules(at: Date = new Date()): Promise<CronRun[]> {
+	/**
+	 * Runs the stand-in cron jobs due in the UTC minute of `at` (five fields)
+	 * and those of `'N seconds'` due at its second: what the timer runs at the
+	 * start of a minute.
+	 */
+	runDueSchedules(at: Date = new Date()): Promise<CronRun[]> {
+		return this.#runDue(at, true);
+	}
+
+	async #runDue(at: Date, minute: boolean): Promise<CronRun[]> {
 		if (!this.#cron || this.#stopped) return [];
 		// Not filtered on cron.job.database: the stand-in table lives in the database
 		// it serves (a database cloned from a template keeps the template's name there).
@@ -164,9 +178,15 @@ export class Dispatcher extends EventEmitter {
 			from cron.job where active order by jobid`;
 		const due = jobs.filter((job) => {
 			try {
-				return parseCron(job.schedule).matches(at) && !this.#runningJobs.has(job.jobid);
+				const schedule = parseCron(job.schedule);
+				if (schedule.everySeconds === null && !minute) return false;
+				return schedule.matches(at) && !this.#runningJobs.has(job.jobid);
 			} catch (error) {
-				this.emit('error', error instanceof Error ? error : new Error(String(error)));
+				// Said once per schedule, not every second.
+				if (!this.#refused.has(job.schedule)) {
+					this.#refused.add(job.schedule);
+					this.emit('error', error instanceof Error ? error : new Error(String(error)));
+				}
 				return false;
 			}
 		});
@@ -243,13 +263,13 @@ export class Dispatcher extends EventEmitter {
 	#armCron(): void {
 		if (this.#stopped) return;
 		const now = Date.now();
-		const next = Math.floor(now / 60_000) * 60_000 + 60_000;
-		this.#timers.push(
-			setTimeout(() => {
-				void this.#track(this.runDueSchedules(new Date(next)));
-				this.#armCron();
-			}, next - now),
-		);
+		const next = Math.floor(now / 1000) * 1000 + 1000;
+		const timer = setTimeout(() => {
+			this.#timers.splice(this.#timers.indexOf(timer), 1);
+			void this.#track(this.#runDue(new Date(next), next % 60_000 === 0));
+			this.#armCron();
+		}, next - now);
+		this.#timers.push(timer);
 	}
 
 	async #runJob(job: CronJobRow): Promise<CronRun> {

@@ -350,6 +350,32 @@ begin
 end
 $$;
 
+create or replace function supabase_jobs.check_job_options(
+  tags text[],
+  priority integer,
+  concurrency_key text,
+  prefix text default ''
+)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if tags is not null then
+    perform supabase_jobs.check_tags(tags, prefix);
+  end if;
+  -- The column is a smallint: out of its range is the caller's input to fix, not a 22003.
+  if priority is not null and priority not between -32768 and 32767 then
+    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority is an integer from -32768 to 32767; got %s', priority));
+  end if;
+  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
+    perform supabase_jobs.invalid(prefix || 'concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_job_options is
+  'The options every enqueue path shares (job_enqueue, job_enqueue_once, each item of job_enqueue_many, job_enqueue_child): tags, priority in the smallint range, concurrency_key length. Raises 22023 naming the field (with prefix, e.g. items[2].).';
+
 create or replace function supabase_jobs.check_job_input(
   kind text,
   params jsonb,
@@ -1011,7 +1037,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.create_job_table is
-  'Creates a job table under a name you choose (the seed''s BaseJobModel subclass): a partition of supabase_jobs.job with its checks, indexes, triggers, RLS, grants and comments. Example: select supabase_jobs.create_job_table(''exports'');';
+  'Creates a job table under a name you choose (one per kind of long work, e.g. exports): a partition of supabase_jobs.job with its checks, indexes, triggers, RLS, grants and comments. Example: select supabase_jobs.create_job_table(''exports'');';
 
 -- ============================================================================
 -- supabase/schemas/04_enqueue.sql
@@ -1053,7 +1079,7 @@ create or replace function supabase_jobs.insert_job(
   run_at timestamptz,
   delay interval,
   tags text[],
-  priority smallint default null,
+  priority integer default null,
   expire_after interval default null,
   concurrency_key text default null,
   idempotency_key text default null,
@@ -1072,14 +1098,11 @@ begin
   if run_at is not null or delay is not null then
     starts := supabase_jobs.start_time(run_at, delay);
   end if;
-  if tags is not null then
-    perform supabase_jobs.check_tags(tags);
+  if tags is not null or priority is not null or concurrency_key is not null then
+    perform supabase_jobs.check_job_options(tags, priority, concurrency_key);
   end if;
   if expire_after is not null and expire_after <= interval '0' then
     perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
-  end if;
-  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
-    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
   end if;
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
                                       priority, expires_at, concurrency_key, idempotency_key, idempotency_expires_at)
@@ -1103,7 +1126,7 @@ create or replace function public.job_enqueue(
   run_at timestamptz default null,
   delay interval default null,
   tags text[] default null,
-  priority smallint default null,
+  priority integer default null,
   expire_after interval default null,
   concurrency_key text default null
 )
@@ -1133,7 +1156,7 @@ create or replace function public.job_enqueue_once(
   delay interval default null,
   tags text[] default null,
   key_ttl interval default '24:00:00'::interval,
-  priority smallint default null,
+  priority integer default null,
   expire_after interval default null,
   concurrency_key text default null
 )
@@ -1191,6 +1214,10 @@ declare
   owner uuid;
   starts timestamptz;
   item_tags text[];
+  item_priority integer;
+  delay_ms bigint;
+  expire_ms bigint;
+  prefix text;
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
     perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags}');
@@ -1204,6 +1231,18 @@ begin
       select 1 from pg_catalog.jsonb_array_elements(items) e
        where e.value ->> 'owner_id' is not null and (e.value ->> 'owner_id')::uuid is distinct from uid) then
       raise exception using errcode = '42501', message = 'a user can only enqueue jobs of their own';
+    end if;
+    -- Ranges the insert itself would take (a past start, a smallint overflow): refused
+    -- here, then named item by item below.
+    if exists (
+      select 1 from pg_catalog.jsonb_array_elements(items) e
+       where (e.value ->> 'delay_ms')::numeric < 0
+          or (e.value ->> 'priority')::numeric not between -32768 and 32767
+          or (e.value ->> 'expire_after_ms')::numeric <= 0
+          or (pg_catalog.jsonb_typeof(e.value -> 'tags') = 'array' and exists (
+                select 1 from pg_catalog.jsonb_array_elements_text(e.value -> 'tags') t
+                 where pg_catalog.char_length(t) not between 1 and supabase_jobs.tag_max_length()))) then
+      raise exception 'an item is out of range';
     end if;
     return query
     with added as (
@@ -1242,24 +1281,25 @@ begin
           raise exception 'tags is not an array';
         end if;
         item_tags := array(select pg_catalog.jsonb_array_elements_text(coalesce(item.value -> 'tags', '[]')));
-        perform (item.value ->> 'delay_ms')::bigint, (item.value ->> 'priority')::smallint;
-        if (item.value ->> 'expire_after_ms')::bigint <= 0 then
-          raise exception 'expire_after_ms must be positive';
-        end if;
+        delay_ms := (item.value ->> 'delay_ms')::bigint;
+        item_priority := (item.value ->> 'priority')::integer;
+        expire_ms := (item.value ->> 'expire_after_ms')::bigint;
       exception when others then
         perform supabase_jobs.invalid(pg_catalog.format('items[%s]', item.i),
-          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority a small integer, expire_after_ms a positive integer): %s', item.i, sqlerrm));
+          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority an integer, expire_after_ms an integer): %s', item.i, sqlerrm));
       end;
-      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts,
-        item.value ->> 'locale', pg_catalog.format('items[%s].', item.i));
-      perform supabase_jobs.check_tags(item_tags, pg_catalog.format('items[%s].', item.i));
-      if pg_catalog.char_length(item.value ->> 'concurrency_key') not between 1 and supabase_jobs.idempotency_key_max() then
-        perform supabase_jobs.invalid(pg_catalog.format('items[%s].concurrency_key', item.i),
-          pg_catalog.format('items[%s]: concurrency_key is 1 to %s characters', item.i, supabase_jobs.idempotency_key_max()));
+      prefix := pg_catalog.format('items[%s].', item.i);
+      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts, item.value ->> 'locale', prefix);
+      perform supabase_jobs.check_job_options(item_tags, item_priority, item.value ->> 'concurrency_key', prefix);
+      if delay_ms < 0 then
+        perform supabase_jobs.invalid(prefix || 'delay_ms', pg_catalog.format('delay_ms cannot be negative; got %s', delay_ms));
+      end if;
+      if expire_ms <= 0 then
+        perform supabase_jobs.invalid(prefix || 'expire_after_ms', pg_catalog.format('expire_after_ms must be positive; got %s', expire_ms));
       end if;
       perform supabase_jobs.start_time(starts,
-        case when item.value ? 'delay_ms' then pg_catalog.make_interval(secs => ((item.value ->> 'delay_ms')::bigint / 1000.0)::double precision) end,
-        pg_catalog.format('items[%s].', item.i));
+        case when delay_ms is not null then pg_catalog.make_interval(secs => (delay_ms / 1000.0)::double precision) end,
+        prefix);
       if not worker and owner is distinct from uid and owner is not null then
         raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
       end if;
@@ -2663,7 +2703,7 @@ create or replace function supabase_jobs.insert_child(
   locale text,
   owner_id uuid,
   expected_seconds real,
-  priority smallint,
+  priority integer,
   tags text[],
   concurrency_key text
 )
@@ -2675,12 +2715,7 @@ declare
   result supabase_jobs.job;
 begin
   perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
-  if tags is not null then
-    perform supabase_jobs.check_tags(tags);
-  end if;
-  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
-    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
-  end if;
+  perform supabase_jobs.check_job_options(tags, priority, concurrency_key);
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, tags, priority,
                                       concurrency_key, parent_id, expected_seconds)
   values (label, kind, coalesce(params, '{}'::jsonb), payload, coalesce(max_attempts, supabase_jobs.max_attempts_default()),
@@ -2700,7 +2735,7 @@ create or replace function public.job_enqueue_child(
   locale text default null,
   job_table text default 'jobs',
   expected_seconds real default null,
-  priority smallint default null,
+  priority integer default null,
   tags text[] default null,
   concurrency_key text default null,
   owner_id uuid default null
@@ -3156,7 +3191,7 @@ comment on column supabase_jobs.jobs_silent.heartbeat_ms is 'The interval (ms) t
 comment on column supabase_jobs.jobs_silent.last_beat_at is 'The last heartbeat (or the claim, if it never beat).';
 comment on column supabase_jobs.jobs_silent.silent_for is 'How long nothing has arrived.';
 comment on column supabase_jobs.jobs_silent.beats_missed is 'Whole heartbeat intervals since the last beat.';
-comment on column supabase_jobs.jobs_silent.reclaimable_at is 'From when job_reclaim_silent (the reclaim schedule, every minute) readmits it: last beat + heartbeat_ms x missed_beats().';
+comment on column supabase_jobs.jobs_silent.reclaimable_at is 'From when job_reclaim_silent (the reclaim schedule, every 5 seconds; every minute before pg_cron 1.5) readmits it: last beat + heartbeat_ms x missed_beats().';
 
 create view supabase_jobs.owner_usage with (security_invoker = true) as
 select a.owner_id, a.job_table,
@@ -3513,6 +3548,8 @@ returns integer
 language plpgsql
 set search_path = ''
 as $$
+declare
+  reclaim constant text := 'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))';
 begin
   if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
     raise notice 'supabase_jobs: pg_cron is not enabled, so no schedules were installed. Enable it, then run: select supabase_jobs.install_schedules();';
@@ -3520,15 +3557,22 @@ begin
   end if;
   perform cron.schedule('supabase-jobs-backstop', '* * * * *',
     'select supabase_jobs.backstop()');
-  perform cron.schedule('supabase-jobs-reclaim', '* * * * *',
-    'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))');
+  -- pg_cron 1.5 and later run a job every N seconds; older ones refuse the
+  -- schedule with invalid_parameter_value, and the reclaimer runs every minute.
+  begin
+    perform cron.schedule('supabase-jobs-reclaim', '5 seconds', reclaim);
+  exception when invalid_parameter_value then
+    perform cron.schedule('supabase-jobs-reclaim', '* * * * *', reclaim);
+    raise notice 'supabase_jobs: pg_cron % schedules in minutes only (seconds need 1.5 or later): the reclaimer runs every minute, so a dead worker''s job waits up to a minute more before it runs again.',
+      coalesce((select e.extversion from pg_catalog.pg_extension e where e.extname = 'pg_cron'), '(unknown version)');
+  end;
   perform cron.schedule('supabase-jobs-cleanup', '17 * * * *',
     'select * from supabase_jobs.cleanup()');
   return 3 + supabase_jobs.install_recurring();
 end
 $$;
-comment on function supabase_jobs.install_schedules is
-  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every minute), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+comment on function supabase_jobs.install_schedules() is
+  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
 
 -- ============================================================================
 -- supabase/schemas/13_kick.sql
@@ -3707,17 +3751,23 @@ create trigger after_jobs_inserted after insert on supabase_jobs.job
 create or replace function supabase_jobs.notify_requeued_job()
 returns trigger
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
     'job_table', new.job_table, 'kind', new.kind, 'job_id', new.id,
     'count', 1, 'available_at', new.available_at, 'reason', 'requeue')::text);
+  if new.available_at <= pg_catalog.now() then
+    perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
+      'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
+      'job_id', new.id, 'count', 1, 'reason', 'requeue'));
+  end if;
   return null;
 end
 $$;
-comment on function supabase_jobs.notify_requeued_job is
-  'AFTER UPDATE row trigger (WHEN running -> queued) on every job table: NOTIFY supabase_jobs that a retried, released or reclaimed job is claimable again.';
+comment on function supabase_jobs.notify_requeued_job() is
+  'AFTER UPDATE row trigger (WHEN running or waiting -> queued) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed or resumed job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now.';
 
 create trigger notify_requeued after update of status on supabase_jobs.job for each row
   when (new.status = 'queued' and old.status in ('running', 'waiting'))
@@ -3875,7 +3925,7 @@ revoke all on function
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
   public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
-  supabase_jobs.check_job_input, supabase_jobs.check_tags, supabase_jobs.check_timings,
+  supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
   supabase_jobs.hold_of_job, supabase_jobs.idempotency_key_max, supabase_jobs.insert_job,
   supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.is_terminal,
@@ -3922,6 +3972,7 @@ grant execute on function
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
   supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
+  supabase_jobs.check_job_options,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,
   supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min, supabase_jobs.hold_of_job,
   supabase_jobs.idempotency_key_max, supabase_jobs.insert_job, supabase_jobs.invalid,
@@ -3930,7 +3981,7 @@ grant execute on function
   supabase_jobs.kind_is_valid, supabase_jobs.kind_max, supabase_jobs.kind_pattern,
   supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
   supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default, supabase_jobs.max_attempts_max,
-  supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job, supabase_jobs.owner_for,
+  supabase_jobs.missed_beats, supabase_jobs.owner_for,
   supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
@@ -3954,8 +4005,8 @@ grant execute on function
   supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.table_label
+  supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
+  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label
   to service_role;
 
 -- ============================================================================

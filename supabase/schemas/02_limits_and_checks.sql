@@ -275,6 +275,32 @@ begin
 end
 $$;
 
+create or replace function supabase_jobs.check_job_options(
+  tags text[],
+  priority integer,
+  concurrency_key text,
+  prefix text default ''
+)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if tags is not null then
+    perform supabase_jobs.check_tags(tags, prefix);
+  end if;
+  -- The column is a smallint: out of its range is the caller's input to fix, not a 22003.
+  if priority is not null and priority not between -32768 and 32767 then
+    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority is an integer from -32768 to 32767; got %s', priority));
+  end if;
+  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
+    perform supabase_jobs.invalid(prefix || 'concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_job_options is
+  'The options every enqueue path shares (job_enqueue, job_enqueue_once, each item of job_enqueue_many, job_enqueue_child): tags, priority in the smallint range, concurrency_key length. Raises 22023 naming the field (with prefix, e.g. items[2].).';
+
 create or replace function supabase_jobs.check_job_input(
   kind text,
   params jsonb,

@@ -567,4 +567,4 @@ begin
 end
 $$;
 comment on function supabase_jobs.create_job_table is
-  'Creates a job table under a name you choose (the seed''s BaseJobModel subclass): a partition of supabase_jobs.job with its checks, indexes, triggers, RLS, grants and comments. Example: select supabase_jobs.create_job_table(''exports'');';
+  'Creates a job table under a name you choose (one per kind of long work, e.g. exports): a partition of supabase_jobs.job with its checks, indexes, triggers, RLS, grants and comments. Example: select supabase_jobs.create_job_table(''exports'');';

@@ -34,7 +34,7 @@ create or replace function supabase_jobs.insert_job(
   run_at timestamptz,
   delay interval,
   tags text[],
-  priority smallint default null,
+  priority integer default null,
   expire_after interval default null,
   concurrency_key text default null,
   idempotency_key text default null,
@@ -53,14 +53,11 @@ begin
   if run_at is not null or delay is not null then
     starts := supabase_jobs.start_time(run_at, delay);
   end if;
-  if tags is not null then
-    perform supabase_jobs.check_tags(tags);
+  if tags is not null or priority is not null or concurrency_key is not null then
+    perform supabase_jobs.check_job_options(tags, priority, concurrency_key);
   end if;
   if expire_after is not null and expire_after <= interval '0' then
     perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
-  end if;
-  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
-    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
   end if;
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
                                       priority, expires_at, concurrency_key, idempotency_key, idempotency_expires_at)
@@ -84,7 +81,7 @@ create or replace function public.job_enqueue(
   run_at timestamptz default null,
   delay interval default null,
   tags text[] default null,
-  priority smallint default null,
+  priority integer default null,
   expire_after interval default null,
   concurrency_key text default null
 )
@@ -114,7 +111,7 @@ create or replace function public.job_enqueue_once(
   delay interval default null,
   tags text[] default null,
   key_ttl interval default '24:00:00'::interval,
-  priority smallint default null,
+  priority integer default null,
   expire_after interval default null,
   concurrency_key text default null
 )
@@ -172,6 +169,10 @@ declare
   owner uuid;
   starts timestamptz;
   item_tags text[];
+  item_priority integer;
+  delay_ms bigint;
+  expire_ms bigint;
+  prefix text;
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
     perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags}');
@@ -185,6 +186,18 @@ begin
       select 1 from pg_catalog.jsonb_array_elements(items) e
        where e.value ->> 'owner_id' is not null and (e.value ->> 'owner_id')::uuid is distinct from uid) then
       raise exception using errcode = '42501', message = 'a user can only enqueue jobs of their own';
+    end if;
+    -- Ranges the insert itself would take (a past start, a smallint overflow): refused
+    -- here, then named item by item below.
+    if exists (
+      select 1 from pg_catalog.jsonb_array_elements(items) e
+       where (e.value ->> 'delay_ms')::numeric < 0
+          or (e.value ->> 'priority')::numeric not between -32768 and 32767
+          or (e.value ->> 'expire_after_ms')::numeric <= 0
+          or (pg_catalog.jsonb_typeof(e.value -> 'tags') = 'array' and exists (
+                select 1 from pg_catalog.jsonb_array_elements_text(e.value -> 'tags') t
+                 where pg_catalog.char_length(t) not between 1 and supabase_jobs.tag_max_length()))) then
+      raise exception 'an item is out of range';
     end if;
     return query
     with added as (
@@ -223,24 +236,25 @@ begin
           raise exception 'tags is not an array';
         end if;
         item_tags := array(select pg_catalog.jsonb_array_elements_text(coalesce(item.value -> 'tags', '[]')));
-        perform (item.value ->> 'delay_ms')::bigint, (item.value ->> 'priority')::smallint;
-        if (item.value ->> 'expire_after_ms')::bigint <= 0 then
-          raise exception 'expire_after_ms must be positive';
-        end if;
+        delay_ms := (item.value ->> 'delay_ms')::bigint;
+        item_priority := (item.value ->> 'priority')::integer;
+        expire_ms := (item.value ->> 'expire_after_ms')::bigint;
       exception when others then
         perform supabase_jobs.invalid(pg_catalog.format('items[%s]', item.i),
-          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority a small integer, expire_after_ms a positive integer): %s', item.i, sqlerrm));
+          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority an integer, expire_after_ms an integer): %s', item.i, sqlerrm));
       end;
-      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts,
-        item.value ->> 'locale', pg_catalog.format('items[%s].', item.i));
-      perform supabase_jobs.check_tags(item_tags, pg_catalog.format('items[%s].', item.i));
-      if pg_catalog.char_length(item.value ->> 'concurrency_key') not between 1 and supabase_jobs.idempotency_key_max() then
-        perform supabase_jobs.invalid(pg_catalog.format('items[%s].concurrency_key', item.i),
-          pg_catalog.format('items[%s]: concurrency_key is 1 to %s characters', item.i, supabase_jobs.idempotency_key_max()));
+      prefix := pg_catalog.format('items[%s].', item.i);
+      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts, item.value ->> 'locale', prefix);
+      perform supabase_jobs.check_job_options(item_tags, item_priority, item.value ->> 'concurrency_key', prefix);
+      if delay_ms < 0 then
+        perform supabase_jobs.invalid(prefix || 'delay_ms', pg_catalog.format('delay_ms cannot be negative; got %s', delay_ms));
+      end if;
+      if expire_ms <= 0 then
+        perform supabase_jobs.invalid(prefix || 'expire_after_ms', pg_catalog.format('expire_after_ms must be positive; got %s', expire_ms));
       end if;
       perform supabase_jobs.start_time(starts,
-        case when item.value ? 'delay_ms' then pg_catalog.make_interval(secs => ((item.value ->> 'delay_ms')::bigint / 1000.0)::double precision) end,
-        pg_catalog.format('items[%s].', item.i));
+        case when delay_ms is not null then pg_catalog.make_interval(secs => (delay_ms / 1000.0)::double precision) end,
+        prefix);
       if not worker and owner is distinct from uid and owner is not null then
         raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
       end if;

@@ -15,7 +15,7 @@ create or replace function supabase_jobs.insert_child(
   locale text,
   owner_id uuid,
   expected_seconds real,
-  priority smallint,
+  priority integer,
   tags text[],
   concurrency_key text
 )
@@ -27,12 +27,7 @@ declare
   result supabase_jobs.job;
 begin
   perform supabase_jobs.check_job_input(kind, params, payload, max_attempts, locale);
-  if tags is not null then
-    perform supabase_jobs.check_tags(tags);
-  end if;
-  if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
-    perform supabase_jobs.invalid('concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
-  end if;
+  perform supabase_jobs.check_job_options(tags, priority, concurrency_key);
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, tags, priority,
                                       concurrency_key, parent_id, expected_seconds)
   values (label, kind, coalesce(params, '{}'::jsonb), payload, coalesce(max_attempts, supabase_jobs.max_attempts_default()),
@@ -52,7 +47,7 @@ create or replace function public.job_enqueue_child(
   locale text default null,
   job_table text default 'jobs',
   expected_seconds real default null,
-  priority smallint default null,
+  priority integer default null,
   tags text[] default null,
   concurrency_key text default null,
   owner_id uuid default null

@@ -252,7 +252,7 @@ comment on column supabase_jobs.jobs_silent.heartbeat_ms is 'The interval (ms) t
 comment on column supabase_jobs.jobs_silent.last_beat_at is 'The last heartbeat (or the claim, if it never beat).';
 comment on column supabase_jobs.jobs_silent.silent_for is 'How long nothing has arrived.';
 comment on column supabase_jobs.jobs_silent.beats_missed is 'Whole heartbeat intervals since the last beat.';
-comment on column supabase_jobs.jobs_silent.reclaimable_at is 'From when job_reclaim_silent (the reclaim schedule, every minute) readmits it: last beat + heartbeat_ms x missed_beats().';
+comment on column supabase_jobs.jobs_silent.reclaimable_at is 'From when job_reclaim_silent (the reclaim schedule, every 5 seconds; every minute before pg_cron 1.5) readmits it: last beat + heartbeat_ms x missed_beats().';
 
 create view supabase_jobs.owner_usage with (security_invoker = true) as
 select a.owner_id, a.job_table,
@@ -609,6 +609,8 @@ returns integer
 language plpgsql
 set search_path = ''
 as $$
+declare
+  reclaim constant text := 'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))';
 begin
   if pg_catalog.to_regprocedure('cron.schedule(text, text, text)') is null then
     raise notice 'supabase_jobs: pg_cron is not enabled, so no schedules were installed. Enable it, then run: select supabase_jobs.install_schedules();';
@@ -616,12 +618,19 @@ begin
   end if;
   perform cron.schedule('supabase-jobs-backstop', '* * * * *',
     'select supabase_jobs.backstop()');
-  perform cron.schedule('supabase-jobs-reclaim', '* * * * *',
-    'select count(*) from supabase_jobs.reclaim_all((select s.stale_after from supabase_jobs.settings s where s.id))');
+  -- pg_cron 1.5 and later run a job every N seconds; older ones refuse the
+  -- schedule with invalid_parameter_value, and the reclaimer runs every minute.
+  begin
+    perform cron.schedule('supabase-jobs-reclaim', '5 seconds', reclaim);
+  exception when invalid_parameter_value then
+    perform cron.schedule('supabase-jobs-reclaim', '* * * * *', reclaim);
+    raise notice 'supabase_jobs: pg_cron % schedules in minutes only (seconds need 1.5 or later): the reclaimer runs every minute, so a dead worker''s job waits up to a minute more before it runs again.',
+      coalesce((select e.extversion from pg_catalog.pg_extension e where e.extname = 'pg_cron'), '(unknown version)');
+  end;
   perform cron.schedule('supabase-jobs-cleanup', '17 * * * *',
     'select * from supabase_jobs.cleanup()');
   return 3 + supabase_jobs.install_recurring();
 end
 $$;
-comment on function supabase_jobs.install_schedules is
-  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every minute), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+comment on function supabase_jobs.install_schedules() is
+  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';

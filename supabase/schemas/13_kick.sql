@@ -171,17 +171,23 @@ create trigger after_jobs_inserted after insert on supabase_jobs.job
 create or replace function supabase_jobs.notify_requeued_job()
 returns trigger
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
     'job_table', new.job_table, 'kind', new.kind, 'job_id', new.id,
     'count', 1, 'available_at', new.available_at, 'reason', 'requeue')::text);
+  if new.available_at <= pg_catalog.now() then
+    perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
+      'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
+      'job_id', new.id, 'count', 1, 'reason', 'requeue'));
+  end if;
   return null;
 end
 $$;
-comment on function supabase_jobs.notify_requeued_job is
-  'AFTER UPDATE row trigger (WHEN running -> queued) on every job table: NOTIFY supabase_jobs that a retried, released or reclaimed job is claimable again.';
+comment on function supabase_jobs.notify_requeued_job() is
+  'AFTER UPDATE row trigger (WHEN running or waiting -> queued) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed or resumed job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now.';
 
 create trigger notify_requeued after update of status on supabase_jobs.job for each row
   when (new.status = 'queued' and old.status in ('running', 'waiting'))

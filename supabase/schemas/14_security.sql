@@ -121,7 +121,7 @@ revoke all on function
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
   public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
-  supabase_jobs.check_job_input, supabase_jobs.check_tags, supabase_jobs.check_timings,
+  supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
   supabase_jobs.hold_of_job, supabase_jobs.idempotency_key_max, supabase_jobs.insert_job,
   supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.is_terminal,
@@ -168,6 +168,7 @@ grant execute on function
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
   supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
+  supabase_jobs.check_job_options,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,
   supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min, supabase_jobs.hold_of_job,
   supabase_jobs.idempotency_key_max, supabase_jobs.insert_job, supabase_jobs.invalid,
@@ -176,7 +177,7 @@ grant execute on function
   supabase_jobs.kind_is_valid, supabase_jobs.kind_max, supabase_jobs.kind_pattern,
   supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
   supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default, supabase_jobs.max_attempts_max,
-  supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job, supabase_jobs.owner_for,
+  supabase_jobs.missed_beats, supabase_jobs.owner_for,
   supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
@@ -200,6 +201,6 @@ grant execute on function
   supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.table_label
+  supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
+  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label
   to service_role;

@@ -7,7 +7,8 @@
  */
 import type postgres from 'postgres';
 import { z } from 'zod';
-import { defineJobHandler, defineJobKind, delay, type JobHandler, type ProgressTracker } from '../../src/lib/index.ts';
+import { defineJobKind } from '../../src/lib/index.ts';
+import { defineJobHandler, delay, type JobHandler, type ProgressTracker } from '../../src/lib/worker.ts';
 import { beforeDeadline } from '../../src/lib/internal/timers.ts';
 
 /** A couple of short steps: most of the load. */

@@ -1,6 +1,7 @@
 /**
  * The schedules under the real pg_cron (Debian's PostgreSQL 15 with
- * postgresql-15-cron 1.4, minute granularity): the migrations apply where pg_cron
+ * postgresql-15-cron 1.4, minute granularity: install_schedules falls back from
+ * its 5-second reclaimer to one a minute): the migrations apply where pg_cron
  * is preloaded but not yet enabled, install_schedules creates the schedules once
  * it is, and a real cron run reclaims a stale job. Under CI=true a missing
  * installation is a failure, not a skip.
@@ -50,13 +51,21 @@ if (missing) {
 			expect(notices.some((m) => m.includes('pg_cron is not enabled'))).toBe(true);
 		});
 
-		it('after create extension pg_cron, install_schedules creates the three schedules, and again replaces them', async () => {
+		it('after create extension pg_cron (the migration init writes), install_schedules creates the three schedules (the reclaimer every minute: pg_cron 1.4 refuses seconds, and says so), and again replaces them', async () => {
 			// As a project does it: the migration `npx supabase-jobs init` writes creates the extension.
 			await sql.unsafe(extensionsMigration({ version: 'test' }));
 			const [ext] =
-				await sql`select extnamespace::regnamespace::text as schema from pg_extension where extname = 'pg_cron'`;
+				await sql`select extnamespace::regnamespace::text as schema, extversion from pg_extension where extname = 'pg_cron'`;
 			expect(ext!.schema).toBe('pg_catalog');
+			const extversion = ext!.extversion as string;
+			expect(extversion).toMatch(/^1\.[0-4]([.-]|$)/);
+			notices.length = 0;
 			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			expect(notices).toContainEqual(
+				expect.stringMatching(
+					new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer runs every minute`),
+				),
+			);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
 				['supabase-jobs-backstop', '* * * * *', true],

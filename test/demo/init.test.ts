@@ -91,13 +91,14 @@ describe('npx supabase-jobs init', () => {
 		for (const file of ['index.ts', 'serve.ts', 'handlers.ts', 'kinds.ts']) {
 			const text = await fn(file);
 			expect(text).not.toMatch(/src\/lib|npm:/);
-			if (file !== 'index.ts') expect(text).toMatch(/from 'supabase-jobs'/);
+			if (file !== 'index.ts') expect(text).toMatch(/from 'supabase-jobs(\/worker)?'/);
 		}
 		// One kinds module for app and worker: bare specifiers, mapped for Deno to the exact version installed.
 		expect(JSON.parse(await fn('deno.json'))).toEqual({
 			nodeModulesDir: 'manual',
 			imports: {
 				'supabase-jobs': `npm:supabase-jobs@${version}`,
+				'supabase-jobs/': `npm:/supabase-jobs@${version}/`,
 				postgres: expect.stringMatching(/^npm:postgres@\^3\./),
 				zod: expect.stringMatching(/^npm:zod@\^4\./),
 			},
@@ -198,7 +199,7 @@ export const c = defineJobKind<'c'>({
 			before['/supabase/functions/jobs-worker/deno.json']!.replace(
 				`"npm:supabase-jobs@${version}"`,
 				'"npm:supabase-jobs@9.9.9"',
-			),
+			).replace(`"npm:/supabase-jobs@${version}/"`, '"npm:/supabase-jobs@9.9.9/"'),
 		);
 		expect(stdout).toContain('the supabase-jobs pin moved to 9.9.9 (nothing else changed)');
 		expect(stdout).toMatch(/1\. Apply the new migrations:\n\s+supabase db push\n\n\s+2\. Deploy the worker again/);
@@ -287,11 +288,11 @@ export const c = defineJobKind<'c'>({
 		}
 	});
 
-	it('rewrites imports of the package sources and npm: specifiers to bare ones (the import map resolves them)', () => {
+	it('rewrites imports of the package sources to the entry that exports them, and npm: specifiers to bare ones (the import map resolves them)', () => {
 		const source =
 			"import postgres from 'npm:postgres@^3';\nimport { JobStore } from '../../src/lib/store/job-store.ts';\nimport type { JobHandler } from \"../../src/lib/worker/job-handler.ts\";\nimport { handlers } from './handlers.ts';";
 		expect(rewriteImports(source)).toBe(
-			"import postgres from 'postgres';\nimport { JobStore } from 'supabase-jobs';\nimport type { JobHandler } from 'supabase-jobs';\nimport { handlers } from './handlers.ts';",
+			"import postgres from 'postgres';\nimport { JobStore } from 'supabase-jobs';\nimport type { JobHandler } from 'supabase-jobs/worker';\nimport { handlers } from './handlers.ts';",
 		);
 	});
 });

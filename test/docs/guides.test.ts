@@ -16,8 +16,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const GUIDE = join(ROOT, 'docs/guide');
 const LANGUAGES = ['en', 'pt-BR'] as const;
 
+/**
+ * Pages translated from a README section rather than from an English page:
+ * checked against that section by their own test (quick-start-translation.test.ts).
+ */
+const README_TRANSLATIONS = new Set(['quick-start.md']);
+
 async function pages(language: string): Promise<string[]> {
-	return (await readdir(join(GUIDE, language))).filter((f) => f.endsWith('.md')).sort();
+	return (await readdir(join(GUIDE, language))).filter((f) => f.endsWith('.md') && !README_TRANSLATIONS.has(f)).sort();
 }
 
 async function read(language: string, page: string): Promise<GuidePage> {
@@ -198,6 +204,8 @@ describe('the English guides’ snippets', () => {
 				'supabase-jobs/svelte': [join(ROOT, 'src/lib/svelte/index.ts')],
 				'supabase-jobs/kit': [join(ROOT, 'src/lib/kit.ts')],
 				'supabase-jobs/node': [join(ROOT, 'src/lib/node.ts')],
+				'supabase-jobs/worker': [join(ROOT, 'src/lib/worker.ts')],
+				'supabase-jobs/adapter': [join(ROOT, 'src/lib/adapter.ts')],
 				'$lib/*': [join(project, 'src/lib/*')],
 			},
 		};

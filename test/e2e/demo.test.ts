@@ -2,13 +2,16 @@
  * The demo in a real browser: the whole stack (the test's own database,
  * the Deno worker, the stand-in, the dispatcher, the built app) and Debian's
  * chromium. Every wait is on a DOM condition or a log line, never a sleep.
- * Screenshots of each state land in test-results/e2e/.
+ * Screenshots of each state land in test-results/e2e/. The app is served by
+ * Node 24 here (screen.test.ts serves it with this machine's Node, and
+ * job-by-address.test.ts with both).
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { words } from '../../src/demo/analysis/text.ts';
 import { startLocalDemo, type DemoStack } from '../../src/local/demo/stack.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { NODE24, nodeVersion } from '../helpers/node24.ts';
 import { frames, launchChromium, recordFrames, snap } from './browser.ts';
 
 /** The worker's tick (createWorker's default): how often a running phase writes progress and learns of a cancel. */
@@ -48,7 +51,7 @@ async function upload(page: Page, name: string, mimeType: string, text: string |
 
 beforeAll(async () => {
 	db = await useTestDatabase();
-	stack = await startLocalDemo({ databaseUrl: db.url, modelMs: MODEL_MS });
+	stack = await startLocalDemo({ databaseUrl: db.url, modelMs: MODEL_MS, appNode: NODE24 });
 	chromium = await launchChromium();
 	first = await chromium.browser.newContext({ locale: 'en-US', viewport: { width: 1000, height: 800 } });
 }, 180_000);
@@ -59,6 +62,11 @@ afterAll(async () => {
 });
 
 describe('the demo in a browser', () => {
+	it('the app is served by Node 24', () => {
+		expect(stack.app!.process.spawnfile).toBe(NODE24);
+		expect(nodeVersion(NODE24)).toMatch(/^v24\./);
+	});
+
 	it('upload a text file: the bar rises through the stages to done, and the result page shows the analysis', async () => {
 		const page = await openDashboard(first);
 		shots.push(await snap(page, '01-dashboard-empty'));

@@ -7,7 +7,8 @@
  * that went silent (the Deno worker stopped with SIGSTOP: alive, but no
  * heartbeat), the retry after the reclaim, a finished, a cancelled and a
  * failed job; the live region's announcements; focus after cancel; titles;
- * lang; the 404 page. The screenshots of those states come from this run,
+ * lang; the 404 page; the dashboard's strip, filter, upload field and dates;
+ * the result's language. The screenshots of those states come from this run,
  * not from a drawing: `npm run screenshots` writes them to docs/screenshots/
  * (the README shows them).
  */
@@ -176,6 +177,11 @@ const WORDS = {
 		analysing: 'Analysing',
 		left: /^(about \d+ min left|less than a minute left)$/,
 		silent: 'Not responding — it will be retried',
+		silentBadge: 'Not responding',
+		noMatch: 'No jobs match this filter.',
+		fileLabel: 'Document',
+		hint: 'Text, Markdown or PDF, up to 8 MiB.',
+		language: 'English',
 		retrying: 'Retrying (attempt 2 of 3)',
 		done: 'Done',
 		failed: 'Failed',
@@ -191,6 +197,11 @@ const WORDS = {
 		analysing: 'Analisando',
 		left: /^(cerca de \d+ min restantes|menos de um minuto restante)$/,
 		silent: 'Sem resposta — será tentado de novo',
+		silentBadge: 'Sem resposta',
+		noMatch: 'Nenhum trabalho corresponde a este filtro.',
+		fileLabel: 'Documento',
+		hint: 'Texto, Markdown ou PDF, até 8 MiB.',
+		language: 'inglês',
 		retrying: 'Tentando de novo (tentativa 2 de 3)',
 		done: 'Concluído',
 		failed: 'Falhou',
@@ -238,6 +249,16 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 			select expected_end_at, updated_at from public.jobs where id = ${id}`;
 		expect(row!.expected_end_at, 'the estimate is the worker’s, on the row').not.toBeNull();
 		await shot(page, 'job-running-eta', locale);
+		await shot(page, 'job-running', locale);
+
+		// The dashboard's strip names the stage as people do, never by its code name.
+		const dashboard = await context.newPage();
+		await dashboard.goto(stack.url);
+		const strip = dashboard.locator(`[data-testid=in-flight] li[data-job-id="${id}"]`);
+		await expect.poll(() => strip.locator('.sj-progress__stage').textContent()).toBe(w.analysing);
+		expect(await strip.textContent()).not.toContain('analyse');
+		await shot(dashboard, 'dashboard-running', locale);
+		await dashboard.close();
 
 		// The worker stops answering (alive, but frozen: no heartbeat, no exit for the supervisor to see).
 		const worker = stack.worker!.current.process;
@@ -253,6 +274,13 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 			expect((await axTree(page)).some((n) => n.role === 'status')).toBe(true);
 			expect(await page.getByRole('status').textContent()).toBe(w.silent);
 			expect(await page.locator('.sj-progress__eta').count(), 'no estimate from a worker nobody hears').toBe(0);
+			// Said in the badge and the bar too (colour and spoken value), not blue "Running", "20%, Analysing".
+			expect((await page.locator('[data-testid=job-status] .sj-badge').textContent())?.trim()).toBe(w.silentBadge);
+			expect(await page.locator('.sj-progress').getAttribute('data-status')).toBe('silent');
+			const silentBar = await progressbar(page);
+			expect(silentBar.valuetext).toMatch(new RegExp(`^\\d+%, ${w.silentBadge}$`));
+			const reached = await page.getByRole('progressbar').getAttribute('aria-valuenow');
+			expect(await page.title()).toContain(w.silentBadge);
 			await shot(page, 'job-silent', locale);
 
 			// What the reclaim schedule does once three beats are missed: the job waits again, attempt 2 of 3.
@@ -263,6 +291,10 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 				.toBe(1);
 			await expect.poll(() => page.locator('.sj-progress__stage').textContent()).toBe(w.retrying);
 			expect((await progressbar(page)).valuetext).toBe(w.retrying);
+			// The attempt that ended keeps its progress on the bar, greyed, while the retry waits.
+			expect(await page.locator('.sj-progress--held').count()).toBe(1);
+			expect(await page.getByRole('progressbar').getAttribute('aria-valuenow')).toBe(reached);
+			expect(await page.locator('.sj-progress__fill').evaluate((e) => (e as HTMLElement).style.width)).not.toBe('0%');
 			await shot(page, 'job-retrying', locale);
 		} finally {
 			worker.kill('SIGCONT');
@@ -286,7 +318,16 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 		).toBe(true);
 		expect(tree.some((n) => n.role === 'button' && n.name === w.cancel)).toBe(false);
 		expect(tree.some((n) => n.role === 'link' && n.name.length > 0 && n.name !== '')).toBe(true);
+		// The title, and SvelteKit's page announcer that read it on arrival, follow the status.
+		expect(await page.title()).toContain(` · ${w.done} · `);
+		await expect.poll(() => page.locator('#svelte-announcer').textContent()).toContain(` · ${w.done} · `);
 		await shot(page, 'job-done', locale);
+
+		// The result names the language, in the reader's language: not a code.
+		await page.locator('[data-testid=result-link]').click();
+		await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+		await expect.poll(() => page.locator('[data-testid=language]').textContent()).toBe(w.language);
+		await shot(page, 'result', locale);
 		await page.close();
 	});
 
@@ -317,16 +358,28 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 			.toContain(w.cancelled);
 		expect((await progressbar(page)).valuetext).toBe(w.cancelled);
 		expect((await axTree(page)).some((n) => n.role === 'button' && n.name === w.cancel)).toBe(false);
+		// Not drawn full like a finished job: it stops where the work stopped (here, before it began).
+		expect(await page.locator('.sj-progress__fill').evaluate((e) => (e as HTMLElement).style.width)).toBe('0%');
+		await shot(page, 'job-cancelled', locale);
 		await page.close();
 	});
 
 	it('failed: announced, with the sentence as an alert; a job that is not yours is a 404 page in your language', async () => {
 		const page = await openDashboard(context);
-		await uploadWatched(page, 'photo.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+		const id = await uploadWatched(page, 'photo.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]));
 		await page.locator('[data-testid=job][data-status=failed]').waitFor({ timeout: 30_000 });
 		await expect.poll(() => announced(page)).toContain(w.failed);
 		expect((await axTree(page)).some((n) => n.role === 'alert')).toBe(true);
 		expect(await page.getByRole('alert').textContent()).toBe(w.failure);
+		expect(await page.locator('.sj-progress__fill').evaluate((e) => (e as HTMLElement).style.width)).toBe('0%');
+		// One date format throughout: the job page and the dashboard write its creation alike.
+		const [{ created_at: createdAt }] = await db.sql<{ created_at: Date }[]>`
+			select created_at from public.jobs where id = ${id}`;
+		const created = await page.evaluate(
+			([at, tag]) => new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at)),
+			[createdAt.toISOString(), w.lang] as const,
+		);
+		expect(await page.locator('[data-testid=job]').textContent()).toContain(created);
 
 		const response = await page.goto(`${stack.url}/jobs/00000000-0000-4000-8000-000000000000`);
 		expect(response?.status()).toBe(404);
@@ -334,6 +387,21 @@ describe.each(['en', 'pt-BR'] as const)('the screen, read from the accessibility
 		expect(await page.evaluate(() => document.documentElement.lang)).toBe(w.lang);
 
 		await page.goto(stack.url);
+		await page.locator('[data-testid=upload-form] button[type=submit]:enabled').waitFor();
+		const row = page.locator(`[data-testid=recent] li[data-job-id="${id}"]`);
+		await row.waitFor();
+		expect(await row.textContent()).toContain(created);
+		expect(await row.textContent(), 'a failed row shows no "0%"').not.toMatch(/\d+\s*%/);
+		// The file field has a label of its own, and the limit is said in the unit it is counted in.
+		expect(await page.getByLabel(w.fileLabel, { exact: true }).getAttribute('type')).toBe('file');
+		expect(await page.locator('[data-testid=upload-form]').textContent()).toContain(w.hint);
+		// A filter that matches nothing says so, not "no jobs yet" to a visitor who has jobs.
+		await page.selectOption('select[name=status]', 'running');
+		await expect.poll(() => page.locator('[data-testid=no-match]').textContent()).toContain(w.noMatch);
+		expect(await page.locator('[data-testid=no-jobs]').count()).toBe(0);
+		await page.locator('[data-testid=no-match] button').click();
+		await row.waitFor();
+		await shot(page, 'dashboard', locale);
 		const options = await page.locator('select[name=kind] option').allTextContents();
 		expect(options, 'kinds by their label, never their internal name').toContain(w.kind);
 		expect(options.join(' ')).not.toContain('document.analyse');

@@ -31,8 +31,20 @@ describe('the stand-in cron matches the expressions supabase-jobs schedules', ()
 		expect(parseCron('0 0 2 * 1').matches(at('2026-12-06T00:00:00Z'))).toBe(false);
 	});
 
+	it("'N seconds' (pg_cron 1.5 and later) matches every N seconds of the epoch", () => {
+		const every5 = parseCron('5 seconds');
+		expect(every5.everySeconds).toBe(5);
+		expect(every5.matches(at('2026-12-01T10:42:05Z'))).toBe(true);
+		expect(every5.matches(at('2026-12-01T10:42:05.900Z'))).toBe(true);
+		expect(every5.matches(at('2026-12-01T10:42:06Z'))).toBe(false);
+		expect(parseCron('1 second').matches(at('2026-12-01T10:42:06Z'))).toBe(true);
+		expect(parseCron('* * * * *').everySeconds).toBeNull();
+	});
+
 	it('refuses what it does not support', () => {
-		expect(() => parseCron('30 seconds')).toThrow(/5 fields/);
+		expect(() => parseCron('60 seconds')).toThrow(/1-59 seconds/);
+		expect(() => parseCron('0 seconds')).toThrow(/1-59 seconds/);
+		expect(() => parseCron('30 minutes')).toThrow(/5 fields/);
 		expect(() => parseCron('61 * * * *')).toThrow(/out of range/);
 		expect(() => parseCron('@daily')).toThrow();
 	});

@@ -23,7 +23,7 @@ beforeAll(async () => {
 	await setWorkerSecrets(db.sql, worker.url);
 	await clearRequestQueue(db.sql);
 	// A long poll, so the deliveries below are driven by NOTIFY, not by the poll.
-	dispatcher = await startDispatcher({ url: db.url, pollIntervalMs: 60_000 });
+	dispatcher = await startDispatcher({ url: db.url, pollIntervalMs: 60_000, cronTimer: false });
 });
 
 afterAll(async () => {
@@ -102,7 +102,7 @@ describe('the dispatcher delivers what pg_net would', () => {
 		await dispatcher.stop();
 		const seen = worker.requests.length;
 		await as(db.sql, user, (tx) => tx`select job_enqueue('while-down')`);
-		dispatcher = await startDispatcher({ url: db.url, pollIntervalMs: 60_000 });
+		dispatcher = await startDispatcher({ url: db.url, pollIntervalMs: 60_000, cronTimer: false });
 		const request = await worker.nth(seen);
 		expect((request.body as { kind: string }).kind).toBe('while-down');
 	});
@@ -128,15 +128,20 @@ describe('the dispatcher delivers what pg_net would', () => {
 });
 
 describe('the dispatcher runs the cron schedules where pg_cron is absent', () => {
-	it('a due minute runs the reclaim schedule, which reclaims a job whose worker missed its declared heartbeat, and records the run', async () => {
+	it('a due minute runs the reclaim schedule, which reclaims a job whose worker missed its declared heartbeat, wakes the worker for it, and records the run', async () => {
 		const id = await runningJob(db.sql, user, 'thumbnail', '10 minutes', 'jobs', 60_000);
 		await db.sql`delete from cron.job_run_details`;
+		const seen = worker.requests.length;
 		const runs = await dispatcher.runDueSchedules(new Date('2026-12-01T10:42:00Z'));
 		expect(runs.map((r) => [r.jobname, r.status]).sort()).toEqual([
 			['supabase-jobs-backstop', 'succeeded'],
 			['supabase-jobs-reclaim', 'succeeded'],
 		]);
 		expect((await db.sql`select status from public.jobs where id = ${id}`)[0]!.status).toBe('queued');
+		// The requeue wakes the worker as an enqueue does: for that job, at once.
+		let woken = await worker.nth(seen);
+		for (let i = seen + 1; (woken.body as { reason?: string }).reason !== 'requeue'; i++) woken = await worker.nth(i);
+		expect(woken.body).toMatchObject({ job_id: id, job_table: 'jobs', kind: 'thumbnail', count: 1, reason: 'requeue' });
 		const details = await db.sql`
 			select j.jobname, d.status, d.return_message, d.end_time >= d.start_time as ended
 			from cron.job_run_details d join cron.job j using (jobid) order by j.jobname`;
@@ -184,5 +189,45 @@ describe('the dispatcher runs the cron schedules where pg_cron is absent', () =>
 		await dispatcher.runDueSchedules(new Date('2026-12-01T10:44:00Z'));
 		const request = await worker.nth(seen);
 		expect(request.body).toMatchObject({ job_id: null, job_table: 'jobs', reason: 'backstop' });
+	});
+});
+
+describe("the dispatcher's timer plays pg_cron 1.6", () => {
+	it("the reclaim schedule is installed at '5 seconds', as pg_cron 1.5 and later allow", async () => {
+		const [job] = await db.sql`select schedule from cron.job where jobname = 'supabase-jobs-reclaim'`;
+		expect(job!.schedule).toBe('5 seconds');
+	});
+
+	it("runs a '1 seconds' schedule every second, and a minute schedule not at every second", async () => {
+		await db.sql`select cron.schedule('every-second', '1 seconds', 'select 1')`;
+		const timed = await startDispatcher({ url: db.url, pollIntervalMs: 60_000 });
+		const runs: { name: string | null; at: number }[] = [];
+		let heard = () => {};
+		timed.on('cron', (run: CronRun) => {
+			runs.push({ name: run.jobname, at: Date.now() });
+			heard();
+		});
+		try {
+			const everySecond = () => runs.filter((r) => r.name === 'every-second');
+			while (everySecond().length < 3) await new Promise<void>((resolve) => (heard = resolve));
+			const [a, b, c] = everySecond();
+			// One run per second boundary (a run takes milliseconds here).
+			expect(b!.at - a!.at).toBeGreaterThan(500);
+			expect(b!.at - a!.at).toBeLessThan(1500);
+			expect(c!.at - b!.at).toBeGreaterThan(500);
+			expect(c!.at - b!.at).toBeLessThan(1500);
+			const minuteRuns = runs.filter((r) => r.name === 'supabase-jobs-backstop').length;
+			expect(minuteRuns).toBeLessThanOrEqual(1);
+		} finally {
+			await timed.stop();
+			await db.sql`select cron.unschedule('every-second')`;
+		}
+	});
+
+	it('the stand-in refuses a schedule pg_cron would refuse', async () => {
+		for (const bad of ['60 seconds', '0 seconds', 'every minute', '* * * *']) {
+			const error = await db.sql`select cron.schedule('bad', ${bad}, 'select 1')`.catch((e: unknown) => e);
+			expect(error, bad).toMatchObject({ code: '22023', message: `invalid schedule: ${bad}` });
+		}
 	});
 });

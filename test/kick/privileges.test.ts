@@ -84,6 +84,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.install_recurring()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
 			'supabase_jobs.kick_body(jsonb)',
+			// A requeue wakes the worker through kick_body whoever requeues.
+			'supabase_jobs.notify_requeued_job()',
 			'supabase_jobs.owns_job_topic(text)',
 		]);
 		for (const r of rows) {

@@ -88,7 +88,7 @@ describe('recurring jobs declared in code', () => {
 		await store.syncSchedules([
 			defineSchedule({ name: 'every-minute', kind: 'sweep', cron: '* * * * *', params: { deep: true } }),
 		]);
-		const dispatcher = await startDispatcher({ url: db.url, pollIntervalMs: 60_000 });
+		const dispatcher = await startDispatcher({ url: db.url, pollIntervalMs: 60_000, cronTimer: false });
 		try {
 			const runs = await dispatcher.runDueSchedules(new Date());
 			expect(runs.find((r) => r.jobname === 'supabase-jobs-schedule:every-minute')?.status).toBe('succeeded');

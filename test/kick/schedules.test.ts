@@ -179,13 +179,39 @@ describe('supabase_jobs.cleanup', () => {
 });
 
 describe('supabase_jobs.install_schedules', () => {
-	it('the migration installed the three schedules', async () => {
+	it('the migration installed the three schedules, the reclaimer every 5 seconds (the stand-in plays pg_cron 1.6)', async () => {
 		const jobs = await db.sql`select jobname, schedule, command from cron.job order by jobname`;
 		expect(jobs.map((j) => [j.jobname, j.schedule])).toEqual([
 			['supabase-jobs-backstop', '* * * * *'],
 			['supabase-jobs-cleanup', '17 * * * *'],
-			['supabase-jobs-reclaim', '* * * * *'],
+			['supabase-jobs-reclaim', '5 seconds'],
 		]);
+	});
+
+	it('where pg_cron refuses a seconds schedule (before 1.5), the reclaimer runs every minute, and a notice says so', async () => {
+		const notices: string[] = [];
+		const sql = db.connect({ max: 1, onnotice: (n) => notices.push(String(n.message)) });
+		await sql
+			.begin(async (tx) => {
+				// pg_cron 1.4's answer to '5 seconds', played by the stand-in's schedule check.
+				await tx`create or replace function cron.check_schedule(schedule text) returns void language plpgsql set search_path = '' as $$
+				begin
+				  if schedule like '%second%' then
+				    raise exception using errcode = 'invalid_parameter_value', message = 'invalid schedule: ' || schedule;
+				  end if;
+				end $$`;
+				const [{ n }] = await tx`select supabase_jobs.install_schedules() as n`;
+				expect(n).toBe(3);
+				const [job] = await tx`select schedule from cron.job where jobname = 'supabase-jobs-reclaim'`;
+				expect(job!.schedule).toBe('* * * * *');
+				await tx`select 1/0`.catch(() => {});
+			})
+			.catch(() => {});
+		expect(notices).toContainEqual(
+			expect.stringMatching(/schedules in minutes only .* the reclaimer runs every minute/),
+		);
+		const [job] = await db.sql`select schedule from cron.job where jobname = 'supabase-jobs-reclaim'`;
+		expect(job!.schedule, 'rolled back').toBe('5 seconds');
 	});
 
 	it('is idempotent: running it again replaces, never duplicates', async () => {

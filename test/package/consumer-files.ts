@@ -18,19 +18,25 @@ export const CONSUMER_DEPENDENCIES = [
 	'vite',
 	'typescript',
 	'@types/node',
+	'@supabase/ssr',
 ] as const;
 
 /**
- * Plain `node`, no loader: every Node-facing entry imports, and one job goes
- * through enqueue → claim → succeed → get on DATABASE_URL. Prints one JSON line.
+ * Plain `node`, no loader: every Node-facing entry imports, one job goes
+ * through enqueue → claim → succeed → get on DATABASE_URL, and a server's
+ * supabase-js client (@supabase/ssr) is created with `serverRealtime`.
+ * Prints one JSON line.
  */
 export const NODE_CHECK = `import postgres from 'postgres';
 import { z } from 'zod';
 import * as main from 'supabase-jobs';
+import * as worker from 'supabase-jobs/worker';
 import * as node from 'supabase-jobs/node';
 import * as kit from 'supabase-jobs/kit';
+import * as adapter from 'supabase-jobs/adapter';
 
-const { JobStore, defineJobKind, postgresAdapter, PhasePlan } = main;
+const { JobStore, defineJobKind, postgresAdapter, serverRealtime, supabaseAdapter } = main;
+const { PhasePlan } = worker;
 const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
 const kind = defineJobKind({
 	name: 'consumer.node-check',
@@ -43,11 +49,41 @@ const claimed = await store.claim(queued.id);
 const done = await store.succeed(queued.id, { attempt: claimed.attempts });
 const got = await store.get(queued.id);
 await sql.end();
+// A server's supabase-js client: realtime-js refuses to construct one without a WebSocket (Node 20) unless given a transport.
+const { createServerClient } = await import('@supabase/ssr');
+const server = createServerClient('http://127.0.0.1:9', 'publishable-key', {
+	cookies: { getAll: () => [], setAll: () => {} },
+	realtime: serverRealtime,
+});
+new JobStore(supabaseAdapter(server));
 console.log(JSON.stringify({
-	entries: { main: Object.keys(main).length, node: typeof node.runWorkers, kit: typeof kit.toHttpError },
+	node: process.version,
+	entries: {
+		main: Object.keys(main).length,
+		worker: typeof worker.createWorker,
+		node: typeof node.runWorkers,
+		kit: typeof kit.toHttpError,
+		adapter: typeof adapter.fromPostgresError,
+	},
 	id: queued.id,
 	statuses: [queued.status, claimed.status, done.status, got.status],
 	params: got.params,
+}));
+`;
+
+/**
+ * Deno, through the function's import map (deno.json as init writes it):
+ * every entry an edge function may load imports, by its bare name. Prints one JSON line.
+ */
+export const DENO_CHECK = `import * as main from 'supabase-jobs';
+import * as worker from 'supabase-jobs/worker';
+import * as adapter from 'supabase-jobs/adapter';
+import * as kit from 'supabase-jobs/kit';
+console.log(JSON.stringify({
+	main: typeof main.JobStore,
+	worker: typeof worker.createWorker,
+	adapter: typeof adapter.parseJobRow,
+	kit: typeof kit.httpStatusOf,
 }));
 `;
 
@@ -56,19 +92,20 @@ export const TYPED_CONSUMER = `import postgres from 'postgres';
 import { z } from 'zod';
 import {
 	JobStore,
-	JobUserError,
-	PhasePlan,
-	createWorker,
-	defineJobHandler,
 	defineJobKind,
-	isJobNotFoundError,
+	isJobError,
 	postgresAdapter,
+	serverRealtime,
+	supabaseAdapter,
 	type Job,
-	type JobHandler,
+	type JobAdapter,
 } from 'supabase-jobs';
+import { JobUserError, PhasePlan, createWorker, defineJobHandler, type JobHandler } from 'supabase-jobs/worker';
 import { runWorkers, type WorkerRunner } from 'supabase-jobs/node';
 import { httpStatusOf, toHttpError } from 'supabase-jobs/kit';
 import { CancelButton, JobProgress, WatchedJob, type JobSnapshot } from 'supabase-jobs/svelte';
+import { JOB_FUNCTIONS, fromPostgresError, parseJobRow, type RawRow } from 'supabase-jobs/adapter';
+import { createServerClient } from '@supabase/ssr';
 
 export const extract = defineJobKind({
 	name: 'extract',
@@ -77,7 +114,7 @@ export const extract = defineJobKind({
 });
 
 const sql = postgres('postgres://localhost/none', { prepare: false, max: 1 });
-export const store = new JobStore(postgresAdapter(sql), { staleAfter: 300 });
+export const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
 
 export async function enqueue(filename: string): Promise<Job<{ filename: string }>> {
 	return await store.enqueue(extract, { params: { filename }, payload: new Uint8Array([1, 2]) });
@@ -97,14 +134,37 @@ export const worker = createWorker({ store, handlers: [handler], secret: 'a-secr
 export const runner: WorkerRunner = runWorkers({ sql, store, handlers: [handler], concurrency: 2 });
 
 export function status(e: unknown): number | null {
-	if (isJobNotFoundError(e)) toHttpError(e);
+	if (isJobError(e, 'job_not_found')) toHttpError(e);
 	return httpStatusOf(e);
 }
+
+/** An adapter written against supabase-jobs/adapter: it wraps another one, as a logging layer would. */
+export function logged(inner: JobAdapter): JobAdapter {
+	return {
+		name: \`logged(\${inner.name})\`,
+		async call(fn, args) {
+			if (!(fn in JOB_FUNCTIONS)) throw new Error(fn);
+			try {
+				return await inner.call(fn, args);
+			} catch (e) {
+				throw fromPostgresError(e);
+			}
+		},
+	};
+}
+export const firstRow = (rows: RawRow[]) => (rows[0] ? parseJobRow(rows[0]) : null);
 
 export function watched(snapshot: JobSnapshot): WatchedJob {
 	return new WatchedJob(store, snapshot.id, snapshot);
 }
 export const components = [JobProgress, CancelButton];
+
+// A server's client, as hooks.server.ts makes it: creatable on Node 20 too.
+export const serverClient = createServerClient('http://localhost:54321', 'publishable-key', {
+	cookies: { getAll: () => [], setAll: () => {} },
+	realtime: serverRealtime,
+});
+export const serverStore = new JobStore(supabaseAdapter(serverClient));
 `;
 
 /** The strict options of the issue, for one moduleResolution. */
@@ -145,9 +205,14 @@ policy = "oneshot"
 `;
 
 /**
- * A minimal SvelteKit app (adapter-node): the server load builds a snapshot
- * of a job of the kind declared in init's kinds module (the one the Deno
- * function imports too); the page shows it through WatchedJob and <JobProgress>.
+ * A minimal SvelteKit app (adapter-node) in the README's shape: hooks create
+ * the request's client with @supabase/ssr's `createServerClient` (and
+ * `serverRealtime`, without which it throws on Node 20), the page watches
+ * through a getter that creates the browser's client (`createBrowserClient`)
+ * on first use, which server rendering never calls. The server load builds a
+ * snapshot of a job of the kind declared in init's kinds module (the one the
+ * Deno function imports too); the page shows it through WatchedJob and
+ * <JobProgress>.
  */
 export const KIT_APP: Record<string, string> = {
 	'svelte.config.js': `import adapter from '@sveltejs/adapter-node';
@@ -186,13 +251,50 @@ export function load() {
 	};
 }
 `,
+	'src/app.d.ts': `import type { SupabaseClient } from '@supabase/supabase-js';
+declare global {
+	namespace App {
+		interface Locals {
+			supabase: SupabaseClient;
+		}
+	}
+}
+export {};
+`,
+	'src/hooks.server.ts': `import { createServerClient } from '@supabase/ssr';
+import type { Handle } from '@sveltejs/kit';
+import { env } from '$env/dynamic/public';
+import { serverRealtime } from 'supabase-jobs';
+
+export const handle: Handle = async ({ event, resolve }) => {
+	event.locals.supabase = createServerClient(env.PUBLIC_SUPABASE_URL!, env.PUBLIC_SUPABASE_PUBLISHABLE_KEY!, {
+		cookies: {
+			getAll: () => event.cookies.getAll(),
+			setAll: (all) => all.forEach(({ name, value, options }) => event.cookies.set(name, value, { ...options, path: '/' })),
+		},
+		realtime: serverRealtime,
+	});
+	return resolve(event);
+};
+`,
+	'src/lib/jobs.ts': `import { createBrowserClient } from '@supabase/ssr';
+import { env } from '$env/dynamic/public';
+import { JobStore, supabaseAdapter } from 'supabase-jobs';
+
+let store: JobStore | undefined;
+
+/** The browser's JobStore, created on first use: WatchedJob asks for it only in the browser. */
+export const browserJobs = () =>
+	(store ??= new JobStore(
+		supabaseAdapter(createBrowserClient(env.PUBLIC_SUPABASE_URL!, env.PUBLIC_SUPABASE_PUBLISHABLE_KEY!)),
+	));
+`,
 	'src/routes/+page.svelte': `<script lang="ts">
-	import { JobProgress, WatchedJob, type JobWatchSource } from 'supabase-jobs/svelte';
+	import { JobProgress, WatchedJob } from 'supabase-jobs/svelte';
+	import { browserJobs } from '$lib/jobs';
 
 	let { data } = $props();
-	// No Realtime here: a source that never changes, so the page shows the load's snapshot.
-	const source: JobWatchSource = { watch: async function* () {}, cancel: async () => null };
-	const job = WatchedJob.create(source, () => data.job.id, () => data.job);
+	const job = WatchedJob.create(browserJobs, () => data.job.id, () => data.job);
 </script>
 
 <h1>{data.job.kind}</h1>

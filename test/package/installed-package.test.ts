@@ -4,7 +4,9 @@
  * (its other dependencies at the repository's own versions), then tried the
  * ways people use it: plain Node, strict TypeScript, a SvelteKit app built and
  * served, `init` followed by the generated function under `deno run`, `doctor`
- * from the installed bin, and are-the-types-wrong over every entry.
+ * from the installed bin, and are-the-types-wrong over every entry. Plain Node
+ * and the built app's server run on this machine's Node and on Node 24 (the
+ * ends of `engines`).
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,9 +19,12 @@ import { JobStore } from '../../src/lib/store/job-store.ts';
 import { startChild, type Child } from '../../src/local/demo/processes.ts';
 import { freePort } from '../../src/local/postgres/embedded.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { SERVER_NODES } from '../helpers/node24.ts';
+import { packInto } from './pack.ts';
 import {
 	CONSUMER_DEPENDENCIES,
 	consumerTsconfig,
+	DENO_CHECK,
 	KIT_APP,
 	NODE_CHECK,
 	SUPABASE_CONFIG,
@@ -38,6 +43,10 @@ let app: string;
 let tarball: string;
 let initOutput: string;
 const children: Child[] = [];
+/** The app's vite build, made once for the servers of every Node. */
+let built: Promise<unknown> | null = null;
+/** What the app's client is created with (nothing contacts it during server rendering). */
+const PUBLIC_ENV = { PUBLIC_SUPABASE_URL: 'http://127.0.0.1:9', PUBLIC_SUPABASE_PUBLISHABLE_KEY: 'publishable-key' };
 
 /** Runs a command to completion; its output, or a failure that shows it. */
 async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
@@ -63,9 +72,8 @@ async function installedVersion(name: string): Promise<string> {
 beforeAll(async () => {
 	db = await useTestDatabase();
 	work = await mkdtemp(join(tmpdir(), 'sj-consumer-'));
-	// Packed once per run; prepack builds dist/ from src/lib.
-	const { stdout } = await sh('npm', ['pack', '--silent', '--pack-destination', work], repo);
-	tarball = join(work, stdout.trim().split('\n').at(-1)!);
+	// Packed once per run; prepack builds dist/ from src/lib (one pack at a time: pack.ts).
+	tarball = await packInto(work, repo);
 
 	app = join(work, 'app');
 	const dependencies: Record<string, string> = { 'supabase-jobs': `file:${tarball}` };
@@ -105,7 +113,7 @@ describe('the packed package', () => {
 			.split('\n')
 			.filter(Boolean)
 			.map((f) => f.replace(/^package\//, ''));
-		for (const entry of ['index', 'node', 'kit', 'svelte/index']) {
+		for (const entry of ['index', 'worker', 'node', 'kit', 'adapter', 'svelte/index']) {
 			expect(files).toContain(`dist/${entry}.js`);
 			expect(files).toContain(`dist/${entry}.d.ts`);
 		}
@@ -124,15 +132,25 @@ describe('the packed package', () => {
 		console.log(`[figures] tarball: ${files.length} files\n${files.sort().join('\n')}`);
 	});
 
-	it('plain node (no loader) imports every Node entry and runs enqueue → claim → succeed → get', async () => {
-		const { stdout } = await sh(process.execPath, ['node-check.mjs'], app, { DATABASE_URL: db.url });
-		const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
-		expect(out.entries).toEqual({ main: expect.any(Number), node: 'function', kit: 'function' });
-		expect(out.entries.main).toBeGreaterThan(50);
-		expect(out.statuses).toEqual(['queued', 'running', 'done', 'done']);
-		const [row] = await db.sql`select status, params from jobs where id = ${out.id}`;
-		expect(row).toEqual({ status: 'done', params: { n: 7 } });
-	});
+	for (const node of SERVER_NODES) {
+		it(`plain node on ${node.name} (no loader) imports every entry but svelte, runs enqueue → claim → succeed → get, and creates a server's supabase-js client`, async () => {
+			const { stdout } = await sh(node.path, ['node-check.mjs'], app, { DATABASE_URL: db.url });
+			const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
+			expect(out.node).toMatch(new RegExp(`^v${node.major}\\.`));
+			expect(out.entries).toEqual({
+				main: expect.any(Number),
+				worker: 'function',
+				node: 'function',
+				kit: 'function',
+				adapter: 'function',
+			});
+			expect(out.entries.main).toBeGreaterThan(20);
+			expect(out.entries.main).toBeLessThanOrEqual(60);
+			expect(out.statuses).toEqual(['queued', 'running', 'done', 'done']);
+			const [row] = await db.sql`select status, params from jobs where id = ${out.id}`;
+			expect(row).toEqual({ status: 'done', params: { n: 7 } });
+		});
+	}
 
 	for (const resolution of ['nodenext', 'bundler'] as const) {
 		it(
@@ -150,37 +168,41 @@ describe('the packed package', () => {
 		);
 	}
 
-	it(
-		'a SvelteKit app with WatchedJob and <JobProgress>: vite build + node build render the bar on the server',
-		async () => {
-			await sh(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], app);
-			const port = await freePort();
-			const server = start('node build', process.execPath, ['build'], { PORT: String(port), HOST: '127.0.0.1' });
-			await server.waitForLine(/Listening on/, 30_000);
-			const res = await fetch(`http://127.0.0.1:${port}/`);
-			expect(res.status).toBe(200);
-			const html = await res.text();
-			expect(html).toContain('<h1>example.word-count</h1>');
-			expect(html).toMatch(/role="progressbar"[^>]*aria-valuenow="42"|aria-valuenow="42"[^>]*role="progressbar"/);
-			expect(html).toContain('Counting words');
-			await server.stop();
-		},
-		SLOW,
-	);
+	for (const node of SERVER_NODES) {
+		it(
+			`a SvelteKit app in the README's shape (createServerClient in hooks, WatchedJob over a browser-only client): vite build, then node build on ${node.name} renders the bar on the server`,
+			async () => {
+				await (built ??= sh(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], app));
+				const port = await freePort();
+				const server = start(`node build (${node.name})`, node.path, ['build'], {
+					PORT: String(port),
+					HOST: '127.0.0.1',
+					...PUBLIC_ENV,
+				});
+				await server.waitForLine(/Listening on/, 30_000);
+				const res = await fetch(`http://127.0.0.1:${port}/`);
+				const html = await res.text();
+				expect(res.status, html).toBe(200);
+				expect(html).toContain('<h1>example.word-count</h1>');
+				expect(html).toMatch(/role="progressbar"[^>]*aria-valuenow="42"|aria-valuenow="42"[^>]*role="progressbar"/);
+				expect(html).toContain('Counting words');
+				await server.stop();
+				expect(server.lines.filter((l) => /Error|WebSocket/.test(l))).toEqual([]);
+			},
+			SLOW,
+		);
+	}
 
 	it(
 		'the same app under vite dev: the page is served (HTTP 200) and the optimised supabase-jobs/svelte loads',
 		async () => {
 			const port = await freePort();
-			const dev = start('vite dev', process.execPath, [
-				'node_modules/vite/bin/vite.js',
-				'dev',
-				'--port',
-				String(port),
-				'--strictPort',
-				'--host',
-				'127.0.0.1',
-			]);
+			const dev = start(
+				'vite dev',
+				process.execPath,
+				['node_modules/vite/bin/vite.js', 'dev', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
+				PUBLIC_ENV,
+			);
 			await dev.waitForLine(/Local:/, 60_000);
 			const base = `http://127.0.0.1:${port}`;
 			const page = await fetch(`${base}/`);
@@ -239,6 +261,25 @@ describe('the packed package', () => {
 		SLOW,
 	);
 
+	it(
+		"deno run through the function's import map: supabase-jobs, /worker, /adapter and /kit import by their bare names",
+		async () => {
+			const fn = join(app, 'supabase/functions/jobs-worker');
+			await writeFile(join(fn, 'deno-check.ts'), DENO_CHECK);
+			const { stdout } = await sh(join(repo, 'node_modules/.bin/deno'), ['run', '-A', 'deno-check.ts'], fn, {
+				NO_COLOR: '1',
+				DENO_NO_UPDATE_CHECK: '1',
+			});
+			expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+				main: 'function',
+				worker: 'function',
+				adapter: 'function',
+				kit: 'function',
+			});
+		},
+		SLOW,
+	);
+
 	it('npx supabase-jobs doctor runs from the installed package: its own migrations, the app kinds.ts, one line per check', async () => {
 		// The test database has every migration and check but the Vault secrets (none set here).
 		const run = await exec(join(app, 'node_modules/.bin/supabase-jobs'), ['doctor', '--db-url', db.url], {
@@ -275,10 +316,12 @@ describe('the packed package', () => {
 		const report = JSON.parse(run.stdout);
 		expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([
 			'.',
+			'./adapter',
 			'./kit',
 			'./node',
 			'./package.json',
 			'./svelte',
+			'./worker',
 		]);
 		type Problem = { kind: string; entrypoint?: string; resolutionKind?: string; resolutionOption?: string };
 		const problems = (Object.values(report.problems ?? {}).flat() as Problem[]).filter(

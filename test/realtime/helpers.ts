@@ -73,7 +73,7 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 	};
 
 	const owner = db.connect({ max: 4 });
-	const worker = new JobStore(postgresAdapter(owner), { staleAfter: 300 });
+	const worker = new JobStore(postgresAdapter(owner), { staleAfterMs: 300_000 });
 
 	afterAll(async () => {
 		await Promise.all(clients.map((c) => c.removeAllChannels().catch(() => {})));

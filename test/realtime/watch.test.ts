@@ -7,6 +7,7 @@
  * query per tick while joined.
  */
 import { describe, expect, test } from 'vitest';
+import { serverRealtime } from '../../src/lib/adapters/server-realtime.ts';
 import { supabaseAdapter } from '../../src/lib/adapters/supabase.ts';
 import { TimeoutError } from '../../src/lib/errors.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
@@ -282,6 +283,35 @@ describe('watch over Realtime', () => {
 			await f.db.sql`alter policy supabase_jobs_read_job_topics on realtime.messages
 				using (extension = 'broadcast' and (select supabase_jobs.owns_job_topic((select realtime.topic()))))`;
 		}
+	});
+
+	test("on a runtime without WebSocket (serverRealtime's transport on Node 20) watch is refused at once and polls to the end", async () => {
+		// serverRealtime is the runtime's WebSocket where there is one, else a transport that refuses to connect.
+		if (typeof globalThis.WebSocket === 'undefined')
+			expect(() => new serverRealtime.transport('ws://127.0.0.1:9')).toThrow(/no WebSocket \(Node 20\)/);
+		else expect(serverRealtime.transport).toBe(globalThis.WebSocket);
+		class NoWebSocket {
+			constructor() {
+				throw new Error('no WebSocket here');
+			}
+		}
+		const user = await f.user();
+		const job = await user.store.enqueue('no-socket');
+		const client = f.client({ sub: user.id }, { transport: NoWebSocket as never });
+		const store = new JobStore(supabaseAdapter(client));
+		const rt = realtimeStatuses();
+		const seen = frames<string>();
+		const watching = (async () => {
+			for await (const j of store.watch(job.id, { intervalMs: 20, onRealtime: rt.onRealtime })) seen.push(j.status);
+		})();
+		await rt.until('refused');
+		const claimed = (await f.worker.claim(job.id))!;
+		await seen.until(2);
+		await f.worker.succeed(job.id, { attempt: claimed.attempts });
+		await watching;
+		expect(seen.got).toEqual(['queued', 'running', 'done']);
+		expect(rt.seen).toEqual(['refused']);
+		expect(client.getChannels()).toEqual([]);
 	});
 
 	test('without Realtime on the client (realtime: false) watch polls, as over postgres.js', async () => {

@@ -50,7 +50,7 @@ export function describeParentChildConformance(label: string, setup: () => Promi
 
 	beforeAll(async () => {
 		h = await setup();
-		worker = new JobStore(h.adapter(SERVICE), { staleAfter: 300 });
+		worker = new JobStore(h.adapter(SERVICE), { staleAfterMs: 300_000 });
 	});
 
 	/** A user's job, claimed by the worker: a running parent. */

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
-import { InvalidJobInputError, isJobNotFoundError } from '../../src/lib/errors.ts';
+import { InvalidJobInputError, isJobError } from '../../src/lib/errors.ts';
 import { StageStore } from '../../src/lib/store/stage-store.ts';
 import { StageMap } from '../../src/lib/toolkit/stage-map.ts';
 import { claimsFor, createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -99,7 +99,7 @@ describe('9. StageMap is that table written once — with writes the database fe
 	it("another user's record is not found (RLS), and nothing changes", async () => {
 		const id = await doc();
 		const err = await strangers.start(id, 'summary').catch((e: unknown) => e);
-		expect(isJobNotFoundError(err)).toBe(true);
+		expect(isJobError(err, 'job_not_found')).toBe(true);
 		expect((await read(id)).doc_status_summary).toBeNull();
 	});
 

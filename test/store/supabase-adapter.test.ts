@@ -159,7 +159,7 @@ describe('supabaseAdapter: requests', () => {
 			status: 200,
 			body: fn === 'job_reclaim_stale' ? [] : row({ status: 'queued', error: 'busy', error_code: 'retrying' }),
 		}));
-		const store = new JobStore(supabaseAdapter(client), { table: 'exports', staleAfter: 300 });
+		const store = new JobStore(supabaseAdapter(client), { table: 'exports', staleAfterMs: 300_000 });
 		await store.retry(ID, 'busy', { delaySeconds: 1.5, attempt: 1 });
 		expect(await store.reclaimStale()).toEqual([]);
 		expect(requests.map((r) => r.body)).toEqual([

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
-import { isStageInterruptedError, type StageInterruptedError } from '../../src/lib/errors.ts';
+import { isJobError, type StageInterruptedError } from '../../src/lib/errors.ts';
 import type { JobAdapter } from '../../src/lib/store/adapter.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
@@ -117,7 +117,7 @@ describe('ProgressTracker over a real job', () => {
 			() => null,
 			(err: unknown) => err,
 		);
-		expect(isStageInterruptedError(e)).toBe(true);
+		expect(isJobError(e, 'stage_interrupted')).toBe(true);
 		expect((e as StageInterruptedError).status).toBe('cancelled');
 		expect(workAborted).toBe(true);
 		// Every tick before it said running; the first tick to reach the database after the

@@ -353,6 +353,28 @@ describe('WatchedJob in a component', () => {
 });
 
 describe('WatchedJob without a component', () => {
+	it("shows the load's row and reads its source only once the watch starts: server rendering needs no client", async () => {
+		const source = new FakeJobSource();
+		let reads = 0;
+		const lazy = () => {
+			reads++;
+			return source;
+		};
+		for (const status of ['queued', 'running'] as const) {
+			const job = new WatchedJob(lazy, 'job-1', snap({ status, progress: 40, attempts: status === 'queued' ? 0 : 1 }));
+			expect(job.status).toBe(status);
+			expect(job.progress).toBe(40);
+			expect(reads, `a ${status} row applied without a watch`).toBe(0);
+		}
+		const job = new WatchedJob(lazy, 'job-1', snap({ status: 'queued', progress: 0, attempts: 0 }));
+		const closed = job.start();
+		expect(reads).toBeGreaterThan(0);
+		expect(source.watchCalls.map((c) => c.id)).toEqual(['job-1']);
+		await source.stream.push(snap({ status: 'done', progress: 100 }));
+		await closed;
+		expect(job.status).toBe('done');
+	});
+
 	it('an error from the watch lands in connectionError, and start() reconnects', async () => {
 		const source = new FakeJobSource();
 		const job = new WatchedJob(source, 'job-1');

@@ -36,6 +36,23 @@ describe('fitPhasePlan: medians and per-kilochar slopes from recorded timings', 
 		expect(fit.medians.pdf).toBe(2);
 	});
 
+	it('too few sizes for a slope of its own: the prior plan’s shape, scaled by how much slower the recorded jobs ran', () => {
+		// One job of 160 KB took 34 s, as the prior promised (2 + 0.2 × 160): its shape stays.
+		const prior = { medians: { analyse: 2 }, perKilochar: { analyse: 0.2 } };
+		const fit = fitPhasePlan([{ analyse: { seconds: 34, size: 160_000 } }], { prior })!;
+		expect(fit.perKilochar.analyse).toBeCloseTo(0.2, 10);
+		expect(fit.medians.analyse).toBeCloseTo(2, 10);
+		// Twice as slow as promised, at any size: both halves of the plan double.
+		const slow = fitPhasePlan([{ analyse: { seconds: 68, size: 160_000 } }], { prior })!;
+		expect(slow.medians.analyse).toBeCloseTo(4, 10);
+		expect(slow.perKilochar.analyse).toBeCloseTo(0.4, 10);
+		// A phase the prior does not know: the median, as without one.
+		expect(fitPhasePlan([{ pdf: { seconds: 3, size: null } }], { prior })).toMatchObject({
+			medians: { pdf: 3 },
+			perKilochar: {},
+		});
+	});
+
 	it('all samples the same size: no slope can be told', () => {
 		const fit = fitPhasePlan([1, 2, 3, 4].map((s) => ({ pdf: { seconds: s, size: 5000 } })))!;
 		expect(fit.perKilochar).toEqual({});
@@ -106,13 +123,23 @@ describe('PhasePlan.fromHistory(source, kind)', () => {
 		expect(plan.expectedSeconds('pdf', 40_000)).toBe(1);
 	});
 
+	it('one job at a large size does not promise a small one its time: the fallback’s shape, scaled to what was recorded', async () => {
+		const fallback = PhasePlan.fromSeconds({ analyse: 0.3 }, { perKilochar: { analyse: 0.2 } });
+		// 160 KB promised 32.3 s and took 34: about 5% slower, at every size.
+		const plan = await PhasePlan.fromHistory(history([{ analyse: { seconds: 34, size: 160_000 } }]), 'doc', {
+			fallback,
+		});
+		expect(plan.expectedSeconds('analyse', 160_000)).toBeCloseTo(34, 10);
+		expect(plan.expectedSeconds('analyse', 40_000)).toBeCloseTo((8.3 * 34) / 32.3, 10);
+	});
+
 	it('no history: null, or the fallback when given', async () => {
 		const fallback = PhasePlan.fromSeconds({ table: 30 });
 		expect(await PhasePlan.fromHistory(history([]), 'extract')).toBeNull();
 		expect(await PhasePlan.fromHistory(history([]), 'extract', { fallback })).toBe(fallback);
 	});
 
-	it('with a fallback: measured values win, its order is kept, and phases or slopes the history lacks come from it', async () => {
+	it('with a fallback: measured values win, its order is kept, phases the history lacks come from it, and a phase recorded without sizes keeps its slope, scaled', async () => {
 		const fallback = PhasePlan.fromSeconds(
 			{ pdf: 1, table: 30, reading: 19 },
 			{ perKilochar: { table: 0.5, reading: 0.2 } },
@@ -120,10 +147,11 @@ describe('PhasePlan.fromHistory(source, kind)', () => {
 		const rows = [1, 2, 3].map(() => ({ reading: { seconds: 10, size: null }, pdf: { seconds: 2, size: null } }));
 		const plan = await PhasePlan.fromHistory(history(rows), 'extract', { fallback });
 		expect(plan.phases).toEqual(['pdf', 'table', 'reading']);
-		expect(plan.toJSON()).toEqual({
-			medians: { pdf: 2, table: 30, reading: 10 },
-			perKilochar: { table: 0.5, reading: 0.2 },
-		});
+		const { medians, perKilochar } = plan.toJSON();
+		expect(medians).toEqual({ pdf: 2, table: 30, reading: 10 });
+		expect(perKilochar.table).toBe(0.5);
+		// reading ran in 10 s where 19 were promised: its slope shrinks alike.
+		expect(perKilochar.reading).toBeCloseTo((0.2 * 10) / 19, 10);
 	});
 });
 

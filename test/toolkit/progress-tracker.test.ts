@@ -358,6 +358,28 @@ describe('ProgressTracker: no tick after the phase settles', () => {
 		expect(ticker.calls.at(-1)!.etaSeconds).toBe(30);
 	});
 
+	it('with a real count, the rest of the phase follows the run’s own pace: a run half as fast as the plan is seen within the first tenths', async () => {
+		const { ticker, tracker, step } = setup();
+		const table = deferred<void>();
+		const run = tracker.run('table', () => table.promise);
+		await ticker.waitForCalls(1);
+		// The table is planned at 30 s but counts 1% every 0.6 s: 60 s in all.
+		const etas: number[] = [];
+		for (let s = 1; s <= 24; s++) {
+			await tracker.report('table', { done: s / 60 });
+			await step();
+			etas.push(ticker.calls.at(-1)!.etaSeconds!);
+		}
+		const left = (s: number) => 60 - s; // the truth, s seconds in
+		// 6 s in (10% done): the pace weighs twice the plan, 50 s in all, 45 s left (the plan alone said 27).
+		expect(etas[5]).toBeCloseTo(45, 5);
+		expect(Math.abs(etas[5]! - left(6)) / left(6)).toBeLessThan(0.25);
+		// 24 s in (40%): the pace weighs eight times the plan, within 8% of the truth.
+		expect(Math.abs(etas[23]! - left(24)) / left(24)).toBeLessThan(0.08);
+		table.resolve();
+		await run;
+	});
+
 	it('a phase past its measured time says so: the estimate turns negative by the overrun, never a made-up number', async () => {
 		const { ticker, tracker, step } = setup({ heartbeatMs: 1000 });
 		const pdf = deferred<void>();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCancellable } from '../../src/lib/toolkit/run-cancellable.ts';
-import { StageInterruptedError, isStageInterruptedError } from '../../src/lib/errors.ts';
+import { isJobError, StageInterruptedError } from '../../src/lib/errors.ts';
 import { startSlowServer, type SlowServer } from './support/slow-server.ts';
 import { ManualClock } from './support/manual-clock.ts';
 
@@ -72,7 +72,7 @@ describe('runCancellable: the checkpoint that runs during the work', () => {
 		const clock = new ManualClock();
 		const run = runCancellable(() => never, { interrupted: () => true, intervalMs: 50, timers: clock });
 		clock.advance(50);
-		await expect(run).rejects.toSatisfy(isStageInterruptedError);
+		await expect(run).rejects.toSatisfy((e: unknown) => isJobError(e, 'stage_interrupted'));
 	});
 
 	it('polls on the interval until the predicate says stop, then stops polling', async () => {
@@ -175,7 +175,7 @@ describe('runCancellable: the checkpoint that runs during the work', () => {
 			(e: unknown) => e,
 		);
 		await clock.fireNext();
-		expect(await run).toSatisfy(isStageInterruptedError);
+		expect(await run).toSatisfy((e: unknown) => isJobError(e, 'stage_interrupted'));
 		expect(await runCancellable(Promise.resolve('a long text'), { interrupted: () => false })).toBe('a long text');
 	});
 

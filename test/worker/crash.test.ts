@@ -17,8 +17,8 @@ const started: DenoWorker[] = [];
 
 beforeAll(async () => {
 	db = await useTestDatabase();
-	// A short staleAfter: a worker silent for a second is dead (its heartbeat is moved back below).
-	store = new JobStore(postgresAdapter(db.sql), { staleAfter: 1 });
+	// A short staleAfterMs: a worker silent for a second is dead (its heartbeat is moved back below).
+	store = new JobStore(postgresAdapter(db.sql), { staleAfterMs: 1000 });
 });
 
 afterAll(async () => {
@@ -31,7 +31,7 @@ async function worker(entry?: string): Promise<DenoWorker> {
 	return w;
 }
 
-/** The dead worker's last heartbeat, moved an hour back: silent for longer than staleAfter, without waiting for it. */
+/** The dead worker's last heartbeat, moved an hour back: silent for longer than staleAfterMs, without waiting for it. */
 async function silence(id: string): Promise<void> {
 	await db.sql`update jobs set started_at = started_at - interval '1 hour', heartbeat_at = heartbeat_at - interval '1 hour' where id = ${id} and status = 'running'`;
 }

@@ -107,9 +107,9 @@ describe('NOTIFY supabase_jobs', () => {
 		await receivedUpTo(1);
 		await store.claim(lost.id);
 		await db.sql`update jobs set started_at = started_at - interval '1 hour', heartbeat_at = heartbeat_at - interval '1 hour' where id = ${lost.id}`;
-		expect((await new JobStore(postgresAdapter(db.sql), { staleAfter: 60 }).reclaimStale()).map((j) => j.id)).toEqual([
-			lost.id,
-		]);
+		expect(
+			(await new JobStore(postgresAdapter(db.sql), { staleAfterMs: 60_000 }).reclaimStale()).map((j) => j.id),
+		).toEqual([lost.id]);
 		expect((await receivedUpTo(1)).map((g) => [g.kind, g.job_id, g.reason])).toEqual([['q', lost.id, 'requeue']]);
 
 		const other = await store.enqueue('s');

@@ -14,6 +14,9 @@ import { chunks, decodeText, looksBinary, stripMarkdown } from './text.ts';
 /** Largest upload the demo accepts (the job payload limit is 10 MiB). */
 export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
 
+/** The same limit as people read it, in the binary unit it is counted in: "8 MiB". */
+export const MAX_DOCUMENT_SIZE = `${MAX_DOCUMENT_BYTES / (1024 * 1024)} MiB`;
+
 /** What kind of file it is, from its MIME type and, failing that, its name. */
 export type DocumentFormat = 'pdf' | 'markdown' | 'text';
 

@@ -5,6 +5,7 @@
  * server and navigator.language in the browser.
  */
 import { resolveJobLocale, type JobLocale } from '../../lib/svelte/messages.ts';
+import { MAX_DOCUMENT_SIZE } from '../analysis/document.ts';
 
 /**
  * Picks en or pt-BR from an Accept-Language header, honouring q-values.
@@ -33,16 +34,19 @@ const en = {
 	title: 'supabase-jobs demo',
 	tagline: 'Upload a document and watch it being read. Cancel if it takes too long.',
 	upload: 'Analyse a document',
-	uploadHint: 'Text, Markdown or PDF, up to 8 MB.',
+	fileLabel: 'Document',
+	uploadHint: `Text, Markdown or PDF, up to ${MAX_DOCUMENT_SIZE}.`,
 	uploadButton: 'Upload and analyse',
 	uploading: 'Uploading…',
 	chooseFile: 'Choose a file first.',
-	tooLarge: 'The file is larger than 8 MB.',
+	tooLarge: `The file is larger than ${MAX_DOCUMENT_SIZE}.`,
 	recent: 'Recent jobs',
 	kind: 'Kind',
 	status: 'Status',
 	all: 'All',
 	noJobs: 'No jobs yet.',
+	noMatch: 'No jobs match this filter.',
+	showAll: 'Show all',
 	open: 'Open',
 	job: 'Job',
 	back: 'Back to the dashboard',
@@ -74,16 +78,19 @@ const pt: DemoMessages = {
 	title: 'demo do supabase-jobs',
 	tagline: 'Envie um documento e acompanhe a leitura. Cancele se demorar demais.',
 	upload: 'Analisar um documento',
-	uploadHint: 'Texto, Markdown ou PDF, até 8 MB.',
+	fileLabel: 'Documento',
+	uploadHint: `Texto, Markdown ou PDF, até ${MAX_DOCUMENT_SIZE}.`,
 	uploadButton: 'Enviar e analisar',
 	uploading: 'Enviando…',
 	chooseFile: 'Escolha um arquivo primeiro.',
-	tooLarge: 'O arquivo tem mais de 8 MB.',
+	tooLarge: `O arquivo tem mais de ${MAX_DOCUMENT_SIZE}.`,
 	recent: 'Trabalhos recentes',
 	kind: 'Tipo',
 	status: 'Situação',
 	all: 'Todos',
 	noJobs: 'Nenhum trabalho ainda.',
+	noMatch: 'Nenhum trabalho corresponde a este filtro.',
+	showAll: 'Mostrar todos',
 	open: 'Abrir',
 	job: 'Trabalho',
 	back: 'Voltar ao painel',
@@ -117,4 +124,29 @@ const pt: DemoMessages = {
  */
 export function demoMessages(tag: string | null | undefined): DemoMessages {
 	return resolveJobLocale(tag ?? 'en') === 'pt-BR' ? pt : en;
+}
+
+/**
+ * A date and time as every page of the demo shows it: one format throughout,
+ * the one the components use for a scheduled start on another day.
+ *
+ * @example
+ * formatWhen(new Date('2026-12-01T14:05:00'), 'en'); // 'Dec 1, 2026, 2:05 PM'
+ */
+export function formatWhen(at: Date, tag: string | null | undefined): string {
+	return new Intl.DateTimeFormat(resolveJobLocale(tag ?? 'en'), { dateStyle: 'medium', timeStyle: 'short' }).format(at);
+}
+
+/**
+ * A language's name in the reader's language, from its code ('en', 'pt').
+ *
+ * @example
+ * languageName('en', 'pt-BR'); // 'inglês'
+ */
+export function languageName(code: string, tag: string | null | undefined): string {
+	try {
+		return new Intl.DisplayNames([resolveJobLocale(tag ?? 'en')], { type: 'language' }).of(code) ?? code;
+	} catch {
+		return code; // not a language code Intl knows
+	}
 }

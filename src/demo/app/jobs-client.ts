@@ -43,12 +43,7 @@ export class DemoJobs {
 
 	/** What WatchedJob reads: the store's watch (Realtime or polling: the page does not care). */
 	readonly watchSource: JobWatchSource = {
-		watch: (id, { signal }) =>
-			this.store.watch(id, {
-				signal,
-				emitOn: ['status', 'progress', 'stage', 'attempts'],
-				intervalMs: WATCH_INTERVAL_MS,
-			}),
+		watch: (id, { signal }) => this.store.watch(id, { signal, intervalMs: WATCH_INTERVAL_MS }),
 		cancel: (id) => this.store.cancel(id),
 		queuePosition: (id) => this.store.queuePosition(id),
 	};

@@ -11,7 +11,7 @@
  * their jobs to themselves.
  */
 import { createClient, type SupabaseClientOptions } from '@supabase/supabase-js';
-import WebSocket from 'ws';
+import { serverRealtime } from '../../lib/adapters/server-realtime.ts';
 import { decodeJwt } from 'jose';
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
@@ -59,15 +59,11 @@ async function standinSignIn(
 
 /**
  * supabase-js on the server. Node 20 has no WebSocket, and the client builds
- * its Realtime half eagerly: give it `ws` (the server never subscribes).
+ * its Realtime half eagerly: `serverRealtime` lets it be created there (the
+ * server never subscribes).
  */
 function serverClient(config: DemoConfig, options: SupabaseClientOptions<'public'>) {
-	return createClient(config.supabaseUrl, config.anonKey, {
-		...options,
-		realtime: {
-			transport: WebSocket as unknown as NonNullable<SupabaseClientOptions<'public'>['realtime']>['transport'],
-		},
-	});
+	return createClient(config.supabaseUrl, config.anonKey, { ...options, realtime: serverRealtime });
 }
 
 function goTrue(config: DemoConfig) {

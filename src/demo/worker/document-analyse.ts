@@ -18,6 +18,7 @@ import {
 	documentFormat,
 	extractDocument,
 	MAX_DOCUMENT_BYTES,
+	MAX_DOCUMENT_SIZE,
 	NotTextError,
 } from '../analysis/document.ts';
 import { modelDelayMs } from '../analysis/model-stand-in.ts';
@@ -89,7 +90,10 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 				);
 			if (payload.byteLength > MAX_DOCUMENT_BYTES)
 				throw new JobUserError(
-					{ en: 'The file is larger than 8 MB.', 'pt-BR': 'O arquivo tem mais de 8 MB.' },
+					{
+						en: `The file is larger than ${MAX_DOCUMENT_SIZE}.`,
+						'pt-BR': `O arquivo tem mais de ${MAX_DOCUMENT_SIZE}.`,
+					},
 					{ errorCode: 'file_too_large' },
 				);
 			const format = documentFormat(params.mime, params.filename);

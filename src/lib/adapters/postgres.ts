@@ -17,21 +17,11 @@ import {
 
 /**
  * JWT claims as a Supabase access token carries them (`sub`, `role`, ...).
- *
- * @example
- * ```ts
- * const claims: JwtClaims = { sub: user.id, role: 'authenticated' };
- * ```
  */
 export type JwtClaims = Record<string, unknown>;
 
 /**
  * Options of {@link postgresAdapter}.
- *
- * @example
- * ```ts
- * const options: PostgresAdapterOptions = { claims: { sub: user.id, role: 'authenticated' } };
- * ```
  */
 export interface PostgresAdapterOptions {
 	/**

@@ -24,11 +24,6 @@ const BATCH_EVENT = 'jobs';
 
 /**
  * The part of a realtime-js `RealtimeChannel` this module uses.
- *
- * @example
- * ```ts
- * const channel: SupabaseChannelLike = supabase.channel('job:' + id, { config: { private: true } });
- * ```
  */
 export interface SupabaseChannelLike {
 	on(
@@ -43,12 +38,6 @@ export interface SupabaseChannelLike {
  * The part of a supabase-js `SupabaseClient` the Realtime capability uses:
  * `realtime.setAuth()` (the documented step before joining a private
  * channel), `channel()` and `removeChannel()`.
- *
- * @example
- * ```ts
- * import { createClient } from '@supabase/supabase-js';
- * const client: SupabaseRealtimeClient = createClient(url, key);
- * ```
  */
 export interface SupabaseRealtimeClient {
 	realtime: { setAuth(token?: string | null): Promise<void>; accessTokenValue?: string | null };
@@ -134,21 +123,28 @@ class SharedTopic {
 				for (const l of [...this.listeners]) l.message(row as RawRow);
 			}
 		});
-		channel.subscribe((status, err) => {
-			if (this.#disposed) return;
-			if (status === 'SUBSCRIBED') {
-				this.#everLive = true;
-				this.#report('live');
-			} else if (!this.#everLive || status === 'CLOSED') {
-				// Refused, timed out before ever joining, or closed by the server
-				// (e.g. a refreshed token that no longer authorizes the topic).
-				this.#report('refused', err ?? status);
-				this.dispose();
-			} else {
-				// CHANNEL_ERROR / TIMED_OUT after a join: realtime-js rejoins by itself.
-				this.#report('down', err ?? status);
-			}
-		});
+		try {
+			channel.subscribe((status, err) => {
+				if (this.#disposed) return;
+				if (status === 'SUBSCRIBED') {
+					this.#everLive = true;
+					this.#report('live');
+				} else if (!this.#everLive || status === 'CLOSED') {
+					// Refused, timed out before ever joining, or closed by the server
+					// (e.g. a refreshed token that no longer authorizes the topic).
+					this.#report('refused', err ?? status);
+					this.dispose();
+				} else {
+					// CHANNEL_ERROR / TIMED_OUT after a join: realtime-js rejoins by itself.
+					this.#report('down', err ?? status);
+				}
+			});
+		} catch (e) {
+			// The socket could not even be made (no WebSocket: Node 20 with serverRealtime):
+			// refused, so the store polls instead.
+			this.#report('refused', e);
+			this.dispose();
+		}
 	}
 
 	#report(status: JobTopicStatus, reason?: unknown): void {

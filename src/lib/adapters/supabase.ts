@@ -29,12 +29,6 @@ interface RpcCaller {
 /**
  * The part of a supabase-js `SupabaseClient` the adapter uses: `rpc`, and
  * `schema` when the job functions live outside `public`.
- *
- * @example
- * ```ts
- * import { createClient } from '@supabase/supabase-js';
- * const client: SupabaseRpcClient = createClient(url, key);
- * ```
  */
 export interface SupabaseRpcClient extends RpcCaller {
 	schema(name: string): RpcCaller;
@@ -42,11 +36,6 @@ export interface SupabaseRpcClient extends RpcCaller {
 
 /**
  * Options of {@link supabaseAdapter}.
- *
- * @example
- * ```ts
- * const options: SupabaseAdapterOptions = { schema: 'public' };
- * ```
  */
 export interface SupabaseAdapterOptions {
 	/**

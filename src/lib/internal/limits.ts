@@ -16,3 +16,20 @@
  * ```
  */
 export const LIST_MAX = 1000;
+
+/** Mirrors supabase_jobs.max_attempts_max(). */
+export const MAX_ATTEMPTS_MAX = 100;
+/** Mirrors supabase_jobs.kind_max(). */
+export const KIND_MAX = 64;
+/** Mirrors supabase_jobs.kind_pattern(). */
+export const KIND_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/-]*$/;
+/** Mirrors supabase_jobs.locale_pattern(). */
+export const LOCALE_PATTERN = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
+/** Mirrors supabase_jobs.tags_max() and tag_max_length(). */
+export const TAGS_MAX = 10;
+export const TAG_MAX_LENGTH = 64;
+/** Mirrors supabase_jobs.idempotency_key_max(): the longest idempotency or concurrency key. */
+export const CONCURRENCY_KEY_MAX = 200;
+/** A priority is a smallint: supabase_jobs.priority_min()/priority_max(). */
+export const PRIORITY_MIN = -32768;
+export const PRIORITY_MAX = 32767;

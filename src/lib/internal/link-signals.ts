@@ -3,10 +3,6 @@
  * AbortSignal.any() would do the forwarding, but a worker-wide shutdown signal
  * outlives thousands of runs and would collect a listener per run; `unlink()`
  * removes them when the run settles.
- *
- * @example
- * const link = linkSignals(controller, [shutdown]);
- * try { await work(controller.signal); } finally { link.unlink(); }
  */
 export interface SignalLink {
 	unlink(): void;

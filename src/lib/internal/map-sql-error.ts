@@ -50,9 +50,6 @@ export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 
 /**
  * Anything shaped like a postgres.js PostgresError or a PostgREST error body.
- *
- * @example
- * const body: SqlErrorLike = { code: 'PT404', message: 'job not found', details: null, hint: null };
  */
 export interface SqlErrorLike {
 	code?: unknown;

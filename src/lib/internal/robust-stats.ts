@@ -18,9 +18,6 @@ export function median(values: readonly number[]): number {
 
 /**
  * One observation: x = size in kilochars, y = seconds.
- *
- * @example
- * const p: Point = { x: 4, y: 32 }; // 4 kilochars, 32 s
  */
 export interface Point {
 	x: number;

@@ -9,9 +9,6 @@ import type { JobStatusValue, TickUpdate, Ticker } from '../toolkit/ticker.ts';
 
 /**
  * Options of {@link TickWriter}.
- *
- * @example
- * new TickWriter(store, id, { heartbeatMs: 5000, now: () => performance.now(), onStatus: (s) => s !== 'running' && stop() });
  */
 export interface TickWriterOptions {
 	attempt?: number;

@@ -1,9 +1,6 @@
 /**
  * The clock and timers the toolkit schedules with. Injectable so tests can
  * drive time by hand; the defaults are the platform's (Node, Deno, browsers).
- *
- * @example
- * const timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) };
  */
 export interface Timers {
 	setTimeout(fn: () => void, ms: number): unknown;
@@ -12,9 +9,6 @@ export interface Timers {
 
 /**
  * Milliseconds from an arbitrary origin; only differences matter.
- *
- * @example
- * const clock: Clock = () => performance.now();
  */
 export type Clock = () => number;
 

@@ -31,7 +31,7 @@ export const JOB_FUNCTIONS = {
 			run_at: 'timestamptz',
 			delay: 'interval',
 			tags: 'text[]',
-			priority: 'smallint',
+			priority: 'integer',
 			expire_after: 'interval',
 			concurrency_key: 'text',
 		},
@@ -51,7 +51,7 @@ export const JOB_FUNCTIONS = {
 			delay: 'interval',
 			tags: 'text[]',
 			key_ttl: 'interval',
-			priority: 'smallint',
+			priority: 'integer',
 			expire_after: 'interval',
 			concurrency_key: 'text',
 		},
@@ -67,7 +67,7 @@ export const JOB_FUNCTIONS = {
 			locale: 'text',
 			job_table: 'text',
 			expected_seconds: 'real',
-			priority: 'smallint',
+			priority: 'integer',
 			tags: 'text[]',
 			concurrency_key: 'text',
 			owner_id: 'uuid',
@@ -184,11 +184,6 @@ type JobFunctionSpecs = {
 
 /**
  * How one SQL function is called and what it returns.
- *
- * @example
- * ```ts
- * const spec: JobFunctionSpec = { returns: 'status', args: { id: 'uuid' } };
- * ```
  */
 export interface JobFunctionSpec {
 	returns: 'job' | 'jobs' | 'status' | 'rows' | 'value';
@@ -198,11 +193,6 @@ export interface JobFunctionSpec {
 
 /**
  * Name of a job API function.
- *
- * @example
- * ```ts
- * const fn: JobFunctionName = 'job_get';
- * ```
  */
 export type JobFunctionName = keyof typeof JOB_FUNCTIONS;
 
@@ -210,11 +200,6 @@ export type JobFunctionName = keyof typeof JOB_FUNCTIONS;
  * A value JobStore passes as an argument: JSON-able values, bytes for bytea,
  * text for interval (e.g. `'300 seconds'`). `undefined` arguments are left out
  * so the SQL default applies.
- *
- * @example
- * ```ts
- * const v: JobArgValue = new TextEncoder().encode('%PDF-1.7');
- * ```
  */
 export type JobArgValue =
 	| string
@@ -228,11 +213,6 @@ export type JobArgValue =
 
 /**
  * Named arguments of one call, keyed as the SQL function names them.
- *
- * @example
- * ```ts
- * const args: JobCallArgs<'job_get'> = { id, job_table: 'jobs' };
- * ```
  */
 export type JobCallArgs<F extends JobFunctionName> = {
 	[K in keyof (typeof JOB_FUNCTIONS)[F]['args']]?: JobArgValue | undefined;
@@ -242,22 +222,12 @@ export type JobCallArgs<F extends JobFunctionName> = {
  * A row as the database sent it, keyed by column name (snake_case). Timestamps
  * may be ISO strings (keep their microseconds: cursors need them) or Dates;
  * payload may be bytes or PostgREST's `\x...` hex. JobStore parses it.
- *
- * @example
- * ```ts
- * const raw: RawRow = { id, status: 'queued', created_at: '2026-11-30T14:00:00.123456+00:00' };
- * ```
  */
 export type RawRow = Record<string, unknown>;
 
 /**
  * What a call returns: rows for `job`, `jobs` and `rows` functions (a single
  * job comes back as an array of one), the bare value for `status`.
- *
- * @example
- * ```ts
- * type R = JobCallResult<'job_tick'>; // unknown (a status string before parsing)
- * ```
  */
 export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status' | 'value'
 	? unknown
@@ -269,16 +239,6 @@ export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]
  * own unit of work: nothing may hold a connection or a transaction after the
  * promise settles. Failures must be thrown already translated by
  * `fromPostgresError`, so the same error class comes out of every adapter.
- *
- * @example
- * ```ts
- * // A counting wrapper: one adapter call is one round trip.
- * function counting(inner: JobAdapter) {
- *   const calls: string[] = [];
- *   const adapter: JobAdapter = { name: inner.name, call: (fn, args) => (calls.push(fn), inner.call(fn, args)) };
- *   return { adapter, calls };
- * }
- * ```
  */
 export interface JobAdapter {
 	/** For messages and test names, e.g. `'postgres'`, `'supabase'`. */
@@ -325,25 +285,12 @@ export function definedArgs<F extends JobFunctionName>(
  *   rejoins by itself and reports `live` again;
  * - `refused`: the join was refused or timed out (or Realtime is unreachable):
  *   nothing more will come on this subscription.
- *
- * @example
- * ```ts
- * const status: JobTopicStatus = 'live';
- * ```
  */
 export type JobTopicStatus = 'live' | 'down' | 'refused';
 
 /**
  * What {@link JobAdapter.subscribe} reports to. Called synchronously by the
  * transport; keep the work small (queue it, do not await in here).
- *
- * @example
- * ```ts
- * const listener: JobTopicListener = {
- *   message: (row) => console.log(row.status, row.progress),
- *   status: (s, reason) => console.log(s, reason),
- * };
- * ```
  */
 export interface JobTopicListener {
 	/** One broadcast job change: the row's screen columns (snake_case), as the database trigger sent them. */
@@ -354,12 +301,6 @@ export interface JobTopicListener {
 /**
  * An open topic subscription. `close()` is idempotent and returns at once
  * (the transport leaves the channel in the background).
- *
- * @example
- * ```ts
- * const sub = adapter.realtime!.subscribe(`job:${id}`, listener);
- * sub.close();
- * ```
  */
 export interface JobTopicSubscription {
 	close(): void;
@@ -378,13 +319,6 @@ export interface JobTopicSubscription {
  * `jobs:<owner_id>` for one user's jobs, `job:<id>` for an ownerless job. JobStore
  * uses it when present and polls otherwise, so product code never branches on
  * the transport.
- *
- * @example
- * ```ts
- * if (adapter.realtime) {
- *   const sub = adapter.realtime.subscribe(`job:${id}`, { message: render, status: () => {} });
- * }
- * ```
  */
 export interface JobRealtimeCapability {
 	/** Joins the private topic (after refreshing the Realtime token) and reports to `listener`. */

@@ -85,10 +85,6 @@ export function jobTopic(job: Pick<Job, 'id' | 'ownerId' | 'parentId'>): string 
  * What {@link followTopic} needs from JobStore.watch.
  *
  * @internal
- * @example
- * ```ts
- * const input: FollowInput<Job> = { id, table: 'jobs', first, read: () => store.get(id), realtime, changed, intervalMs: 2000, deadline: Infinity, timeout: () => new TimeoutError('...') };
- * ```
  */
 export interface FollowInput<R extends Job> {
 	id: string;

@@ -9,11 +9,6 @@ import type { JobParams } from './job.ts';
 
 /**
  * A declared kind of work. Create it with {@link defineJobKind}.
- *
- * @example
- * ```ts
- * const extract: JobKind<'extract', typeof schema> = defineJobKind({ name: 'extract', params: schema });
- * ```
  */
 export interface JobKind<
 	N extends string = string,
@@ -41,21 +36,11 @@ export interface JobKind<
 
 /**
  * The params a kind accepts on enqueue (its schema's input type).
- *
- * @example
- * ```ts
- * const p: JobKindInput<typeof extract> = { filename: 'tender.pdf' };
- * ```
  */
 export type JobKindInput<K extends JobKind> = z.input<K['params']>;
 
 /**
  * The params a handler of a kind receives (its schema's output type).
- *
- * @example
- * ```ts
- * function handle(params: JobKindParams<typeof extract>) { return params.filename; }
- * ```
  */
 export type JobKindParams<K extends JobKind> = z.output<K['params']> & JobParams;
 

@@ -9,11 +9,6 @@ import type { JobParams } from './job.ts';
 
 /**
  * One recurring job, as {@link defineSchedule} returns it.
- *
- * @example
- * ```ts
- * const nightly: JobSchedule = defineSchedule({ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' });
- * ```
  */
 export interface JobSchedule {
 	/** Unique; lowercase letters, digits, `.`, `-`, `_`. The pg_cron entry is `supabase-jobs-schedule:<name>`. */

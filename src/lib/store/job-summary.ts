@@ -12,11 +12,6 @@ import type { Job } from './job.ts';
  * A job as a list or a progress bar shows it: the columns a broadcast carries.
  * A full {@link Job} has every one of these fields, so it can stand in for a
  * summary, and a summary is what the Svelte layer's `JobSnapshot` needs.
- *
- * @example
- * ```ts
- * store.subscribeList({ onChange: (job?: JobSummary) => job && strip.apply(job) });
- * ```
  */
 export interface JobSummary {
 	id: string;

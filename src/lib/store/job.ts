@@ -18,23 +18,12 @@ type JobColumn = keyof Database['supabase_jobs']['Tables']['job']['Row'];
 
 /**
  * A job's `params`: a small JSON object.
- *
- * @example
- * ```ts
- * const params: JobParams = { filename: 'tender.pdf' };
- * ```
  */
 export type JobParams = Record<string, unknown>;
 
 /**
  * One job row (see docs/state-machine.md). `payload` is only ever present on
  * the row `claim` returns: get/list leave it null, and every terminal state drops it.
- *
- * @example
- * ```ts
- * const job: Job<{ filename: string }> = await store.get(id);
- * if (job.status === 'failed') show(job.error);
- * ```
  */
 export interface Job<P extends JobParams = JobParams> {
 	id: string;

@@ -10,11 +10,6 @@ import type { JobAdapter } from './adapter.ts';
 
 /**
  * Options of {@link StageStore}.
- *
- * @example
- * ```ts
- * new StageStore(adapter, STAGES, { table: 'documents' });
- * ```
  */
 export interface StageStoreOptions {
 	/** The record table carrying the stage columns, e.g. `documents` or `app.documents`. */
@@ -25,11 +20,6 @@ export interface StageStoreOptions {
 
 /**
  * How a run ends. Marking without a result keeps the previous result.
- *
- * @example
- * ```ts
- * await stages.finish(doc.id, 'summary', token, { status: 'done', result: summary });
- * ```
  */
 export interface StageFinish {
 	status: 'done' | 'failed';
@@ -48,8 +38,8 @@ export interface StageFinish {
  * token (an old run can never overwrite a newer run's result, even when both
  * saw `running`); `cancel` stops running stages and ignores finished ones.
  *
- * The token column is what tells an old run from a newer one. A table with the
- * seed's three columns only (status, error, result) works too: `finish` then
+ * The token column is what tells an old run from a newer one. A table with
+ * three columns per stage only (status, error, result) works too: `finish` then
  * lands while the stage is still `running`, whichever run started it.
  *
  * @example

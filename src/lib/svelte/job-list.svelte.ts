@@ -5,9 +5,6 @@ import type { JobListFilter, JobListSource, JobSnapshot, MaybeGetter } from './t
 
 /**
  * Options for a {@link JobList}: the filters plus the page size.
- *
- * @example
- * const options: JobListOptions = { kind: 'extract', statuses: ['queued', 'running'], limit: 10 };
  */
 export interface JobListOptions extends JobListFilter {
 	/** Rows per page. @default 20 */

@@ -7,10 +7,6 @@ import type { JobSnapshotStatus } from './types.ts';
 
 /**
  * Every string the components show.
- *
- * @example
- * const m: JobMessages = messagesFor('en');
- * m.status.running; // 'Running'
  */
 export interface JobMessages {
 	status: Record<JobSnapshotStatus, string>;
@@ -27,6 +23,8 @@ export interface JobMessages {
 	loadMore: string;
 	/** Under a running job whose worker stopped answering. */
 	notResponding: string;
+	/** The badge, and the bar's spoken value, of a running job whose worker stopped answering. */
+	silent: string;
 	/** A queued job with a future start; `{time}` is replaced by the start, in the locale. */
 	scheduledFor: string;
 	/** A job queued again after an attempt ended early; `{n}` and `{max}` are replaced. */
@@ -47,9 +45,6 @@ export interface JobMessages {
 
 /**
  * The shipped locales.
- *
- * @example
- * const l: JobLocale = 'pt-BR';
  */
 export type JobLocale = 'en' | 'pt-BR';
 
@@ -77,6 +72,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		nothingInFlight: 'Nothing queued or running.',
 		loadMore: 'Load more',
 		notResponding: 'Not responding — it will be retried',
+		silent: 'Not responding',
 		scheduledFor: 'Scheduled for {time}',
 		retrying: 'Retrying (attempt {n} of {max})',
 		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
@@ -103,6 +99,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		nothingInFlight: 'Nada na fila nem em execução.',
 		loadMore: 'Carregar mais',
 		notResponding: 'Sem resposta — será tentado de novo',
+		silent: 'Sem resposta',
 		scheduledFor: 'Agendado para {time}',
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
 		left: {

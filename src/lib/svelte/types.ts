@@ -10,9 +10,6 @@ import type { HoldReason } from '../store/job-store.ts';
 /**
  * A job's status as the screen sees it. Same values as the database enum
  * `public.job_status`; terminal: done, failed, cancelled.
- *
- * @example
- * const s: JobSnapshotStatus = 'running';
  */
 export type JobSnapshotStatus = JobStatusValue;
 
@@ -20,13 +17,6 @@ export type JobSnapshotStatus = JobStatusValue;
  * The part of a job row a progress screen needs. A full `Job` row is assignable
  * to it; payload and params are left out on purpose (they can be large, and the
  * screen has no use for them).
- *
- * @example
- * const snapshot: JobSnapshot = {
- * 	id: '7c9e…', kind: 'extract', status: 'running', progress: 42.5, stage: 'table',
- * 	error: null, errorCode: null, resultId: null, attempts: 1,
- * 	createdAt: new Date(), updatedAt: new Date(), startedAt: new Date(), finishedAt: null,
- * };
  */
 export interface JobSnapshot {
 	id: string;
@@ -75,12 +65,11 @@ export interface JobSnapshot {
  * `cancel` is idempotent: asking to cancel a finished job is not an error. When
  * it resolves to the updated row, the watched job shows it at once.
  *
- * @example
- * const source: JobWatchSource = {
- * 	watch: (id, { signal }) => store.watch(id, { signal, emitOn: ['status', 'progress', 'stage'] }),
- * 	cancel: (id) => store.cancel(id, { reason: 'cancelled by the user' }),
- * 	queuePosition: (id) => store.queuePosition(id),
- * };
+ * A `JobStore` is one as it is: its `watch` yields on every change a bar shows
+ * (status, progress, stage and the rest), so `WatchedJob.create(store, id)`
+ * moves with each tick. A wrapper is for changing what is sent, e.g. a cancel
+ * with a reason: `{ watch: (id, o) => store.watch(id, o), cancel: (id) =>
+ * store.cancel(id, { reason }), queuePosition: (id) => store.queuePosition(id) }`.
  */
 export interface JobWatchSource {
 	watch(id: string, options: { signal: AbortSignal }): AsyncIterable<JobSnapshot>;
@@ -99,9 +88,6 @@ export interface JobWatchSource {
 /**
  * Filters for a job list. `statuses` is the "queued or running" question asked
  * as one query, so the two halves cannot disagree.
- *
- * @example
- * const inFlight: JobListFilter = { kind: 'extract', statuses: ['queued', 'running'] };
  */
 export interface JobListFilter {
 	kind?: string | null;
@@ -111,9 +97,6 @@ export interface JobListFilter {
 
 /**
  * One request for a page of jobs, newest first.
- *
- * @example
- * const opts: ListRecentOptions = { kind: 'extract', limit: 20, cursor: null };
  */
 export interface ListRecentOptions extends JobListFilter {
 	limit: number;
@@ -123,9 +106,6 @@ export interface ListRecentOptions extends JobListFilter {
 
 /**
  * One page of jobs, newest first. `nextCursor` is null on the last page.
- *
- * @example
- * const page: JobListPage = { jobs: [], nextCursor: null };
  */
 export interface JobListPage {
 	jobs: readonly JobSnapshot[];
@@ -137,16 +117,6 @@ export interface JobListPage {
  * a snapshot that `refresh()` updates. Its callback takes the changed row when
  * the transport carries one (a Realtime broadcast), or nothing to mean
  * "something changed, read the first page again".
- *
- * @example
- * const source: JobListSource = {
- * 	listRecent: async (opts) => {
- * 		const jobs = await store.listRecent(opts);
- * 		return { jobs, nextCursor: jobs.length === opts.limit ? store.cursorOf(jobs.at(-1)!) : null };
- * 	},
- * 	// Over supabase-js: pushed by Realtime (topic jobs:<uid>); elsewhere a poll every 2 s.
- * 	subscribe: (onChange) => store.subscribeList({ onChange }),
- * };
  */
 export interface JobListSource {
 	listRecent(options: ListRecentOptions): Promise<JobListPage>;
@@ -157,9 +127,5 @@ export interface JobListSource {
  * A value, or a function that reads it. `create()` takes getters so a component
  * can pass its props without capturing only their first value (Svelte's
  * `state_referenced_locally`), and so a change of id or filter is followed.
- *
- * @example
- * let { jobId } = $props();
- * const job = WatchedJob.create(store, () => jobId);
  */
 export type MaybeGetter<T> = T | (() => T);

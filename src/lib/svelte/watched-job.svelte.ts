@@ -6,11 +6,6 @@ import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from
 
 /**
  * Options of {@link WatchedJob}.
- *
- * @example
- * ```ts
- * const job = WatchedJob.create(store, jobId, null, { children: true });
- * ```
  */
 export interface WatchedJobOptions {
 	/** Follow the job's children too (`job.children`): a parent's tree of bars. @default false */
@@ -42,13 +37,20 @@ export interface WatchedJobOptions {
  * elsewhere. Given a getter for the id, `create()` follows a change of id:
  * the old watch stops and the state starts over for the new job.
  *
+ * **Server rendering.** On the server the component renders `initial` (the
+ * row its `load` read) and the source is never touched: it is first read by
+ * `start()`, which `create()` calls on mount, in the browser. So the source
+ * can be a getter that creates the browser's Supabase client on first use,
+ * and rendering the page needs no Realtime connection (nor the WebSocket that
+ * Node 20 lacks).
+ *
  * @example
  * ```svelte
  * <script lang="ts">
  * 	import { WatchedJob, JobProgress, CancelButton } from 'supabase-jobs/svelte';
- * 	import { jobs } from '$lib/jobs'; // the browser JobStore
- * 	let { data } = $props(); // data.job: the row `load` read, shown before the watch answers
- * 	const job = WatchedJob.create(jobs, () => data.job.id, () => data.job);
+ * 	import { browserJobs } from '$lib/jobs'; // () => the browser's JobStore, created on first use
+ * 	let { data } = $props(); // data.job: the row `load` read, rendered on the server, shown until the watch answers
+ * 	const job = WatchedJob.create(browserJobs, () => data.job.id, () => data.job);
  * </script>
  *
  * <JobProgress {job} />
@@ -100,12 +102,7 @@ export class WatchedJob {
 		if (initial && initial.id === id) this.#apply(initial);
 	}
 
-	/**
-	 * The id of the job being watched.
-	 *
-	 * @example
-	 * `/jobs/${job.id}`;
-	 */
+	/** The id of the job being watched. */
 	get id(): string {
 		return this.#id;
 	}
@@ -150,89 +147,47 @@ export class WatchedJob {
 	/**
 	 * The latest snapshot as displayed (its `progress` is the displayed value),
 	 * or null before the first one arrives.
-	 *
-	 * @example
-	 * if (job.snapshot) console.log(job.snapshot.updatedAt);
 	 */
 	get snapshot(): JobSnapshot | null {
 		return this.#snapshot;
 	}
 
-	/**
-	 * The job's status; null until the first snapshot arrives.
-	 *
-	 * @example
-	 * job.status === 'running';
-	 */
+	/** The job's status; null until the first snapshot arrives. */
 	readonly status: JobSnapshotStatus | null = $derived(this.#snapshot?.status ?? null);
 
 	/**
 	 * The percentage to display, 0..100. Never lower than before within one
 	 * attempt; 100 once done.
-	 *
-	 * @example
-	 * `${Math.round(job.progress)}%`;
 	 */
 	readonly progress: number = $derived(this.#snapshot?.progress ?? 0);
 
-	/**
-	 * The phase running now (e.g. 'table'), or null.
-	 *
-	 * @example
-	 * job.stage ?? 'waiting';
-	 */
+	/** The phase running now (e.g. 'table'), or null. */
 	readonly stage: string | null = $derived(this.#snapshot?.stage ?? null);
 
-	/**
-	 * The sentence for the user when the job failed (or a reason it was cancelled).
-	 *
-	 * @example
-	 * if (job.isFailed) alert(job.error);
-	 */
+	/** The sentence for the user when the job failed (or a reason it was cancelled). */
 	readonly error: string | null = $derived(this.#snapshot?.error ?? null);
 
-	/**
-	 * The stable code of the failure, for branching; not for display.
-	 *
-	 * @example
-	 * job.errorCode === 'unsupported_format';
-	 */
+	/** The stable code of the failure, for branching; not for display. */
 	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
 
-	/**
-	 * The id of what the job produced, once done.
-	 *
-	 * @example
-	 * job.resultId && goto(`/drafts/${job.resultId}`);
-	 */
+	/** The id of what the job produced, once done. */
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
 
 	/**
 	 * True while the job is running but its worker has missed the heartbeats
 	 * it declared: it may have died, and the job will be retried if so.
-	 *
-	 * @example
-	 * job.workerSilent && 'Not responding — it will be retried';
 	 */
 	readonly workerSilent: boolean = $derived(
 		this.#snapshot?.status === 'running' && this.#snapshot.workerSilent === true,
 	);
 
-	/**
-	 * When a queued job may start: in the future for a scheduled run.
-	 *
-	 * @example
-	 * job.availableAt && job.availableAt > new Date() && `Scheduled for ${job.availableAt.toLocaleTimeString()}`;
-	 */
+	/** When a queued job may start: in the future for a scheduled run. */
 	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
 
 	/**
 	 * When the running attempt's worker expects it to end (the database's
 	 * clock, from its phase plan); earlier than `updatedAt` when its current
 	 * phase overran. Null: no estimate (JobProgress then reads the row's pace).
-	 *
-	 * @example
-	 * job.expectedEndAt && job.updatedAt && (job.expectedEndAt.getTime() - job.updatedAt.getTime()) / 1000; // seconds left at the last tick
 	 */
 	readonly expectedEndAt: Date | null = $derived(
 		this.#snapshot?.status === 'running' ? (this.#snapshot.expectedEndAt ?? null) : null,
@@ -243,82 +198,34 @@ export class WatchedJob {
 	 * before this one (asked of the source's `queuePosition` when the job is
 	 * queued, and again every few seconds while it waits). Null when unknown
 	 * or not queued. Never about anyone else's jobs.
-	 *
-	 * @example
-	 * job.queuedAhead ? `${job.queuedAhead} of your jobs are ahead of this one` : null;
 	 */
 	readonly queuedAhead: number | null = $derived(this.#snapshot?.status === 'queued' ? this.#queuedAhead : null);
 
-	/**
-	 * When the current attempt started (the database's clock); null unless running or ended.
-	 *
-	 * @example
-	 * job.startedAt?.toLocaleTimeString();
-	 */
+	/** When the current attempt started (the database's clock); null unless running or ended. */
 	readonly startedAt: Date | null = $derived(this.#snapshot?.startedAt ?? null);
 
-	/**
-	 * When the row last changed (the database's clock).
-	 *
-	 * @example
-	 * job.updatedAt?.toISOString();
-	 */
+	/** When the row last changed (the database's clock). */
 	readonly updatedAt: Date | null = $derived(this.#snapshot?.updatedAt ?? null);
 
-	/**
-	 * How many claims the job is allowed (0 before the first snapshot).
-	 *
-	 * @example
-	 * job.attempts > 0 && job.status === 'queued' && `retrying (attempt ${job.attempts + 1} of ${job.maxAttempts})`;
-	 */
+	/** How many claims the job is allowed (0 before the first snapshot). */
 	readonly maxAttempts: number = $derived(this.#snapshot?.maxAttempts ?? 0);
 
-	/**
-	 * How many times the job was claimed; a change means a new attempt.
-	 *
-	 * @example
-	 * job.attempts > 1; // it was retried
-	 */
+	/** How many times the job was claimed; a change means a new attempt. */
 	readonly attempts: number = $derived(this.#snapshot?.attempts ?? 0);
 
-	/**
-	 * done, failed or cancelled: nothing more will happen.
-	 *
-	 * @example
-	 * job.isTerminal; // hide the cancel button
-	 */
+	/** done, failed or cancelled: nothing more will happen. */
 	readonly isTerminal: boolean = $derived(isTerminalStatus(this.#snapshot?.status));
 
-	/**
-	 * Finished successfully.
-	 *
-	 * @example
-	 * job.isDone && job.resultId;
-	 */
+	/** Finished successfully. */
 	readonly isDone: boolean = $derived(this.#snapshot?.status === 'done');
 
-	/**
-	 * Stopped with an error (highlight it; `error` says why).
-	 *
-	 * @example
-	 * job.isFailed && job.error;
-	 */
+	/** Stopped with an error (highlight it; `error` says why). */
 	readonly isFailed: boolean = $derived(this.#snapshot?.status === 'failed');
 
-	/**
-	 * Stopped because someone asked: terminal, but not a failure — show it neutrally.
-	 *
-	 * @example
-	 * job.isCancelled;
-	 */
+	/** Stopped because someone asked: terminal, but not a failure — show it neutrally. */
 	readonly isCancelled: boolean = $derived(this.#snapshot?.status === 'cancelled');
 
-	/**
-	 * Queued or running.
-	 *
-	 * @example
-	 * job.isActive;
-	 */
+	/** Queued or running. */
 	readonly isActive: boolean = $derived(
 		this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running' || this.#snapshot?.status === 'waiting',
 	);
@@ -344,28 +251,15 @@ export class WatchedJob {
 	/**
 	 * True from the click on cancel until the job reaches a terminal state (or the
 	 * request fails: then `cancelError` says why).
-	 *
-	 * @example
-	 * job.cancelling ? 'Cancelling…' : 'Cancel';
 	 */
 	readonly cancelling: boolean = $derived(this.#cancelRequested && !isTerminalStatus(this.#snapshot?.status));
 
-	/**
-	 * Why the last cancel request failed, or null.
-	 *
-	 * @example
-	 * if (job.cancelError) console.warn(job.cancelError);
-	 */
+	/** Why the last cancel request failed, or null. */
 	get cancelError(): unknown {
 		return this.#cancelError;
 	}
 
-	/**
-	 * True while the watch is open.
-	 *
-	 * @example
-	 * job.watching;
-	 */
+	/** True while the watch is open. */
 	get watching(): boolean {
 		return this.#watching;
 	}
@@ -373,9 +267,6 @@ export class WatchedJob {
 	/**
 	 * The error that closed the watch, or null. Set too when the source ended
 	 * before the job reached a terminal state. Cleared by `start()`.
-	 *
-	 * @example
-	 * {#if job.connectionError}<button onclick={() => job.start()}>Reconnect</button>{/if}
 	 */
 	get connectionError(): unknown {
 		return this.#connectionError;
@@ -401,6 +292,8 @@ export class WatchedJob {
 		this.#controller = controller;
 		this.#connectionError = null;
 		this.#watching = true;
+		// The source is first read here, never during server rendering (see the class doc).
+		if (this.#snapshot) this.#askHeld(this.#snapshot);
 		void this.#followPosition(controller);
 		const running = this.#run(controller);
 		// A source that fails synchronously has already closed the watch.
@@ -601,7 +494,9 @@ export class WatchedJob {
 		if (!merged) return;
 		const becameQueued = merged.status === 'queued' && before?.status !== 'queued';
 		this.#snapshot = merged;
-		if (merged.status !== before?.status || merged.updatedAt !== before?.updatedAt) this.#askHeld(merged);
+		// Only while watching: the constructor applies `initial`, and it runs on the server too.
+		const changed = merged.status !== before?.status || merged.updatedAt !== before?.updatedAt;
+		if (changed && this.#controller) this.#askHeld(merged);
 		if (becameQueued) this.#nudgePosition?.();
 		if (isTerminalStatus(merged.status)) this.#nudgePosition?.(); // let the loop end now
 	}

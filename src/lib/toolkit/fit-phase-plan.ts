@@ -6,9 +6,6 @@ import { median, theilSenSlope, type Point } from '../internal/robust-stats.ts';
 
 /**
  * One job's timings as read back from `jobs.timings` (jsonb: be ready for anything).
- *
- * @example
- * const row: PhaseHistoryRow = { pdf: { seconds: 1.2, size: null }, table: { seconds: 41, size: 22000 } };
  */
 export type PhaseHistoryRow = Readonly<
 	Record<string, { seconds: number; size: number | null; start?: number } | null | undefined>
@@ -16,9 +13,6 @@ export type PhaseHistoryRow = Readonly<
 
 /**
  * Tuning for {@link fitPhasePlan}.
- *
- * @example
- * fitPhasePlan(rows, { minSizedSamples: 5, order: ['pdf', 'table', 'reading'] });
  */
 export interface FitPhasePlanOptions {
 	/**
@@ -35,21 +29,30 @@ export interface FitPhasePlanOptions {
 	maxSamples?: number;
 	/** Phase order to use; phases not listed follow, in recorded order. */
 	order?: readonly string[];
+	/**
+	 * A plan measured elsewhere (`PhasePlan.toJSON()`'s shape), for phases
+	 * whose history cannot fit a slope of their own (fewer than
+	 * `minSizedSamples` sized samples, or all of one size): its shape is kept
+	 * and scaled by how much slower or faster the recorded jobs ran than it
+	 * promised (the median ratio). One job of 160 KB that took a tenth longer
+	 * than the prior said makes a 40 KB job a tenth longer too, not as long as
+	 * the 160 KB one. PhasePlan.fromHistory passes its fallback.
+	 */
+	prior?: {
+		readonly medians: Readonly<Record<string, number>>;
+		readonly perKilochar?: Readonly<Record<string, number>>;
+	};
 }
 
 /**
  * What {@link fitPhasePlan} measured. Feed it to `PhasePlan.fromSeconds(fit.medians, { perKilochar: fit.perKilochar })`.
- *
- * @example
- * const fit = fitPhasePlan(rows);
- * if (fit) console.table(fit.medians);
  */
 export interface PhaseFit {
 	/** Phases in the order they run. */
 	phases: string[];
-	/** Seconds at size 0 when a slope was fitted (Theil–Sen intercept), else the median seconds. */
+	/** Seconds at size 0 when a slope was fitted (Theil–Sen intercept), else the prior's, scaled, else the median seconds. */
 	medians: Record<string, number>;
-	/** Seconds per 1000 units of size, only for phases with enough sized samples. */
+	/** Seconds per 1000 units of size: fitted where there were enough sized samples, else the prior's, scaled (see `prior`). */
 	perKilochar: Record<string, number>;
 	/** Usable samples per phase. */
 	samples: Record<string, number>;
@@ -111,7 +114,7 @@ function orderPhases(byPhase: Map<string, Sample[]>, order: readonly string[]): 
  * const plan = fit && PhasePlan.fromSeconds(fit.medians, { perKilochar: fit.perKilochar });
  */
 export function fitPhasePlan(rows: readonly PhaseHistoryRow[], options: FitPhasePlanOptions = {}): PhaseFit | null {
-	const { minSizedSamples = 3, maxSamples = 400, order = [] } = options;
+	const { minSizedSamples = 3, maxSamples = 400, order = [], prior } = options;
 	const byPhase = collect(rows, maxSamples);
 	if (byPhase.size === 0) return null;
 
@@ -121,6 +124,7 @@ export function fitPhasePlan(rows: readonly PhaseHistoryRow[], options: FitPhase
 		fit.samples[phase] = samples.length;
 		const sized: Point[] = samples.flatMap((s) => (s.size === null ? [] : [{ x: s.size / 1000, y: s.seconds }]));
 		const slope = sized.length >= Math.max(2, minSizedSamples) ? theilSenSlope(sized) : null;
+		if (slope === null && prior && scalePrior(fit, phase, samples, prior)) continue;
 		if (slope === null) {
 			fit.medians[phase] = median(samples.map((s) => s.seconds));
 			continue;
@@ -130,4 +134,30 @@ export function fitPhasePlan(rows: readonly PhaseHistoryRow[], options: FitPhase
 		fit.medians[phase] = Math.max(0, median(sized.map((p) => p.y - perKilochar * p.x)));
 	}
 	return fit;
+}
+
+/**
+ * The prior's median and slope for `phase`, scaled by the median of
+ * recorded / promised seconds over `samples`. False when the prior does not
+ * know the phase or promised nothing to compare with.
+ */
+function scalePrior(
+	fit: PhaseFit,
+	phase: string,
+	samples: readonly Sample[],
+	prior: NonNullable<FitPhasePlanOptions['prior']>,
+): boolean {
+	const base = Object.hasOwn(prior.medians, phase) ? prior.medians[phase] : undefined;
+	if (!finiteAtLeast0(base)) return false;
+	const priorSlope = prior.perKilochar && Object.hasOwn(prior.perKilochar, phase) ? prior.perKilochar[phase] : 0;
+	const slope = finiteAtLeast0(priorSlope) ? priorSlope : 0;
+	const ratios = samples.flatMap((s) => {
+		const promised = base + (slope * (s.size ?? 0)) / 1000;
+		return promised > 0 ? [s.seconds / promised] : [];
+	});
+	if (ratios.length === 0) return false;
+	const factor = median(ratios);
+	fit.medians[phase] = base * factor;
+	if (slope > 0) fit.perKilochar[phase] = slope * factor;
+	return true;
 }

@@ -7,9 +7,6 @@ import { fitPhasePlan, type FitPhasePlanOptions, type PhaseHistoryRow } from './
 
 /**
  * Where a phase sits on the 0..100 bar.
- *
- * @example
- * const { start, end }: PhaseSpan = PLAN.span('table', text.length);
  */
 export interface PhaseSpan {
 	start: number;
@@ -18,20 +15,11 @@ export interface PhaseSpan {
 
 /**
  * Input size per phase (characters, pages, bytes: whatever the slope was measured in), or one size for all.
- *
- * @example
- * PLAN.spans(40_000); // one size for every phase
- * PLAN.spans({ table: 40_000, reading: 12_000 });
  */
 export type PhaseSizes = number | Readonly<Record<string, number | null | undefined>>;
 
 /**
  * Anything that can read recorded timings of finished jobs of a kind, newest first (JobStore is one).
- *
- * @example
- * const source: PhaseHistorySource = {
- * 	phaseHistory: async (kind) => (await sql`select timings from jobs where kind = ${kind} and status = 'done' order by finished_at desc limit 200`).map((r) => r.timings),
- * };
  */
 export interface PhaseHistorySource {
 	phaseHistory(kind: string): Promise<PhaseHistoryRow[]>;
@@ -39,9 +27,6 @@ export interface PhaseHistorySource {
 
 /**
  * Options of {@link PhasePlan.fromHistory}.
- *
- * @example
- * await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN, minSizedSamples: 5 });
  */
 export interface FromHistoryOptions extends FitPhasePlanOptions {
 	/** Declared plan used when there is no history, and for phases or slopes the history lacks. */
@@ -103,8 +88,10 @@ export class PhasePlan {
 	/**
 	 * Fits a plan from the recorded timings of finished jobs of `kind`
 	 * (see {@link fitPhasePlan}). With a `fallback`, phases and slopes the
-	 * history lacks come from it and its order is kept; without one, an empty
-	 * history gives null.
+	 * history lacks come from it and its order is kept (a phase recorded at
+	 * too few sizes for a slope of its own keeps the fallback's shape, scaled
+	 * by how much slower or faster it ran than promised); without one, an
+	 * empty history gives null.
 	 *
 	 * @example
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
@@ -121,7 +108,11 @@ export class PhasePlan {
 		options: FromHistoryOptions = {},
 	): Promise<PhasePlan | null> {
 		const { fallback, ...fitOptions } = options;
-		const fit = fitPhasePlan(await source.phaseHistory(kind), { order: fallback?.phases, ...fitOptions });
+		const fit = fitPhasePlan(await source.phaseHistory(kind), {
+			order: fallback?.phases,
+			prior: fallback?.toJSON(),
+			...fitOptions,
+		});
 		if (!fit) return fallback ?? null;
 		const medians = new Map<string, number>();
 		const perKilochar = new Map<string, number>();

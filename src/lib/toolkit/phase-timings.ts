@@ -8,9 +8,6 @@
  * One phase of one job: how long it took and how large its input was.
  * `start` (seconds since the tracker was created) is optional and only used
  * to recover the phase order, which a jsonb object does not keep.
- *
- * @example
- * const t: PhaseTiming = { seconds: 31.2, size: 12000, start: 1.1 };
  */
 export interface PhaseTiming {
 	seconds: number;
@@ -20,8 +17,5 @@ export interface PhaseTiming {
 
 /**
  * Every phase timing of one job, keyed by phase.
- *
- * @example
- * await store.succeed(jobId, { resultId, timings: tracker.timings() });
  */
 export type PhaseTimings = Record<string, PhaseTiming>;

@@ -13,9 +13,6 @@ import type { JobStatusValue, Ticker } from './ticker.ts';
 
 /**
  * Options of {@link ProgressTracker}.
- *
- * @example
- * new ProgressTracker(store, job.id, { plan: PLAN, attempt: job.attempts, intervalMs: 2000, size: text.length });
  */
 export interface ProgressTrackerOptions {
 	plan: PhasePlan;
@@ -50,9 +47,6 @@ export interface ProgressTrackerOptions {
 
 /**
  * Options of {@link ProgressTracker.run}.
- *
- * @example
- * await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
  */
 export interface RunPhaseOptions {
 	/** This phase's input size, in the unit its slope was measured in. */
@@ -88,7 +82,7 @@ interface ActivePhase {
  *   const table = await tracker.run('table', (signal) => readTable(text, signal), { size: text.length });
  *   await store.succeed(job.id, { timings: tracker.timings() });
  * } catch (e) {
- *   if (isStageInterruptedError(e)) return;
+ *   if (isJobError(e, 'stage_interrupted')) return;
  *   throw e;
  * }
  */
@@ -335,11 +329,15 @@ export class ProgressTracker {
 	}
 
 	/**
-	 * Seconds until the run is expected to end, from the plan: what is left of
-	 * the current phase (by a real count when reported, else by its clock) plus
-	 * the expected seconds of every later phase. Once the current phase has
-	 * run past its expected time, the overrun alone, negated: the plan no
-	 * longer knows when it ends, and the row says so rather than a number.
+	 * Seconds until the run is expected to end: what is left of the current
+	 * phase plus the expected seconds of every later phase. With a real count
+	 * (report()), what is left of the phase comes from this run's own pace,
+	 * blended with the plan (see {@link phaseSecondsFromPace}): a machine or a
+	 * model slower than the one the plan was measured on is seen within a few
+	 * percent of the phase, not at its end. Without one, from the plan's clock;
+	 * once the phase has run past its expected time, the overrun alone,
+	 * negated: the plan no longer knows when it ends, and the row says so
+	 * rather than a number.
 	 *
 	 * @example
 	 * tracker.etaSeconds(); // 42.5
@@ -355,7 +353,8 @@ export class ProgressTracker {
 		if (!active || active.phase !== stage || active.settled) return later;
 		const expected = active.expectedMs / 1000;
 		const elapsed = (this.#now() - active.startedAt) / 1000;
-		if (active.reported !== null) return expected * (1 - active.reported) + later;
+		if (active.reported !== null)
+			return phaseSecondsFromPace(expected, elapsed, active.reported) * (1 - active.reported) + later;
 		if (elapsed > expected) return -(elapsed - expected);
 		return expected - elapsed + later;
 	}
@@ -368,6 +367,28 @@ export class ProgressTracker {
 			return { progress: this.#progress, stage: this.#stage, ...(eta === null ? {} : { etaSeconds: eta }) };
 		});
 	}
+}
+
+/**
+ * How much of a phase the plan weighs as, against the run's own pace: its
+ * expected time counts as if this share of the phase had been seen at the
+ * plan's pace. At 5% done the plan and the pace weigh alike; at 10%, the pace
+ * twice the plan; at 40%, eight times.
+ */
+const PLAN_WEIGHT = 0.05;
+
+/**
+ * A phase's whole expected duration once `done` (0..1) of it took `elapsed`
+ * seconds: the seconds per unit of work seen so far, with the plan's
+ * `expected` counted as PLAN_WEIGHT of the phase. At 0 done, the plan; as the
+ * count grows, the run's own pace.
+ *
+ * @internal
+ * @example
+ * phaseSecondsFromPace(80, 12, 0.1); // ≈106.7: the plan said 80 s, the pace says 120 s
+ */
+export function phaseSecondsFromPace(expected: number, elapsed: number, done: number): number {
+	return (PLAN_WEIGHT * expected + elapsed) / (PLAN_WEIGHT + done);
 }
 
 function isInterruption(e: unknown): e is StageInterruptedError {

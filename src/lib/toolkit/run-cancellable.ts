@@ -8,9 +8,6 @@ const DEFAULT_INTERVAL_MS = 1000;
 
 /**
  * Options of {@link runCancellable}.
- *
- * @example
- * await runCancellable(work, { interrupted: store.cancellationWatch(id), intervalMs: 2000, signal: shutdown });
  */
 export interface RunCancellableOptions {
 	/**
@@ -40,8 +37,8 @@ export interface RunCancellableOptions {
  * 1000). When it says stop, the AbortSignal handed to `work` aborts (an
  * in-flight `fetch` is torn down) and the call rejects with
  * {@link StageInterruptedError} at once, without waiting for the work to
- * settle. `work` may also be a promise already under way, as in the seed;
- * it then cannot be stopped, only abandoned.
+ * settle. `work` may also be a promise already under way
+ * (`runCancellable(summarize(text), ...)`); it then cannot be stopped, only abandoned.
  *
  * Only genuinely cancellable awaits stop. CPU-bound code on the event loop
  * never yields to the poll, and a worker_thread runs on after the abort,
@@ -56,7 +53,7 @@ export interface RunCancellableOptions {
  *   );
  *   await store.succeed(jobId);
  * } catch (e) {
- *   if (isStageInterruptedError(e)) return; // the user cancelled: not a failure
+ *   if (isJobError(e, 'stage_interrupted')) return; // the user cancelled: not a failure
  *   throw e;
  * }
  */
@@ -108,7 +105,7 @@ export function runCancellable<T>(
 
 		let running: Promise<T>;
 		try {
-			// A promise (the seed's `run_cancellable(summarize(...))`) is already running: it cannot be stopped, only abandoned.
+			// A promise (`runCancellable(summarize(...))`) is already running: it cannot be stopped, only abandoned.
 			running = typeof work === 'function' ? Promise.resolve(work(controller.signal)) : Promise.resolve(work);
 		} catch (e) {
 			return finish(() => reject(e));

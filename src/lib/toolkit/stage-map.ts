@@ -7,9 +7,6 @@ import { StageStatus, type StageStatusValue } from './stage-status.ts';
 
 /**
  * Column-name templates; `{prefix}` and `{stage}` are substituted.
- *
- * @example
- * new StageMap(['summary'], { templates: { status: '{stage}_status', error: '{stage}_error' } });
  */
 export interface StageTemplates {
 	/** @default '{prefix}status_{stage}' */
@@ -22,7 +19,7 @@ export interface StageTemplates {
 	 * The fencing token of the run that owns the stage. @default '{prefix}run_{stage}'
 	 *
 	 * The default is optional: StageStore fences by token only when the table
-	 * has this column, and otherwise (the seed's three-column layout) by a
+	 * has this column, and otherwise (a layout of three columns per stage: status, error, result) by a
 	 * compare-and-set on status 'running'. A template given explicitly must exist.
 	 */
 	token: string;
@@ -30,17 +27,11 @@ export interface StageTemplates {
 
 /**
  * The columns one stage resolves to.
- *
- * @example
- * const { status, error, result, token }: StageColumns = STAGES.columns('summary');
  */
 export type StageColumns = Readonly<StageTemplates>;
 
 /**
  * Options of {@link StageMap}.
- *
- * @example
- * new StageMap(['summary'], { prefix: 'doc_' });
  */
 export interface StageMapOptions {
 	/** @default '' */
@@ -50,9 +41,6 @@ export interface StageMapOptions {
 
 /**
  * Options of {@link StageMap.mark}.
- *
- * @example
- * STAGES.mark(doc, 'summary', StageStatus.DONE, { result: summary });
  */
 export interface MarkOptions {
 	/**
@@ -68,9 +56,6 @@ export interface MarkOptions {
 
 /**
  * What {@link StageMap.cancel} did.
- *
- * @example
- * const { cancelled, ignored }: CancelOutcome = STAGES.cancel(doc);
  */
 export interface CancelOutcome {
 	cancelled: string[];

@@ -14,9 +14,6 @@ export const StageStatus = {
 
 /**
  * One of {@link StageStatus}'s values.
- *
- * @example
- * const s: StageStatusValue = 'done';
  */
 export type StageStatusValue = (typeof StageStatus)[keyof typeof StageStatus];
 

@@ -10,9 +10,6 @@ export type { JobStatusValue };
 
 /**
  * What one tick writes. `progress` is a percentage, 0..100.
- *
- * @example
- * const update: TickUpdate = { progress: 42.1, stage: 'reading', attempt: 2 };
  */
 export interface TickUpdate {
 	progress: number;
@@ -29,9 +26,6 @@ export interface TickUpdate {
 /**
  * Anything a ProgressTracker can report to. Anything but 'running' coming
  * back means the work is no longer wanted.
- *
- * @example
- * const ticker: Ticker = { tick: (id, u) => store.tick(id, u), readStatus: (id, o) => store.readStatus(id, o) };
  */
 export interface Ticker {
 	tick(id: string, update: TickUpdate): Promise<JobStatusValue>;

@@ -4,11 +4,6 @@
 
 /**
  * Retry delays: `baseSeconds * 2^(attempt - 1)`, capped at `maxSeconds`.
- *
- * @example
- * ```ts
- * const backoff: RetryBackoff = { baseSeconds: 5, maxSeconds: 600 };
- * ```
  */
 export interface RetryBackoff {
 	/** Delay after the first failed attempt. @default 2 */

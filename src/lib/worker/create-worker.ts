@@ -4,7 +4,7 @@
  * answers 202 at once and works in the background, within the isolate's
  * wall clock.
  */
-import { isJobNotFoundError, isUnknownJobTableError } from '../errors.ts';
+import { isJobError } from '../errors.ts';
 import type { Job } from '../store/job.ts';
 import { JobStore } from '../store/job-store.ts';
 import type { RetryBackoff } from './backoff.ts';
@@ -21,11 +21,6 @@ import { WallClockBudget } from './wall-clock.ts';
 
 /**
  * Options of {@link createWorker}.
- *
- * @example
- * ```ts
- * const options: CreateWorkerOptions = { store, handlers, secret: Deno.env.get('JOBS_WORKER_SECRET')!, wallClockMs: 400_000 };
- * ```
  */
 export interface CreateWorkerOptions {
 	/** Claims and closes jobs. Its adapter also serves the other job tables a kick names. */
@@ -64,11 +59,6 @@ export interface CreateWorkerOptions {
  * clock; `shutdown` the worker is giving work back; `not_found`, `not_queued`,
  * `no_handler`, `not_claimed` (another worker was faster, or not available yet),
  * `unknown_table` for a named job.
- *
- * @example
- * ```ts
- * if (report.stoppedBy === 'over_budget') console.log('left queued for a fresh isolate');
- * ```
  */
 export type KickStop =
 	| 'empty'
@@ -83,12 +73,6 @@ export type KickStop =
 
 /**
  * What one wake-up did.
- *
- * @example
- * ```ts
- * const report: KickReport = await worker.process({ jobId });
- * report.outcomes.done; // 1
- * ```
  */
 export interface KickReport {
 	/** Ids of the jobs claimed, in claim order. */
@@ -101,12 +85,6 @@ export interface KickReport {
 /**
  * The worker: call it (or its `fetch`) with a Request. The extra members are
  * for servers and tests that want to wait on it.
- *
- * @example
- * ```ts
- * Deno.serve(worker);
- * await worker.idle(); // in a test: wait until the background work settled
- * ```
  */
 export interface JobWorker {
 	(req: Request): Promise<Response>;
@@ -226,7 +204,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		try {
 			seen = await store.get(id);
 		} catch (e) {
-			if (isJobNotFoundError(e)) return { ...report, stoppedBy: 'not_found' };
+			if (isJobError(e, 'job_not_found')) return { ...report, stoppedBy: 'not_found' };
 			throw e;
 		}
 		if (seen.status !== 'queued') return { ...report, stoppedBy: 'not_queued' };
@@ -333,7 +311,7 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		try {
 			return kick.jobId ? await claimNamed(store, kick.jobId, report) : await drain(store, kick.kind ?? null, report);
 		} catch (e) {
-			if (isUnknownJobTableError(e)) {
+			if (isJobError(e, 'unknown_job_table')) {
 				logger.warn(`${PREFIX} a wake-up named the job table "${store.table}", which does not exist`);
 				return { ...report, stoppedBy: 'unknown_table' };
 			}

@@ -11,14 +11,6 @@ import type { ProgressTracker } from '../toolkit/progress-tracker.ts';
 
 /**
  * What a handler receives for one claimed job.
- *
- * @example
- * ```ts
- * async function handle({ params, payload, signal, tracker }: JobHandlerContext<{ filename: string }>) {
- *   const text = await tracker.run('pdf', (s) => readPdf(payload!, s));
- *   return await saveDraft(params.filename, text, { signal });
- * }
- * ```
  */
 export interface JobHandlerContext<P extends JobParams = JobParams> {
 	/** The claimed row (with its payload). */
@@ -68,21 +60,11 @@ export interface JobHandlerContext<P extends JobParams = JobParams> {
 /**
  * What a handler returns: the id of the record it produced (stored in
  * `result_id`, so the screen links straight to it), or nothing.
- *
- * @example
- * ```ts
- * const result: JobHandlerResult = draft.id;
- * ```
  */
 export type JobHandlerResult = string | null | undefined | void;
 
 /**
  * Options of {@link defineJobHandler}.
- *
- * @example
- * ```ts
- * const options: JobHandlerOptions<{ pages: number }> = { size: ({ params }) => params.pages * 1000 };
- * ```
  */
 export interface JobHandlerOptions<P extends JobParams = JobParams> {
 	/**
@@ -104,11 +86,6 @@ export interface JobHandlerOptions<P extends JobParams = JobParams> {
 
 /**
  * A handler bound to its kind. Create it with {@link defineJobHandler}.
- *
- * @example
- * ```ts
- * const handlers: JobHandler[] = [extractHandler, exportHandler];
- * ```
  */
 export interface JobHandler<K extends JobKind = JobKind> {
 	readonly kind: K;

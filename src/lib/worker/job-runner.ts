@@ -4,15 +4,7 @@
  * (succeed / fail / retry / release) according to how the handler ended.
  * Shared by the edge worker and the Node runner.
  */
-import {
-	isInvalidJobInputError,
-	isJobAlreadyFinishedError,
-	isJobCancelledError,
-	isJobNotFoundError,
-	isJobNotRunningError,
-	isStageInterruptedError,
-	StageInterruptedError,
-} from '../errors.ts';
+import { isJobError, StageInterruptedError } from '../errors.ts';
 import { LazyAbort } from '../internal/lazy-abort.ts';
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
@@ -21,13 +13,12 @@ import { ProgressTracker } from '../toolkit/progress-tracker.ts';
 import type { Ticker } from '../toolkit/ticker.ts';
 import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
 import type { HandlerRegistry, JobHandler } from './job-handler.ts';
-import { isJobUserError } from './job-user-error.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAILURE } from './messages.ts';
-import { estimateSeconds, type PlanSource } from './plan-source.ts';
-import { isWaitingForChildren, WaitingForChildren } from './waiting-for-children.ts';
-import type { JobKind } from '../store/job-kind.ts';
-import type { ChildInput } from '../store/job-store.ts';
+import type { PlanSource } from './plan-source.ts';
+import { isWaitingForChildren } from './waiting-for-children.ts';
+import { familyContext } from './family-context.ts';
+import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
 
 /**
  * How one run ended, from the worker's side:
@@ -39,11 +30,6 @@ import type { ChildInput } from '../store/job-store.ts';
  * - `released`: given back (shutdown, wall clock), the attempt not spent;
  * - `lost`: the row was no longer this run's to close (reclaimed, or the close failed and reclaim will readmit it);
  * - `waiting`: parked until its children end (`ctx.waitForChildren()`); it will be claimed again.
- *
- * @example
- * ```ts
- * const outcome: JobOutcome = await worker.runJob(job);
- * ```
  */
 export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost' | 'waiting';
 
@@ -51,10 +37,6 @@ export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released
  * Settings of a {@link JobRunner}.
  *
  * @internal
- * @example
- * ```ts
- * const settings: JobRunnerSettings = { handlers, plans, backoff: {}, tickIntervalMs: 1000, heartbeatMs: 5000, logger: console };
- * ```
  */
 export interface JobRunnerSettings {
 	handlers: HandlerRegistry;
@@ -75,95 +57,6 @@ export interface JobRunnerSettings {
 	onWorked?: (job: Job) => void;
 	/** Writes a successful close; the Node runner batches them (see SucceedBatcher). @default store.succeed */
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
-}
-
-/**
- * A job being worked on: the worker can give it back (shutdown, wall clock)
- * with `giveBack()`, which stops the handler and releases the row once.
- *
- * @internal
- * @example
- * ```ts
- * for (const running of runner.running) await running.giveBack('shutdown');
- * ```
- */
-export class RunningJob {
-	readonly job: Job;
-	readonly store: JobStore;
-	readonly #shutdown = new LazyAbort();
-	readonly #logger: WorkerLogger;
-	#release: Promise<boolean> | null = null;
-	#closing = false;
-
-	constructor(job: Job, store: JobStore, logger: WorkerLogger) {
-		this.job = job;
-		this.store = store;
-		this.#logger = logger;
-	}
-
-	/** Aborts when the worker gives this job back. */
-	get shutdownSignal(): AbortSignal {
-		return this.#shutdown.signal;
-	}
-
-	/** The same abort, without making a signal: the runner listens here. */
-	get shutdown(): LazyAbort {
-		return this.#shutdown;
-	}
-
-	get givenBack(): boolean {
-		return this.#release !== null;
-	}
-
-	/** From here on the run is writing its close; giving back would race it for nothing. */
-	markClosing(): void {
-		this.#closing = true;
-	}
-
-	/**
-	 * Stops the handler and puts the row back to queued without spending the
-	 * attempt. Once; resolves true when the release landed.
-	 */
-	giveBack(reason: string): Promise<boolean> {
-		if (this.#release) return this.#release;
-		if (this.#closing) return Promise.resolve(false);
-		this.#shutdown.abort(new StageInterruptedError(`the worker gave the job back: ${reason}`));
-		const { id, attempts } = this.job;
-		this.#release = this.store.release(id, { attempt: attempts }).then(
-			() => {
-				this.#logger.info(`${PREFIX} job ${id} released (${reason}); it is queued again`);
-				return true;
-			},
-			(e: unknown) => {
-				if (!(isJobAlreadyFinishedError(e) || isJobNotRunningError(e) || isJobNotFoundError(e))) {
-					this.#logger.error(`${PREFIX} job ${id}: could not release it (${reason}); reclaim will readmit it`, e);
-				}
-				return false;
-			},
-		);
-		return this.#release;
-	}
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A short, safe rendering of an unexpected handler result for the log. */
-function describe(value: unknown): string {
-	const text = typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value} (${String(value)})`;
-	return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-	return promise.then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
-	);
-}
-
-function stoppedPromise(stop: LazyAbort): Promise<Settled<never>> {
-	return new Promise((resolve) => stop.onAbort((error) => resolve({ ok: false, error })));
 }
 
 /** How often a runner beats when the handler reports nothing: the liveness contract it declares at claim. */
@@ -252,7 +145,7 @@ export class JobRunner {
 		try {
 			params = handler.kind.parseParams(job.params) as Record<string, unknown>;
 		} catch (e) {
-			if (!isInvalidJobInputError(e)) throw e;
+			if (!isJobError(e, 'invalid_input')) throw e;
 			logger.warn(`${PREFIX} job ${job.id}: its params no longer satisfy the schema of ${job.kind}: ${e.message}`);
 			entry.markClosing();
 			return await this.#close(job, 'failed', () =>
@@ -286,8 +179,8 @@ export class JobRunner {
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
-				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e) || isJobNotRunningError(e))
-					haltOn(isJobCancelledError(e) ? 'cancelled' : 'no longer ours', e);
+				if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found') || isJobError(e, 'job_not_running'))
+					haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
 				throw e;
 			}
 		};
@@ -299,7 +192,7 @@ export class JobRunner {
 				if (status !== 'running') haltOn(status);
 				return status;
 			} catch (e) {
-				if (isJobAlreadyFinishedError(e) || isJobNotFoundError(e)) haltOn('no longer ours', e);
+				if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found')) haltOn('no longer ours', e);
 				throw e;
 			}
 		};
@@ -361,7 +254,7 @@ export class JobRunner {
 		};
 		beat();
 
-		const family = this.#family(job, store);
+		const family = familyContext(this.#s, (h, j) => this.sizeOf(h, j), job, store);
 		let result: Settled<unknown>;
 		try {
 			const context = {
@@ -440,11 +333,11 @@ export class JobRunner {
 				}),
 			);
 		}
-		if (isStageInterruptedError(error)) {
+		if (isJobError(error, 'stage_interrupted')) {
 			logger.info(`${PREFIX} job ${job.id}: the handler was interrupted (${error.message})`);
 			return 'cancelled';
 		}
-		if (isJobUserError(error)) {
+		if (isJobError(error, 'job_user_error')) {
 			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
 			return await this.#close(job, 'failed', () =>
 				store.fail(job.id, error.sentenceFor(job.locale), {
@@ -466,35 +359,6 @@ export class JobRunner {
 		});
 	}
 
-	/** The parent-and-child part of a handler's context, bound to this run. */
-	#family(job: Job, store: JobStore) {
-		const attempt = job.attempts;
-		const expectedSeconds = async (kind: string | JobKind, input: ChildInput): Promise<number | undefined> => {
-			if (input.expectedSeconds !== undefined) return input.expectedSeconds;
-			const child = this.#s.handlers.get(typeof kind === 'string' ? kind : kind.name);
-			if (!child) return undefined;
-			const plan = await this.#s.plans.planFor(child, store);
-			const seconds = estimateSeconds(plan, this.sizeOf(child, { ...job, params: (input.params ?? {}) as never }));
-			return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
-		};
-		return {
-			enqueueChild: async (kind: string | JobKind, input: ChildInput = {}) =>
-				store.enqueueChild(
-					job.id,
-					kind as string,
-					{
-						...input,
-						expectedSeconds: await expectedSeconds(kind, input),
-					} as ChildInput,
-				),
-			children: () => store.children(job.id),
-			waitForChildren: async () => {
-				if ((await store.waitForChildren(job.id, { attempt })) === 'waiting') throw new WaitingForChildren(job.id);
-				return await store.children(job.id);
-			},
-		};
-	}
-
 	/** Writes the close; a refusal is logged (never thrown) and becomes the outcome. */
 	async #close(job: Job, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
 		try {
@@ -502,12 +366,12 @@ export class JobRunner {
 			return value === 'failed' || value === 'retried' ? value : outcome;
 		} catch (e) {
 			const { logger } = this.#s;
-			if (isJobCancelledError(e)) {
+			if (isJobError(e, 'job_cancelled')) {
 				// The system did exactly what it was told: log and move on, no alert.
 				logger.info(`${PREFIX} job ${job.id} was cancelled before its ${outcome} could land; left cancelled`);
 				return 'cancelled';
 			}
-			if (isJobAlreadyFinishedError(e) || isJobNotRunningError(e) || isJobNotFoundError(e)) {
+			if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_running') || isJobError(e, 'job_not_found')) {
 				logger.warn(`${PREFIX} job ${job.id}: no longer this run's to close (${e.code}); another attempt owns it`);
 				return 'lost';
 			}
@@ -518,8 +382,12 @@ export class JobRunner {
 				await this.#fallbackFail(job);
 				return 'failed';
 			} catch (fallback) {
-				if (isJobAlreadyFinishedError(fallback) || isJobNotRunningError(fallback) || isJobNotFoundError(fallback)) {
-					return isJobCancelledError(fallback) ? 'cancelled' : 'lost';
+				if (
+					isJobError(fallback, 'job_already_finished') ||
+					isJobError(fallback, 'job_not_running') ||
+					isJobError(fallback, 'job_not_found')
+				) {
+					return isJobError(fallback, 'job_cancelled') ? 'cancelled' : 'lost';
 				}
 				logger.error(`${PREFIX} job ${job.id}: could not close it as failed either; reclaim will readmit it`, fallback);
 				return 'lost';

@@ -8,11 +8,6 @@ import { pickLocale, type LocalizedText } from './messages.ts';
 
 /**
  * Options of {@link JobUserError}.
- *
- * @example
- * ```ts
- * const options: JobUserErrorOptions = { errorCode: 'unsupported_format', cause: e };
- * ```
  */
 export interface JobUserErrorOptions {
 	/**
@@ -67,21 +62,4 @@ export class JobUserError extends JobError {
 	sentenceFor(locale: string | null | undefined): string {
 		return pickLocale(this.sentences, locale);
 	}
-}
-
-/**
- * True for a {@link JobUserError}, even one from another copy of the package.
- *
- * @example
- * ```ts
- * if (isJobUserError(e)) await store.fail(job.id, e.sentenceFor(job.locale));
- * ```
- */
-export function isJobUserError(e: unknown): e is JobUserError {
-	return (
-		typeof e === 'object' &&
-		e !== null &&
-		(e as { code?: unknown }).code === 'job_user_error' &&
-		typeof (e as { sentenceFor?: unknown }).sentenceFor === 'function'
-	);
 }

@@ -6,11 +6,6 @@ import { z } from 'zod';
 
 /**
  * The wake-up as the worker reads it.
- *
- * @example
- * ```ts
- * const kick: KickRequest = { jobId: null, jobTable: 'jobs', kind: 'extract', count: 12, reason: 'backstop' };
- * ```
  */
 export interface KickRequest {
 	/** The job to claim; null means "drain": claim what is queued with claimNext. */

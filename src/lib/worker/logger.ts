@@ -5,11 +5,6 @@
 
 /**
  * The three levels the worker uses; `console` is one.
- *
- * @example
- * ```ts
- * const logger: WorkerLogger = { info: () => {}, warn: console.warn, error: console.error };
- * ```
  */
 export interface WorkerLogger {
 	info(message: string, ...details: unknown[]): void;

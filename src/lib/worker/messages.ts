@@ -6,11 +6,6 @@
 
 /**
  * A sentence in several languages, keyed by language tag (`en`, `pt-BR`, ...).
- *
- * @example
- * ```ts
- * const sentence: LocalizedText = { en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' };
- * ```
  */
 export type LocalizedText = Readonly<Record<string, string>>;
 

@@ -22,11 +22,6 @@ type AnySql = postgres.Sql<any>;
 
 /**
  * Options of {@link runWorkers}.
- *
- * @example
- * ```ts
- * const options: RunWorkersOptions = { sql, store, handlers, concurrency: 8, pollMs: 5000 };
- * ```
  */
 export interface RunWorkersOptions {
 	/** A postgres.js client; the runner LISTENs through it (postgres.js opens a dedicated connection for that). */
@@ -70,11 +65,6 @@ export interface RunWorkersOptions {
 
 /**
  * Options of {@link WorkerRunner.stop}.
- *
- * @example
- * ```ts
- * await runner.stop({ graceMs: 10_000 });
- * ```
  */
 export interface StopOptions {
 	/** Wait this long for running jobs to finish; then release the rest (their attempt is given back). @default 30_000 */
@@ -83,12 +73,6 @@ export interface StopOptions {
 
 /**
  * A started runner.
- *
- * @example
- * ```ts
- * const runner = runWorkers({ sql, store, handlers });
- * await runner.done; // after SIGTERM, once every job finished or was released
- * ```
  */
 export interface WorkerRunner {
 	/** Stops claiming, waits for running jobs up to the grace, releases the rest. Idempotent. */

@@ -6,11 +6,6 @@
 
 /**
  * Options of {@link WallClockBudget}.
- *
- * @example
- * ```ts
- * const options: WallClockOptions = { wallClockMs: 400_000, marginMs: 20_000 };
- * ```
  */
 export interface WallClockOptions {
 	/**

@@ -73,7 +73,14 @@ export interface DemoStack {
 	dispatcher: Dispatcher | null;
 	/** The Deno worker, started again whenever it dies (null against a real project). */
 	worker: SupervisedChild | null;
-	app: Child;
+	/** The app (null when started with `app: false`). */
+	app: Child | null;
+	/**
+	 * Serves the same build again, on a free port, with the given Node binary
+	 * (e.g. Node 24 beside the test's Node 20), against the same Supabase;
+	 * stopped with the stack.
+	 */
+	serveAppWith(node: string): Promise<{ app: Child; url: string }>;
 	/** How long each step took. */
 	steps: DemoStep[];
 	/** Sends SIGTERM to every child now (synchronous: for a signal handler). */
@@ -89,6 +96,8 @@ export interface LocalDemoOptions {
 	dataDir?: string;
 	/** App port; 0 or absent picks a free one. */
 	appPort?: number;
+	/** The Node binary that serves the app. @default this process's */
+	appNode?: string;
 	/** The stand-in's port (the Supabase URL the browser talks to); 0 or absent picks a free one. */
 	standinPort?: number;
 	/** The model-call stand-in per chunk (DEMO_MODEL_MS). @default 300 */
@@ -97,6 +106,8 @@ export interface LocalDemoOptions {
 	workerTickMs?: number;
 	/** The heartbeat the worker declares at claim (JOBS_WORKER_HEARTBEAT_MS). @default the worker's own (5000) */
 	workerHeartbeatMs?: number;
+	/** Serve the app; false starts everything but the app (no build): its `url` is then the stand-in's. @default true */
+	app?: boolean;
 	/** Progress messages. */
 	log?: (message: string) => void;
 	/** Every line the children print. */
@@ -173,15 +184,16 @@ export async function ensureAppBuilt(root = projectRoot): Promise<boolean> {
 	return true;
 }
 
-/** Serves build/ with node, with the Supabase the browser talks to in its environment. */
+/** Serves build/ with `node` (this process's by default), with the Supabase the browser talks to in its environment. */
 async function startApp(
 	root: string,
 	port: number,
 	env: Record<string, string>,
 	echo?: (name: string, line: string) => void,
+	node: string = process.execPath,
 ): Promise<{ app: Child; url: string }> {
 	const url = `http://127.0.0.1:${port}`;
-	const app = startChild('app', process.execPath, [join(root, 'build/index.js')], {
+	const app = startChild('app', node, [join(root, 'build/index.js')], {
 		cwd: root,
 		env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ORIGIN: url, ...env },
 		echo: echo && ((line) => echo('app', line)),
@@ -210,7 +222,8 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 		while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => log(`while stopping: ${String(e)}`));
 	};
 	try {
-		const appBuilt = buildAlongside(root, steps, log);
+		const withApp = options.app !== false;
+		const appBuilt = withApp ? buildAlongside(root, steps, log) : async () => {};
 
 		let pg: DurablePostgres | null = null;
 		const databaseUrl =
@@ -301,23 +314,38 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 		});
 
 		await appBuilt();
-		const { app, url } = await step('app listening', async () => {
-			const started = await startApp(
-				root,
-				options.appPort || (await freePort()),
-				{
-					PUBLIC_SUPABASE_URL: standin.url,
-					PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
-					DEMO_AUTH: 'standin',
-					DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
-					DEMO_STANDIN_DATABASE_URL: databaseUrl,
-				},
-				options.echo,
-			);
+		const appEnv = {
+			PUBLIC_SUPABASE_URL: standin.url,
+			PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
+			DEMO_AUTH: 'standin',
+			DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
+			DEMO_STANDIN_DATABASE_URL: databaseUrl,
+		};
+		const serve = async (port: number, node?: string) => {
+			const started = await startApp(root, port, appEnv, options.echo, node);
 			children.push(started.app);
 			cleanups.push(() => started.app.stop());
 			return started;
-		});
+		};
+		if (!withApp)
+			return {
+				url: standin.url,
+				mode: 'local',
+				supabaseUrl: standin.url,
+				anonKey: standin.anonKey,
+				databaseUrl,
+				standin,
+				dispatcher,
+				worker: worker.child,
+				app: null,
+				serveAppWith: async (node) => serve(await freePort(), node),
+				steps,
+				killChildren: () => children.forEach((c) => c.kill()),
+				stop: stopAll,
+			};
+		const { app, url } = await step('app listening', async () =>
+			serve(options.appPort || (await freePort()), options.appNode),
+		);
 
 		return {
 			url,
@@ -329,6 +357,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			dispatcher,
 			worker: worker.child,
 			app,
+			serveAppWith: async (node) => serve(await freePort(), node),
 			steps,
 			killChildren: () => children.forEach((c) => c.kill()),
 			stop: stopAll,
@@ -358,14 +387,11 @@ export async function startRemoteDemo(options: {
 	const steps: DemoStep[] = [];
 	const step = stopwatch(steps, options.log ?? (() => {}));
 	await buildAlongside(root, steps, options.log ?? (() => {}))();
+	const env = { PUBLIC_SUPABASE_URL: options.supabaseUrl, PUBLIC_SUPABASE_ANON_KEY: options.anonKey };
 	const { app, url } = await step('app listening', async () =>
-		startApp(
-			root,
-			options.appPort || (await freePort()),
-			{ PUBLIC_SUPABASE_URL: options.supabaseUrl, PUBLIC_SUPABASE_ANON_KEY: options.anonKey },
-			options.echo,
-		),
+		startApp(root, options.appPort || (await freePort()), env, options.echo),
 	);
+	const apps = [app];
 	return {
 		url,
 		mode: 'supabase',
@@ -376,8 +402,13 @@ export async function startRemoteDemo(options: {
 		dispatcher: null,
 		worker: null,
 		app,
+		serveAppWith: async (node) => {
+			const started = await startApp(root, await freePort(), env, options.echo, node);
+			apps.push(started.app);
+			return started;
+		},
 		steps,
-		killChildren: () => app.kill(),
-		stop: () => app.stop(),
+		killChildren: () => apps.forEach((a) => a.kill()),
+		stop: async () => void (await Promise.all(apps.map((a) => a.stop()))),
 	};
 }

@@ -1,7 +1,7 @@
 /**
  * The local stand-in for Supabase's HTTP services on ONE port, over a real
  * PostgreSQL: /rest/v1 (PostgREST subset), /realtime/v1/websocket (Phoenix /
- * Realtime protocol), /functions/v1/<name> (proxy). Development and test
+ * Realtime protocol), /auth/v1 (anonymous sign-in, auth.ts), /functions/v1/<name> (proxy). Development and test
  * tooling only: product code never imports it and never knows it is local.
  *
  * @example
@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabases, type Databases, type QueryEvent, type QueryKind } from './db.ts';
+import { standinAuth, type StandinAuth } from './auth.ts';
 import { proxyFunction, type FunctionTarget } from './functions-proxy.ts';
 import { mintApiKey, mintUserToken, type UserTokenOptions } from './jwt.ts';
 import { createRealtimeEndpoint } from './realtime/endpoint.ts';
@@ -69,6 +70,7 @@ interface Running {
 	endpoint: ReturnType<typeof createRealtimeEndpoint>;
 	cache: SchemaCache;
 	unlistenPgrst: () => Promise<void>;
+	auth: StandinAuth;
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -112,27 +114,35 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			return;
 		}
 		for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-		if (url.pathname.startsWith('/rest/v1')) {
-			// The API gateway (Kong key-auth) accepts only the project's keys.
+		// The API gateway (Kong key-auth) accepts only the project's keys.
+		const keyRefused = (): boolean => {
 			const key = (req.headers.apikey as string | undefined) ?? url.searchParams.get('apikey');
-			if (!key) {
-				res.writeHead(401, { 'Content-Type': 'application/json' }).end(
-					JSON.stringify({
-						message: 'No API key found in request',
-						hint: 'No `apikey` request header or url param was found.',
-					}),
+			if (key && apiKeys.has(key)) return false;
+			res
+				.writeHead(401, { 'Content-Type': 'application/json' })
+				.end(
+					JSON.stringify(
+						key
+							? { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' }
+							: { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' },
+					),
 				);
-				return;
-			}
-			if (!apiKeys.has(key)) {
-				res.writeHead(401, { 'Content-Type': 'application/json' }).end(
-					JSON.stringify({
-						message: 'Invalid API key',
-						hint: 'Double check your Supabase `anon` or `service_role` API key.',
-					}),
-				);
-				return;
-			}
+			return true;
+		};
+		if (url.pathname.startsWith('/auth/v1/')) {
+			if (keyRefused()) return;
+			const out = await r.auth.handle(
+				method,
+				url.pathname.slice('/auth/v1/'.length).replace(/\/+$/, ''),
+				url.searchParams,
+				req.headers,
+				await readBody(req),
+			);
+			res.writeHead(out.status, out.headers).end(out.body || undefined);
+			return;
+		}
+		if (url.pathname.startsWith('/rest/v1')) {
+			if (keyRefused()) return;
 			const query = new URLSearchParams(url.search);
 			query.delete('apikey');
 			const config: RestConfig = {
@@ -189,7 +199,12 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		// connection 60 s; Node's default is 5 s, and a client reusing a socket just as
 		// it expires while it uploads a large body got ECONNRESET ("fetch failed").
 		server.keepAliveTimeout = 60_000;
-		const r: Running = { server, dbs, hub, endpoint, cache, unlistenPgrst: pgrst.unlisten };
+		const auth = standinAuth({
+			sql: dbs.admin,
+			jwtSecret: options.jwtSecret,
+			issuer: () => `http://${host}:${port}/auth/v1`,
+		});
+		const r: Running = { server, dbs, hub, endpoint, cache, unlistenPgrst: pgrst.unlisten, auth };
 		server.on('request', (req, res) => {
 			handle(r, req, res).catch((e: unknown) => {
 				log(e);

@@ -4,9 +4,6 @@ import type { JobSnapshot, JobSnapshotStatus } from '../types.ts';
 
 /**
  * What a progress bar reads. A `WatchedJob` and a `JobSnapshot` both fit.
- *
- * @example
- * const view: JobProgressView = { status: 'running', progress: 40, stage: 'table', attempts: 1 };
  */
 export interface JobProgressView {
 	readonly status: JobSnapshotStatus | null;
@@ -34,17 +31,22 @@ export interface JobProgressView {
  * The component-side guard of the same rule `mergeSnapshot` applies: whatever
  * the props say, the bar does not move backwards within one attempt. WatchedJob
  * and JobList already hold to it; this keeps a bar fed raw rows honest too.
+ * It also remembers how far the last attempt got: while its retry waits
+ * (queued again, the row back at 0), `held` is that value, so the bar can keep
+ * it, greyed, instead of dropping to nothing.
  */
 export class MonotonicProgress {
 	readonly #view: () => JobProgressView;
 	// Plain (non-reactive) memory of what was last shown; only the derived writes it.
 	#shown: { attempts: number; status: JobSnapshotStatus | null; value: number } | null = null;
+	/** How far the last running attempt got (its attempt number and value). */
+	#lastRun: { attempts: number; value: number } | null = null;
 
 	constructor(view: () => JobProgressView) {
 		this.#view = view;
 	}
 
-	readonly value: number = $derived.by(() => {
+	readonly #state: { value: number; held: number | null } = $derived.by(() => {
 		const { status, progress, attempts } = this.#view();
 		// 100% only together with Done: a run's last tick never fills the bar before the row says so.
 		let value = status === 'done' ? 100 : Math.min(99, clampProgress(progress));
@@ -58,6 +60,23 @@ export class MonotonicProgress {
 			value = Math.max(prev.value, value);
 		}
 		this.#shown = { attempts, status, value };
-		return value;
+		if (status === 'running') this.#lastRun = { attempts, value };
+		// A retry waits with the attempt count of the attempt that ended (the next claim adds one).
+		const last = this.#lastRun;
+		const held =
+			status === 'queued' && attempts > 0 && last && last.attempts === attempts && last.value > value
+				? last.value
+				: null;
+		return { value, held };
 	});
+
+	/** The value to draw: never backwards within one attempt. */
+	get value(): number {
+		return this.#state.value;
+	}
+
+	/** While a retry waits: how far the attempt that ended got (null otherwise, or when this bar never saw it run). */
+	get held(): number | null {
+		return this.#state.held;
+	}
 }

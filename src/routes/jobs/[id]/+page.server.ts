@@ -1,6 +1,6 @@
 import { error } from '@sveltejs/kit';
 import { supabaseAdapter } from '../../../lib/adapters/supabase.ts';
-import { isJobNotFoundError, isInvalidJobInputError } from '../../../lib/errors.ts';
+import { isJobError } from '../../../lib/errors.ts';
 import { JobStore } from '../../../lib/store/job-store.ts';
 import { clientFor } from '../../../demo/app/session.server.ts';
 import type { PageServerLoad } from './$types.js';
@@ -15,7 +15,7 @@ export const load: PageServerLoad = async ({ params, locals }) => {
 		const job = await store.get(params.id);
 		return { job: { ...job, payload: null } };
 	} catch (e) {
-		if (isJobNotFoundError(e) || isInvalidJobInputError(e)) error(404, 'Job not found');
+		if (isJobError(e, 'job_not_found') || isJobError(e, 'invalid_input')) error(404, 'Job not found');
 		throw e;
 	}
 };

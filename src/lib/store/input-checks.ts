@@ -1,0 +1,207 @@
+/**
+ * The store's input checks, in one place: every path that writes a job
+ * (enqueue, each item of enqueueMany, enqueueChild) runs the same
+ * {@link checkEnqueue}, so a value refused on one path is refused on the
+ * others with the same sentence. Bad input throws {@link InvalidJobInputError}
+ * naming the field the caller wrote (`priority`, `items[2].delayMs`) before
+ * any round trip; the SQL functions refuse the same values with 22023.
+ */
+import { InvalidJobInputError, JobNotFoundError } from '../errors.ts';
+import {
+	CONCURRENCY_KEY_MAX,
+	KIND_MAX,
+	KIND_PATTERN,
+	LOCALE_PATTERN,
+	MAX_ATTEMPTS_MAX,
+	PRIORITY_MAX,
+	PRIORITY_MIN,
+	TAG_MAX_LENGTH,
+	TAGS_MAX,
+} from '../internal/limits.ts';
+import { isJobKind, type JobKind } from './job-kind.ts';
+import type { JobParams } from './job.ts';
+import type { ChildInput, EnqueueInput } from './store-options.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A malformed id names no job: the store answers as it would for an unknown one, without a round trip. */
+export const isJobId = (id: unknown): id is string => typeof id === 'string' && UUID.test(id);
+
+export const notFound = (id: string): JobNotFoundError => new JobNotFoundError(`job ${String(id)} not found`);
+
+export function invalid(field: string, message: string): InvalidJobInputError {
+	return new InvalidJobInputError(message, { field, details: `field=${field}`, hint: 'Nothing was written.' });
+}
+
+/** NaN and Infinity would reach PostgREST as JSON null and silently mean "default": refuse them here, for both adapters alike. */
+export function checkInt(field: string, value: number | undefined): number | undefined {
+	if (value !== undefined && !Number.isInteger(value))
+		throw invalid(field, `${field} must be an integer; got ${String(value)}`);
+	return value;
+}
+
+export function checkFinite(field: string, value: number | undefined): number | undefined {
+	if (value !== undefined && !Number.isFinite(value))
+		throw invalid(field, `${field} must be a finite number; got ${String(value)}`);
+	return value;
+}
+
+function checkRange(field: string, value: number | undefined, min: number, max: number): number | undefined {
+	if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
+		throw invalid(field, `${field} is an integer from ${min} to ${max}; got ${String(value)}`);
+	return value;
+}
+
+export function checkPositive(field: string, value: number | undefined): number | undefined {
+	if (value !== undefined && !(Number.isFinite(value) && value > 0))
+		throw invalid(field, `${field} must be a positive number of milliseconds; got ${String(value)}`);
+	return value;
+}
+
+function checkDate(field: string, value: Date | undefined): Date | undefined {
+	if (value !== undefined && (!(value instanceof Date) || Number.isNaN(value.getTime())))
+		throw invalid(field, `${field} must be a valid Date; got ${String(value)}`);
+	return value;
+}
+
+export function checkTags(field: string, tags: readonly string[] | undefined): string[] | undefined {
+	if (tags === undefined) return undefined;
+	if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))
+		throw invalid(field, `${field} must be an array of strings`);
+	if (tags.length > TAGS_MAX) throw invalid(field, `at most ${TAGS_MAX} tags; got ${tags.length}`);
+	const bad = tags.find((t) => t.length < 1 || t.length > TAG_MAX_LENGTH);
+	if (bad !== undefined) throw invalid(field, `a tag is 1 to ${TAG_MAX_LENGTH} characters; got '${bad.slice(0, 100)}'`);
+	return [...tags];
+}
+
+function checkText(field: string, value: string | undefined, test: (v: string) => boolean, rule: string) {
+	if (value !== undefined && (typeof value !== 'string' || !test(value)))
+		throw invalid(field, `${field} ${rule}; got ${JSON.stringify(String(value).slice(0, 80))}`);
+	return value;
+}
+
+export const kindName = (kind: string | JobKind): string => (isJobKind(kind) ? kind.name : kind);
+
+export function checkKind(kind: string | JobKind): string {
+	const name = kindName(kind);
+	if (typeof name !== 'string' || name === '') throw invalid('kind', 'kind is required');
+	if (name.length > KIND_MAX) throw invalid('kind', `kind is at most ${KIND_MAX} characters; got ${name.length}`);
+	checkText(
+		'kind',
+		name,
+		(v) => KIND_PATTERN.test(v),
+		'may use letters, digits and _ . : / - (starting with a letter or digit)',
+	);
+	return name;
+}
+
+/** A job's params as the kind checks them (a declared kind parses; a named one takes any JSON object). */
+function paramsFor(kind: string | JobKind, params: unknown): JobParams | undefined {
+	if (isJobKind(kind)) return kind.parseParams(params ?? {});
+	if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+		throw invalid('params', 'params must be a JSON object (put large input in payload)');
+	return params as JobParams | undefined;
+}
+
+/** A payload as bytes (a string is UTF-8). */
+function payloadBytes(payload: EnqueueInput['payload']): Uint8Array | null | undefined {
+	return typeof payload === 'string' ? new TextEncoder().encode(payload) : payload;
+}
+
+/** run_at / delay: the database's clock counts a delay, so browsers with a wrong clock schedule right. */
+export function checkStart(input: { runAt?: Date; delayMs?: number }): { runAt?: Date; delayMs?: number } {
+	if (input.runAt !== undefined && input.delayMs !== undefined)
+		throw invalid('runAt', 'give runAt or delayMs, not both');
+	const delayMs = checkFinite('delayMs', input.delayMs);
+	if (delayMs !== undefined && delayMs < 0)
+		throw invalid('delayMs', `delayMs cannot be negative; got ${String(delayMs)}`);
+	return { runAt: checkDate('runAt', input.runAt), delayMs };
+}
+
+/** The SQL arguments for a start: run_at as an ISO time, delay as an interval. */
+export function startArgs(input: { runAt?: Date; delayMs?: number }): { run_at?: string; delay?: string } {
+	const { runAt, delayMs } = checkStart(input);
+	return {
+		...(runAt !== undefined ? { run_at: runAt.toISOString() } : {}),
+		...(delayMs !== undefined ? { delay: `${delayMs / 1000} seconds` } : {}),
+	};
+}
+
+/** An enqueue input with every option checked: what the three enqueue paths write. */
+export interface CheckedEnqueue {
+	params: JobParams | undefined;
+	payload: Uint8Array | null | undefined;
+	maxAttempts: number | undefined;
+	locale: string | undefined;
+	ownerId: string | undefined;
+	runAt: Date | undefined;
+	delayMs: number | undefined;
+	tags: string[] | undefined;
+	priority: number | undefined;
+	expireAfterMs: number | undefined;
+	concurrencyKey: string | undefined;
+	expectedSeconds: number | undefined;
+}
+
+function checkFields(kind: string | JobKind, input: EnqueueInput<unknown> & ChildInput<unknown>): CheckedEnqueue {
+	if (typeof input !== 'object' || input === null) throw invalid('input', 'each job is an object of options');
+	const expected = input.expectedSeconds;
+	if (expected !== undefined && !(Number.isFinite(expected) && expected > 0))
+		throw invalid('expectedSeconds', `expectedSeconds must be a positive number; got ${String(expected)}`);
+	const ttl = input.idempotencyTtlMs;
+	if (ttl !== undefined && !(Number.isFinite(ttl) && ttl >= 0))
+		throw invalid(
+			'idempotencyTtlMs',
+			`idempotencyTtlMs must be a finite number of milliseconds >= 0; got ${String(ttl)}`,
+		);
+	const { runAt, delayMs } = checkStart(input);
+	const start = { runAt, delayMs };
+	checkText(
+		'idempotencyKey',
+		input.idempotencyKey,
+		(v) => v.length >= 1 && v.length <= CONCURRENCY_KEY_MAX,
+		`is 1 to ${CONCURRENCY_KEY_MAX} characters`,
+	);
+	return {
+		params: paramsFor(kind, input.params),
+		payload: payloadBytes(input.payload),
+		maxAttempts: checkRange('maxAttempts', input.maxAttempts, 1, MAX_ATTEMPTS_MAX),
+		locale: checkText('locale', input.locale, (v) => LOCALE_PATTERN.test(v), 'must be a language tag like en or pt-BR'),
+		ownerId: checkText('ownerId', input.ownerId, (v) => UUID.test(v), 'must be a user id (a UUID)'),
+		...start,
+		tags: checkTags('tags', input.tags),
+		priority: checkRange('priority', input.priority, PRIORITY_MIN, PRIORITY_MAX),
+		expireAfterMs: checkPositive('expireAfterMs', input.expireAfterMs),
+		concurrencyKey: checkText(
+			'concurrencyKey',
+			input.concurrencyKey,
+			(v) => v.length >= 1 && v.length <= CONCURRENCY_KEY_MAX,
+			`is 1 to ${CONCURRENCY_KEY_MAX} characters`,
+		),
+		expectedSeconds: expected,
+	};
+}
+
+/**
+ * Checks one job's options, every one and every range, the same for enqueue,
+ * an item of enqueueMany (`prefix` `items[3].`) and enqueueChild. The error
+ * names the field with the prefix and keeps that field's own sentence.
+ */
+export function checkEnqueue(
+	kind: string | JobKind,
+	input: EnqueueInput<unknown> & ChildInput<unknown>,
+	prefix = '',
+): CheckedEnqueue {
+	try {
+		return checkFields(kind, input);
+	} catch (e) {
+		if (!prefix || !(e instanceof InvalidJobInputError)) throw e;
+		const field = `${prefix}${e.field ?? 'params'}`;
+		throw new InvalidJobInputError(`${prefix.slice(0, -1)}: ${e.message}`, {
+			field,
+			details: `field=${field}`,
+			hint: 'Nothing was written.',
+			cause: e,
+		});
+	}
+}

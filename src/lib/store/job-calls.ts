@@ -1,0 +1,104 @@
+/**
+ * What every part of the store shares: one adapter, one job table, and the
+ * calls that turn an SQL function's answer into job rows. Every call is its
+ * own unit of work — nothing holds a connection or a transaction between two.
+ */
+import type { JobAdapter, JobCallArgs, JobFunctionName, RawRow } from './adapter.ts';
+import { isJobId, notFound } from './input-checks.ts';
+import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
+
+/** The functions that return job rows. */
+export type RowFunction = Exclude<JobFunctionName, 'job_tick' | 'job_phase_history'>;
+
+/** Ids per job_get_many call (the function's limit is list_max(), 1,000). */
+const READS_PER_CALL = 500;
+
+type Waiting<R> = { resolve: (job: R) => void; reject: (e: unknown) => void }[];
+
+export class JobCalls<R extends Job = Job> {
+	constructor(
+		readonly adapter: JobAdapter,
+		readonly table: string,
+	) {}
+
+	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>) {
+		return this.adapter.call(fn, { ...args, job_table: this.table } as JobCallArgs<F>);
+	}
+
+	async rows<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<RawRow[]> {
+		const rows = await this.call(fn, args);
+		if (!Array.isArray(rows)) throw new UnexpectedRowError(`${fn} returned ${typeof rows}, not rows`);
+		return rows as RawRow[];
+	}
+
+	async one<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R> {
+		const [row] = await this.rows(fn, args);
+		if (!row) throw new UnexpectedRowError(`${fn} returned no row`);
+		return parseJobRow(row) as R;
+	}
+
+	async maybeOne<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R | null> {
+		const [row] = await this.rows(fn, args);
+		return row ? (parseJobRow(row) as R) : null;
+	}
+
+	async many<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R[]> {
+		return (await this.rows(fn, args)).map((r) => parseJobRow(r) as R);
+	}
+
+	/** One job (payload omitted); JobNotFoundError when unknown or not the caller's. */
+	async get(id: string): Promise<R> {
+		if (!isJobId(id)) throw notFound(id);
+		return await this.one('job_get', { id });
+	}
+
+	/** Reads asked for in the current turn of the event loop, by id: sent together at its end. */
+	private pendingReads: Map<string, Waiting<R>> | null = null;
+
+	/**
+	 * `get`, gathered: the reads of every watch started (or caught up) in the
+	 * same turn of the event loop go in one `job_get_many` call, so a screen
+	 * opening 100 watches makes one request, not 100. A lone read is a plain
+	 * `job_get`; if the batch call fails, each read is made alone, so the
+	 * errors are exactly those of `get`.
+	 */
+	getGathered(id: string): Promise<R> {
+		if (!isJobId(id)) return Promise.reject(notFound(id));
+		return new Promise<R>((resolve, reject) => {
+			let batch = this.pendingReads;
+			if (!batch) {
+				const created = (batch = this.pendingReads = new Map());
+				setTimeout(() => void this.flushReads(created), 0);
+			}
+			const waiting = batch.get(id);
+			if (waiting) waiting.push({ resolve, reject });
+			else batch.set(id, [{ resolve, reject }]);
+		});
+	}
+
+	private async flushReads(batch: Map<string, Waiting<R>>): Promise<void> {
+		if (this.pendingReads === batch) this.pendingReads = null;
+		const settle = (id: string, read: Promise<R>) =>
+			read.then(
+				(job) => batch.get(id)!.forEach((w) => w.resolve(job)),
+				(e: unknown) => batch.get(id)!.forEach((w) => w.reject(e)),
+			);
+		const ids = [...batch.keys()];
+		if (ids.length === 1) return void (await settle(ids[0]!, this.get(ids[0]!)));
+		for (let from = 0; from < ids.length; from += READS_PER_CALL) {
+			const chunk = ids.slice(from, from + READS_PER_CALL);
+			let rows: RawRow[];
+			try {
+				rows = await this.rows('job_get_many', { ids: chunk });
+			} catch {
+				await Promise.all(chunk.map((id) => settle(id, this.get(id))));
+				continue;
+			}
+			const byId = new Map(rows.map((row) => [String(row.id), row]));
+			for (const id of chunk) {
+				const row = byId.get(id);
+				await settle(id, row ? Promise.resolve().then(() => parseJobRow(row) as R) : Promise.reject(notFound(id)));
+			}
+		}
+	}
+}

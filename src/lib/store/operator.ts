@@ -1,0 +1,47 @@
+/**
+ * The operator's calls: readmit jobs whose worker went silent, limit how
+ * many of a kind run at once, and keep the recurring schedules in step.
+ */
+import { StaleAfterRequiredError } from '../errors.ts';
+import { checkInt, kindName } from './input-checks.ts';
+import type { JobCalls } from './job-calls.ts';
+import type { JobKind } from './job-kind.ts';
+import type { JobSchedule } from './job-schedule.ts';
+import type { Job } from './job.ts';
+import type { ConcurrencyLimits } from './store-options.ts';
+
+export async function reclaimStale<R extends Job>(calls: JobCalls<R>, staleAfterMs: number | undefined): Promise<R[]> {
+	if (staleAfterMs === undefined) {
+		throw new StaleAfterRequiredError(
+			'reclaimStale refuses without staleAfterMs: create the JobStore with { staleAfterMs: <milliseconds> } rather than let it guess when a worker is dead',
+			{ details: 'field=staleAfterMs' },
+		);
+	}
+	return await calls.many('job_reclaim_stale', { stale_after: `${staleAfterMs / 1000} seconds` });
+}
+
+export async function reclaimSilent<R extends Job>(calls: JobCalls<R>): Promise<R[]> {
+	return await calls.many('job_reclaim_silent', {});
+}
+
+export async function setConcurrency<R extends Job>(
+	calls: JobCalls<R>,
+	kind: string | JobKind,
+	limits: ConcurrencyLimits,
+): Promise<void> {
+	await calls.call('job_set_concurrency', {
+		kind: kindName(kind),
+		max_running: checkInt('maxRunning', limits.maxRunning),
+		max_running_per_key: checkInt('maxRunningPerKey', limits.maxRunningPerKey),
+	});
+}
+
+export async function syncSchedules<R extends Job>(
+	calls: JobCalls<R>,
+	schedules: readonly JobSchedule[],
+): Promise<number> {
+	const value = await calls.call('job_sync_schedules', {
+		schedules: schedules.map((s) => ({ name: s.name, kind: s.kind, cron: s.cron, params: s.params })),
+	});
+	return Number(value);
+}

@@ -1,0 +1,124 @@
+/**
+ * The producer's writes: enqueue one job, many, or a child, move a queued
+ * job's start, cancel. All three enqueue paths check their input with the
+ * same {@link checkEnqueue}.
+ */
+import { UnexpectedRowError, parseJobRow, type Job } from './job.ts';
+import type { RawRow } from './adapter.ts';
+import type { JobCalls } from './job-calls.ts';
+import { checkEnqueue, checkKind, invalid, isJobId, notFound, startArgs, type CheckedEnqueue } from './input-checks.ts';
+import type { JobKind } from './job-kind.ts';
+import type { CancelOptions, ChildInput, EnqueueInput, Enqueued, RescheduleOptions } from './store-options.ts';
+
+const seconds = (ms: number | undefined) => (ms === undefined ? undefined : `${ms / 1000} seconds`);
+
+/** Bytes as base64, the way job_enqueue_many takes a payload inside its JSON items. */
+function toBase64(bytes: Uint8Array): string {
+	let text = '';
+	for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+	return btoa(text);
+}
+
+function sqlArgs(c: CheckedEnqueue) {
+	return {
+		params: c.params,
+		payload: c.payload,
+		max_attempts: c.maxAttempts,
+		locale: c.locale,
+		owner_id: c.ownerId,
+		run_at: c.runAt?.toISOString(),
+		delay: seconds(c.delayMs),
+		tags: c.tags,
+		priority: c.priority,
+		expire_after: seconds(c.expireAfterMs),
+		concurrency_key: c.concurrencyKey,
+	};
+}
+
+export async function enqueue<R extends Job>(
+	calls: JobCalls<R>,
+	kind: string | JobKind,
+	input: EnqueueInput<unknown>,
+): Promise<Job | Enqueued<Job>> {
+	const name = checkKind(kind);
+	const checked = checkEnqueue(kind, input);
+	const args = { kind: name, ...sqlArgs(checked) };
+	if (input.idempotencyKey === undefined) return await calls.one('job_enqueue', args);
+	const [row] = await calls.call('job_enqueue_once', {
+		...args,
+		idempotency_key: input.idempotencyKey,
+		key_ttl: seconds(input.idempotencyTtlMs),
+	});
+	if (!row) throw new UnexpectedRowError('job_enqueue_once returned no row');
+	return { ...parseJobRow(row.job as RawRow), existing: row.existing === true };
+}
+
+export async function enqueueMany<R extends Job>(
+	calls: JobCalls<R>,
+	kind: string | JobKind,
+	items: readonly EnqueueInput<unknown>[],
+): Promise<Job[]> {
+	if (!Array.isArray(items) || items.length === 0)
+		throw invalid('items', 'items must be a non-empty array of what enqueue takes');
+	const name = checkKind(kind);
+	const rows = items.map((input, i) => {
+		const c = checkEnqueue(kind, input, `items[${i}].`);
+		if (input.idempotencyKey !== undefined)
+			throw invalid(`items[${i}].idempotencyKey`, 'enqueueMany takes no idempotencyKey: enqueue each keyed job alone');
+		const item: Record<string, unknown> = { params: c.params ?? {} };
+		if (c.payload) item.payload = toBase64(c.payload);
+		if (c.maxAttempts !== undefined) item.max_attempts = c.maxAttempts;
+		if (c.locale !== undefined) item.locale = c.locale;
+		if (c.ownerId !== undefined) item.owner_id = c.ownerId;
+		if (c.runAt !== undefined) item.run_at = c.runAt.toISOString();
+		if (c.delayMs !== undefined) item.delay_ms = c.delayMs;
+		if (c.tags !== undefined) item.tags = c.tags;
+		if (c.priority !== undefined) item.priority = c.priority;
+		if (c.expireAfterMs !== undefined) item.expire_after_ms = c.expireAfterMs;
+		if (c.concurrencyKey !== undefined) item.concurrency_key = c.concurrencyKey;
+		return item;
+	});
+	return await calls.many('job_enqueue_many', { kind: name, items: rows });
+}
+
+export async function enqueueChild<R extends Job>(
+	calls: JobCalls<R>,
+	parentId: string,
+	kind: string | JobKind,
+	input: ChildInput<unknown>,
+): Promise<Job> {
+	if (!isJobId(parentId)) throw notFound(parentId);
+	const name = checkKind(kind);
+	const c = checkEnqueue(kind, input);
+	return await calls.one('job_enqueue_child', {
+		parent_id: parentId,
+		kind: name,
+		params: c.params,
+		payload: c.payload,
+		max_attempts: c.maxAttempts,
+		locale: c.locale,
+		expected_seconds: c.expectedSeconds,
+		priority: c.priority,
+		tags: c.tags,
+		concurrency_key: c.concurrencyKey,
+		owner_id: c.ownerId,
+	});
+}
+
+export async function reschedule<R extends Job>(
+	calls: JobCalls<R>,
+	id: string,
+	options: RescheduleOptions,
+): Promise<Job> {
+	if (!isJobId(id)) throw notFound(id);
+	return await calls.one('job_reschedule', { id, ...startArgs(options) });
+}
+
+export async function cancel<R extends Job>(
+	calls: JobCalls<R>,
+	id: string,
+	options: CancelOptions,
+): Promise<Job | null> {
+	if (!isJobId(id)) return null;
+	return await calls.maybeOne('job_cancel', { id, reason: options.reason });
+}

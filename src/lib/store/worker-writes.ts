@@ -1,0 +1,171 @@
+/**
+ * The worker's writes: claim, tick, read its status, park for children, and
+ * close (succeed, fail, retry, release). Each remembers the attempt it
+ * claimed, so a run whose job was reclaimed can never close the attempt that
+ * owns it now, even when the caller names no attempt.
+ */
+import { isJobError } from '../errors.ts';
+import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
+import type { RawRow } from './adapter.ts';
+import { checkFinite, checkInt, invalid, isJobId, kindName, notFound } from './input-checks.ts';
+import type { JobCalls } from './job-calls.ts';
+import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
+import type {
+	AttemptOptions,
+	ClaimNextOptions,
+	ClaimOptions,
+	FailOptions,
+	RetryOptions,
+	SucceedOptions,
+	TickInput,
+} from './store-options.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function asStatus(fn: string, status: unknown): JobStatusValue {
+	if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status))
+		throw new UnexpectedRowError(`${fn} returned ${JSON.stringify(status)}, not a job status`);
+	return status as JobStatusValue;
+}
+
+export class WorkerWrites<R extends Job = Job> {
+	/** Attempts this store claimed, by job id; forgotten when the job is closed. */
+	private readonly claimedAttempts = new Map<string, number>();
+
+	constructor(private readonly calls: JobCalls<R>) {}
+
+	private fence<J extends R | null>(job: J): J {
+		if (job) this.claimedAttempts.set(job.id, job.attempts);
+		return job;
+	}
+
+	private attemptOf(id: string, given: number | undefined): number | undefined {
+		return checkInt('attempt', given) ?? this.claimedAttempts.get(id);
+	}
+
+	private closed<J>(id: string, result: Promise<J>): Promise<J> {
+		return result.finally(() => this.claimedAttempts.delete(id));
+	}
+
+	async claim(id: string, options: ClaimOptions): Promise<R | null> {
+		const heartbeatMs = checkInt('heartbeatMs', options.heartbeatMs);
+		if (!isJobId(id)) return null;
+		return this.fence(await this.calls.maybeOne('job_claim', { id, heartbeat_ms: heartbeatMs }));
+	}
+
+	async claimNext(options: ClaimNextOptions): Promise<R[]> {
+		const rows = await this.calls.rows('job_claim_next', {
+			kinds: options.kinds?.map(kindName),
+			limit: checkInt('limit', options.limit),
+			heartbeat_ms: checkInt('heartbeatMs', options.heartbeatMs),
+		});
+		return rows.map((r) => this.fence(parseJobRow(r) as R));
+	}
+
+	async succeed(id: string, options: SucceedOptions): Promise<R> {
+		if (!isJobId(id)) throw notFound(id);
+		const resultId = options.resultId ?? undefined;
+		// job_succeed would answer 22P02 after the round trip; name the field instead.
+		if (resultId !== undefined && !(typeof resultId === 'string' && UUID.test(resultId)))
+			throw invalid(
+				'resultId',
+				`resultId must be a UUID (the id of the row the work produced); got ${JSON.stringify(resultId)}`,
+			);
+		return await this.closed(
+			id,
+			this.calls.one('job_succeed', {
+				id,
+				result_id: resultId,
+				attempt: this.attemptOf(id, options.attempt),
+				timings: options.timings ?? undefined,
+			}),
+		);
+	}
+
+	async succeedManyRows(items: readonly (SucceedOptions & { id: string })[]): Promise<RawRow[]> {
+		const wanted = items.filter((item) => isJobId(item.id));
+		if (wanted.length === 0) return [];
+		const args = wanted.map((item) => ({
+			id: item.id,
+			attempt: this.attemptOf(item.id, item.attempt) ?? null,
+			result_id: item.resultId ?? null,
+			timings: item.timings ?? null,
+		}));
+		for (const item of wanted) this.claimedAttempts.delete(item.id);
+		return await this.calls.rows('job_succeed_many', { items: args });
+	}
+
+	async fail(id: string, error: string, options: FailOptions): Promise<R> {
+		if (!isJobId(id)) throw notFound(id);
+		return await this.closed(
+			id,
+			this.calls.one('job_fail', {
+				id,
+				error,
+				attempt: this.attemptOf(id, options.attempt),
+				error_code: options.errorCode,
+				timings: options.timings ?? undefined,
+			}),
+		);
+	}
+
+	async retry(id: string, error: string, options: RetryOptions): Promise<R> {
+		if (!isJobId(id)) throw notFound(id);
+		const delay = checkFinite('delaySeconds', options.delaySeconds);
+		return await this.closed(
+			id,
+			this.calls.one('job_retry', {
+				id,
+				error,
+				delay: delay === undefined ? undefined : `${delay} seconds`,
+				attempt: this.attemptOf(id, options.attempt),
+			}),
+		);
+	}
+
+	async release(id: string, options: AttemptOptions): Promise<R> {
+		if (!isJobId(id)) throw notFound(id);
+		return await this.closed(id, this.calls.one('job_release', { id, attempt: this.attemptOf(id, options.attempt) }));
+	}
+
+	async waitForChildren(id: string, options: AttemptOptions): Promise<'waiting' | 'running'> {
+		if (!isJobId(id)) throw notFound(id);
+		const status = await this.calls.call('job_wait_for_children', {
+			id,
+			attempt: this.attemptOf(id, options.attempt),
+		});
+		if (status !== 'waiting' && status !== 'running')
+			throw new UnexpectedRowError(`job_wait_for_children returned ${JSON.stringify(status)}`);
+		return status;
+	}
+
+	async tick(id: string, update: TickInput): Promise<JobStatusValue> {
+		if (!isJobId(id)) throw notFound(id);
+		const status = await this.calls.call('job_tick', {
+			id,
+			progress: checkFinite('progress', update.progress),
+			stage: update.stage,
+			attempt: this.attemptOf(id, update.attempt),
+			eta_seconds: checkFinite('etaSeconds', update.etaSeconds),
+		});
+		return asStatus('job_tick', status);
+	}
+
+	async readStatus(id: string, options: AttemptOptions): Promise<JobStatusValue> {
+		if (!isJobId(id)) throw notFound(id);
+		// job_get_status: a primary-key read of one column (PT409 once another attempt owns the job).
+		const status = await this.calls.call('job_get_status', { id, attempt: this.attemptOf(id, options.attempt) });
+		return asStatus('job_get_status', status);
+	}
+
+	cancellationWatch(id: string): () => Promise<boolean> {
+		return async () => {
+			try {
+				return (await this.readStatus(id, {})) !== 'running';
+			} catch (e) {
+				if (isJobError(e, 'job_not_found')) return true;
+				throw e;
+			}
+		};
+	}
+}
