@@ -530,6 +530,7 @@ export type Database = {
 					tags: string[];
 					timings: Json | null;
 					updated_at: string;
+					job_message: Record<string, unknown> | null;
 					without_payload: {
 						attempts: number;
 						available_at: string;
@@ -1232,6 +1233,10 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
+			job_message: {
+				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
+				Returns: Record<string, unknown>;
+			};
 			job_row_rules: {
 				Args: {
 					attempts: number;
@@ -1307,6 +1312,7 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };
 				Returns: {
@@ -1377,7 +1383,7 @@ export type Database = {
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
 			run_schedule: { Args: { name: string; slot?: string }; Returns: string };
 			send_job_messages: {
-				Args: { ids: string[]; to_job_topic: boolean };
+				Args: { payloads: Json[]; topics: string[] };
 				Returns: undefined;
 			};
 			sentence: { Args: { value: string }; Returns: string };
@@ -1397,6 +1403,7 @@ export type Database = {
 				Args: { key: string; locale: string; n?: number };
 				Returns: string;
 			};
+			uuid_v7: { Args: Record<PropertyKey, never>; Returns: string };
 			without_payload: {
 				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
 				Returns: {

@@ -591,8 +591,24 @@ $$;
 comment on function supabase_jobs.job_row_rules is
   'The CHECK rules of a job row (CHECK job_row_rules on supabase_jobs.job and every job table). Raises 23514 with CONSTRAINT naming the rule a row breaks; true otherwise.';
 
+create or replace function supabase_jobs.uuid_v7()
+returns uuid
+language sql
+volatile parallel safe
+set search_path = ''
+as $$
+  -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
+  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
+             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
+           1, 6), 52, 1), 53, 1), 'hex')::uuid
+$$;
+comment on function supabase_jobs.uuid_v7 is
+  'A time-ordered UUID (RFC 9562 version 7): a new job id lands at the right edge of the primary-key index, and ids sort by creation to the millisecond.';
+
 create table supabase_jobs.job (
-  id                     uuid not null default gen_random_uuid(),
+  id                     uuid not null default supabase_jobs.uuid_v7(),
   is_active              boolean not null default true,
   created_at             timestamptz not null default now(),
   updated_at             timestamptz not null default now(),
@@ -633,7 +649,7 @@ create table supabase_jobs.job (
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
 comment on column supabase_jobs.job.id is
-  'The job id the interface follows.';
+  'The job id the interface follows: a time-ordered UUID (version 7, supabase_jobs.uuid_v7).';
 comment on column supabase_jobs.job.is_active is
   'False hides the row from listings (soft delete); the only change a finished row accepts.';
 comment on column supabase_jobs.job.created_at is
@@ -1314,6 +1330,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1350,6 +1367,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1406,6 +1424,7 @@ returns void
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   found_status public.job_status;
@@ -1449,6 +1468,7 @@ returns public.job_status
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1507,6 +1527,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1530,6 +1551,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1571,6 +1593,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1605,6 +1628,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1636,6 +1660,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1665,6 +1690,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1699,6 +1725,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1730,6 +1757,7 @@ returns supabase_jobs.job
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1752,6 +1780,7 @@ returns setof supabase_jobs.job
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1780,6 +1809,7 @@ returns public.job_status
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -1861,6 +1891,7 @@ returns integer
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -2195,47 +2226,114 @@ comment on function public.stage_cancel is
 -- ============================================================================
 
 -- Realtime messages: each visible change of a job (status, progress, stage,
--- available_at) is broadcast on private topics, job:<id> and, for an owned
--- job, jobs:<owner id>; several jobs of one owner changed at once coalesce
--- into list messages (send_job_messages). A broadcast that fails is a warning,
--- never a failed write. Who may read a topic: 14_security.
+-- available_at) is one message on one private topic: jobs:<owner id> for an
+-- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
+-- job_message builds it (the one builder); send_job_messages writes a
+-- statement's messages, several on one topic as list messages of up to 100.
+-- A broadcast never fails a write: realtime_ready checks first that
+-- realtime.messages can take the row (no subtransaction per statement); when
+-- it cannot, the messages are dropped with a warning. Readers: 14_security.
 
-create or replace function supabase_jobs.send_job_messages(ids uuid[], to_job_topic boolean)
+create or replace function supabase_jobs.realtime_ready()
+returns boolean
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  until text := pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true);
+  at timestamp := pg_catalog.now()::timestamp;
+  tbl regclass;
+  ready_until timestamp;
+begin
+  if until is not null and until <> '' and at < until::timestamp then
+    return true;
+  end if;
+  tbl := pg_catalog.to_regclass('realtime.messages');
+  if tbl is null or not pg_catalog.has_table_privilege(tbl, 'insert')
+     or exists (select 1 from pg_catalog.pg_class c where c.oid = tbl and c.relrowsecurity)
+        and not exists (select 1 from pg_catalog.pg_roles r where r.rolname = current_user and (r.rolsuper or r.rolbypassrls)) then
+    return false;
+  end if;
+  if (select c.relkind from pg_catalog.pg_class c where c.oid = tbl) <> 'p' then
+    ready_until := 'infinity';
+  else
+    -- A partitioned table (Supabase: one partition a day, made ahead by Realtime): the partition holding now.
+    select pg_catalog.max(case when b.bound = 'DEFAULT' then 'infinity'::timestamp else b.range[2]::timestamp end)
+      into ready_until
+      from pg_catalog.pg_inherits i
+      join pg_catalog.pg_class c on c.oid = i.inhrelid
+     cross join lateral (select pg_catalog.pg_get_expr(c.relpartbound, c.oid) as bound) e
+     cross join lateral (select e.bound,
+                                pg_catalog.regexp_match(e.bound, '^FOR VALUES FROM \(''([^'']+)''\) TO \(''([^'']+)''\)$') as range) b
+     where i.inhparent = tbl
+       and (b.bound = 'DEFAULT' or (b.range is not null and b.range[1]::timestamp <= at and at < b.range[2]::timestamp));
+  end if;
+  if ready_until is null then
+    return false;
+  end if;
+  perform pg_catalog.set_config('supabase_jobs.realtime_ready_until', ready_until::text, false);
+  return true;
+end
+$$;
+comment on function supabase_jobs.realtime_ready is
+  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends.';
+
+create or replace function supabase_jobs.job_message(j supabase_jobs.job, out topic text, out payload jsonb)
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  topic := case when j.owner_id is not null then 'jobs:' || j.owner_id else 'job:' || coalesce(j.parent_id, j.id) end;
+  payload := pg_catalog.jsonb_build_object(
+      'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
+      'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
+      'attempts', j.attempts, 'max_attempts', j.max_attempts,
+      'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
+      'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
+      'expected_end_at', j.expected_end_at,
+      'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
+    || case when j.parent_id is null then '{}'::jsonb
+            else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end;
+end
+$$;
+comment on function supabase_jobs.job_message is
+  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child).';
+
+create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
+  if not supabase_jobs.realtime_ready() then
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(topics);
+    return;
+  end if;
+  if pg_catalog.cardinality(topics) = 1 then
+    insert into realtime.messages (payload, event, topic, private, extension)
+    values (payloads[1], 'job', topics[1], true, 'broadcast');
+    return;
+  end if;
   insert into realtime.messages (payload, event, topic, private, extension)
-  with changed as materialized (
-    select pg_catalog.jsonb_build_object(
-             'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-             'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-             'attempts', j.attempts, 'max_attempts', j.max_attempts,
-             'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-             'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
-             'expected_end_at', j.expected_end_at,
-             'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table) as message,
-           j.id, j.owner_id, j.job_table,
-           pg_catalog.count(*) over (partition by j.owner_id) as of_owner,
-           (pg_catalog.row_number() over (partition by j.owner_id order by j.id) - 1) / 100 as chunk
-      from supabase_jobs.job as j
-     where j.id = any (ids))
-  select c.message, 'job', 'job:' || c.id, true, 'broadcast' from changed c where to_job_topic
+  with m as (
+    select t.topic, t.payload, pg_catalog.count(*) over (partition by t.topic) as on_topic,
+           (pg_catalog.row_number() over (partition by t.topic order by t.payload ->> 'id') - 1) / 100 as chunk
+      from unnest(topics, payloads) as t(topic, payload))
+  select m.payload, 'job', m.topic, true, 'broadcast' from m where m.on_topic = 1
   union all
-  select c.message, 'job', 'jobs:' || c.owner_id, true, 'broadcast' from changed c
-   where c.owner_id is not null and c.of_owner = 1
-  union all
-  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(c.job_table), 'jobs', pg_catalog.jsonb_agg(c.message order by c.id)),
-         'jobs', 'jobs:' || c.owner_id, true, 'broadcast'
-    from changed c
-   where c.owner_id is not null and c.of_owner > 1
-   group by c.owner_id, c.chunk;
-exception when others then
-  raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(m.payload ->> 'job_table'),
+                                       'jobs', pg_catalog.jsonb_agg(m.payload order by m.payload ->> 'id')),
+         'jobs', m.topic, true, 'broadcast'
+    from m
+   where m.on_topic > 1
+   group by m.topic, m.chunk;
 end
 $$;
+comment on function supabase_jobs.send_job_messages is
+  'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
 
 create or replace function supabase_jobs.after_jobs_updated()
 returns trigger
@@ -2245,43 +2343,23 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  owned bigint;
-  changed uuid[];
+  topics text[];
+  payloads jsonb[];
 begin
-  begin
-    -- The rows whose screen changed, found once; a heartbeat changes none and sends nothing.
-    select pg_catalog.count(n.owner_id), pg_catalog.array_agg(n.id) into owned, changed
-      from new_rows n join old_rows o on o.id = n.id
-     where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-        or n.available_at is distinct from o.available_at;
-    if changed is null then
-      return null;
-    end if;
-    if owned > 1 then
-      perform supabase_jobs.send_job_messages(changed, true);
-      return null;
-    end if;
-    insert into realtime.messages (payload, event, topic, private, extension)
-    select m.message, 'job', t.topic, true, 'broadcast'
-      from new_rows n
-     cross join lateral (select pg_catalog.jsonb_build_object(
-               'id', n.id, 'kind', n.kind, 'status', n.status, 'progress', n.progress, 'stage', n.stage,
-               'error', n.error, 'error_code', n.error_code, 'result_id', n.result_id,
-               'attempts', n.attempts, 'max_attempts', n.max_attempts,
-               'created_at', n.created_at, 'updated_at', n.updated_at, 'started_at', n.started_at, 'finished_at', n.finished_at,
-               'heartbeat_ms', n.heartbeat_ms, 'available_at', n.available_at, 'tags', n.tags,
-               'expected_end_at', n.expected_end_at,
-               'locale', n.locale, 'owner_id', n.owner_id, 'job_table', n.job_table) as message) as m
-     cross join lateral (values ('job:' || n.id), ('jobs:' || n.owner_id)) as t(topic)
-     where n.id = any (changed) and t.topic is not null;
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
+  -- The rows whose screen changed; a heartbeat changes none and sends nothing.
+  select pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload) into topics, payloads
+    from new_rows n join old_rows o on o.id = n.id
+   cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m
+   where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
+      or n.available_at is distinct from o.available_at;
+  if topics is not null then
+    perform supabase_jobs.send_job_messages(topics, payloads);
+  end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: a Realtime message per visible change (status, progress, stage) to job:<id>, one list message per owner to jobs:<owner>. Never params or payload. Built from the transition tables in one INSERT.';
+  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job
   referencing old table as old_rows new table as new_rows
@@ -2766,21 +2844,6 @@ begin
      and old.stage is not distinct from new.stage then
     return null;
   end if;
-  begin
-    insert into realtime.messages (payload, event, topic, private, extension)
-    values (pg_catalog.jsonb_build_object(
-              'id', new.id, 'kind', new.kind, 'status', new.status, 'progress', new.progress, 'stage', new.stage,
-              'error', new.error, 'error_code', new.error_code, 'result_id', new.result_id,
-              'attempts', new.attempts, 'max_attempts', new.max_attempts,
-              'created_at', new.created_at, 'updated_at', new.updated_at, 'started_at', new.started_at, 'finished_at', new.finished_at,
-              'heartbeat_ms', new.heartbeat_ms, 'available_at', new.available_at, 'tags', new.tags,
-              'expected_end_at', new.expected_end_at,
-              'locale', new.locale, 'owner_id', new.owner_id, 'job_table', new.job_table,
-              'parent_id', new.parent_id, 'expected_seconds', new.expected_seconds),
-            'job', 'job:' || new.parent_id, true, 'broadcast');
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
 
   if ended then
     -- Siblings ending at once (and the parent's own wait) take turns here; the
@@ -3645,7 +3708,7 @@ begin
          pg_catalog.max(i.kind) as last_kind,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
-         pg_catalog.array_agg(i.id) filter (where i.owner_id is not null) as owned
+         pg_catalog.count(*) filter (where i.owner_id is not null or i.parent_id is not null)::integer as watched
     into summary
     from inserted i
    where i.status = 'queued';
@@ -3670,14 +3733,16 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
-  if summary.owned is not null then
-    perform supabase_jobs.send_job_messages(summary.owned, false);
+  if summary.watched > 0 then
+    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
+       from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
+      where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);
   end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and one list message per owner.';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and the Realtime message of each job someone can already follow (an owned job, a child).';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -3743,8 +3808,8 @@ comment on function supabase_jobs.backstop is
 -- (supabase_jobs.is_admin, in 03_job_table: JWT app_metadata.role = 'admin')
 -- read and cancel every job. Every table has RLS and explicit grants; every
 -- function's EXECUTE is revoked from PUBLIC and granted by name. Realtime
--- topics: a user reads job:<id> of their own jobs and jobs:<their id>; an
--- admin reads any.
+-- topics: a user reads jobs:<their id>, where every change of their jobs is
+-- sent; an admin reads any jobs:<owner> and job:<id>.
 
 create or replace function supabase_jobs.owns_job_topic(topic text)
 returns boolean
@@ -3759,22 +3824,15 @@ begin
   if uid is null or topic is null then
     return false;
   end if;
+  -- A user's jobs (and their children) speak on jobs:<uid> only.
   if topic = 'jobs:' || uid::text then
     return true;
   end if;
-  if supabase_jobs.is_admin() then
-    return topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-  end if;
-  if topic !~ '^job:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    return false;
-  end if;
-  -- This runs as the owner, so RLS does not check ownership for us: one
-  -- primary-key probe per job table.
-  return exists (select 1 from supabase_jobs.job j where j.id = pg_catalog.substr(topic, 5)::uuid and j.owner_id = uid);
+  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic job:<id> (they own that job, in any job table) or jobs:<uid> (their own list). Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;
@@ -3865,7 +3923,7 @@ revoke all on function
   public.job_enqueue_once, public.job_get, public.job_get_many, public.job_hold_reasons,
   public.job_list_recent, public.job_phase_history, public.job_queue_position,
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
-  public.stage_start, supabase_jobs.batch_max, supabase_jobs.can_transition,
+  public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
@@ -3897,7 +3955,8 @@ revoke all on function
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
   supabase_jobs.install_schedules, supabase_jobs.kick_token, supabase_jobs.refuse_job_insert,
-  supabase_jobs.send_job_messages, supabase_jobs.worker_endpoint
+  supabase_jobs.job_message, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
+  supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 
 -- What users call (each checks its caller: RLS, ownership, the attempt).
@@ -3928,7 +3987,7 @@ grant execute on function
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
   supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
   supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,
-  supabase_jobs.without_payload
+  supabase_jobs.uuid_v7, supabase_jobs.without_payload
   to authenticated, service_role;
 
 -- For signed-in users only: the admin overview (it checks is_admin) and the topic policy.

@@ -121,8 +121,24 @@ $$;
 comment on function supabase_jobs.job_row_rules is
   'The CHECK rules of a job row (CHECK job_row_rules on supabase_jobs.job and every job table). Raises 23514 with CONSTRAINT naming the rule a row breaks; true otherwise.';
 
+create or replace function supabase_jobs.uuid_v7()
+returns uuid
+language sql
+volatile parallel safe
+set search_path = ''
+as $$
+  -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
+  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
+             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
+           1, 6), 52, 1), 53, 1), 'hex')::uuid
+$$;
+comment on function supabase_jobs.uuid_v7 is
+  'A time-ordered UUID (RFC 9562 version 7): a new job id lands at the right edge of the primary-key index, and ids sort by creation to the millisecond.';
+
 create table supabase_jobs.job (
-  id                     uuid not null default gen_random_uuid(),
+  id                     uuid not null default supabase_jobs.uuid_v7(),
   is_active              boolean not null default true,
   created_at             timestamptz not null default now(),
   updated_at             timestamptz not null default now(),
@@ -163,7 +179,7 @@ create table supabase_jobs.job (
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
 comment on column supabase_jobs.job.id is
-  'The job id the interface follows.';
+  'The job id the interface follows: a time-ordered UUID (version 7, supabase_jobs.uuid_v7).';
 comment on column supabase_jobs.job.is_active is
   'False hides the row from listings (soft delete); the only change a finished row accepts.';
 comment on column supabase_jobs.job.created_at is

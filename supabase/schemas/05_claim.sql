@@ -13,6 +13,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -49,6 +50,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);

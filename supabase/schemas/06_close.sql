@@ -9,6 +9,7 @@ returns void
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   found_status public.job_status;
@@ -52,6 +53,7 @@ returns public.job_status
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -110,6 +112,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -133,6 +136,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -174,6 +178,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -208,6 +213,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -239,6 +245,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -268,6 +275,7 @@ returns supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -302,6 +310,7 @@ returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);

@@ -8,6 +8,7 @@ returns supabase_jobs.job
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -30,6 +31,7 @@ returns setof supabase_jobs.job
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -58,6 +60,7 @@ returns public.job_status
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
@@ -139,6 +142,7 @@ returns integer
 language plpgsql stable
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);

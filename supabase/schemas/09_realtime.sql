@@ -1,45 +1,112 @@
 -- Realtime messages: each visible change of a job (status, progress, stage,
--- available_at) is broadcast on private topics, job:<id> and, for an owned
--- job, jobs:<owner id>; several jobs of one owner changed at once coalesce
--- into list messages (send_job_messages). A broadcast that fails is a warning,
--- never a failed write. Who may read a topic: 14_security.
+-- available_at) is one message on one private topic: jobs:<owner id> for an
+-- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
+-- job_message builds it (the one builder); send_job_messages writes a
+-- statement's messages, several on one topic as list messages of up to 100.
+-- A broadcast never fails a write: realtime_ready checks first that
+-- realtime.messages can take the row (no subtransaction per statement); when
+-- it cannot, the messages are dropped with a warning. Readers: 14_security.
 
-create or replace function supabase_jobs.send_job_messages(ids uuid[], to_job_topic boolean)
+create or replace function supabase_jobs.realtime_ready()
+returns boolean
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  until text := pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true);
+  at timestamp := pg_catalog.now()::timestamp;
+  tbl regclass;
+  ready_until timestamp;
+begin
+  if until is not null and until <> '' and at < until::timestamp then
+    return true;
+  end if;
+  tbl := pg_catalog.to_regclass('realtime.messages');
+  if tbl is null or not pg_catalog.has_table_privilege(tbl, 'insert')
+     or exists (select 1 from pg_catalog.pg_class c where c.oid = tbl and c.relrowsecurity)
+        and not exists (select 1 from pg_catalog.pg_roles r where r.rolname = current_user and (r.rolsuper or r.rolbypassrls)) then
+    return false;
+  end if;
+  if (select c.relkind from pg_catalog.pg_class c where c.oid = tbl) <> 'p' then
+    ready_until := 'infinity';
+  else
+    -- A partitioned table (Supabase: one partition a day, made ahead by Realtime): the partition holding now.
+    select pg_catalog.max(case when b.bound = 'DEFAULT' then 'infinity'::timestamp else b.range[2]::timestamp end)
+      into ready_until
+      from pg_catalog.pg_inherits i
+      join pg_catalog.pg_class c on c.oid = i.inhrelid
+     cross join lateral (select pg_catalog.pg_get_expr(c.relpartbound, c.oid) as bound) e
+     cross join lateral (select e.bound,
+                                pg_catalog.regexp_match(e.bound, '^FOR VALUES FROM \(''([^'']+)''\) TO \(''([^'']+)''\)$') as range) b
+     where i.inhparent = tbl
+       and (b.bound = 'DEFAULT' or (b.range is not null and b.range[1]::timestamp <= at and at < b.range[2]::timestamp));
+  end if;
+  if ready_until is null then
+    return false;
+  end if;
+  perform pg_catalog.set_config('supabase_jobs.realtime_ready_until', ready_until::text, false);
+  return true;
+end
+$$;
+comment on function supabase_jobs.realtime_ready is
+  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends.';
+
+create or replace function supabase_jobs.job_message(j supabase_jobs.job, out topic text, out payload jsonb)
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  topic := case when j.owner_id is not null then 'jobs:' || j.owner_id else 'job:' || coalesce(j.parent_id, j.id) end;
+  payload := pg_catalog.jsonb_build_object(
+      'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
+      'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
+      'attempts', j.attempts, 'max_attempts', j.max_attempts,
+      'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
+      'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
+      'expected_end_at', j.expected_end_at,
+      'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
+    || case when j.parent_id is null then '{}'::jsonb
+            else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end;
+end
+$$;
+comment on function supabase_jobs.job_message is
+  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child).';
+
+create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
+  if not supabase_jobs.realtime_ready() then
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(topics);
+    return;
+  end if;
+  if pg_catalog.cardinality(topics) = 1 then
+    insert into realtime.messages (payload, event, topic, private, extension)
+    values (payloads[1], 'job', topics[1], true, 'broadcast');
+    return;
+  end if;
   insert into realtime.messages (payload, event, topic, private, extension)
-  with changed as materialized (
-    select pg_catalog.jsonb_build_object(
-             'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-             'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-             'attempts', j.attempts, 'max_attempts', j.max_attempts,
-             'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-             'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
-             'expected_end_at', j.expected_end_at,
-             'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table) as message,
-           j.id, j.owner_id, j.job_table,
-           pg_catalog.count(*) over (partition by j.owner_id) as of_owner,
-           (pg_catalog.row_number() over (partition by j.owner_id order by j.id) - 1) / 100 as chunk
-      from supabase_jobs.job as j
-     where j.id = any (ids))
-  select c.message, 'job', 'job:' || c.id, true, 'broadcast' from changed c where to_job_topic
+  with m as (
+    select t.topic, t.payload, pg_catalog.count(*) over (partition by t.topic) as on_topic,
+           (pg_catalog.row_number() over (partition by t.topic order by t.payload ->> 'id') - 1) / 100 as chunk
+      from unnest(topics, payloads) as t(topic, payload))
+  select m.payload, 'job', m.topic, true, 'broadcast' from m where m.on_topic = 1
   union all
-  select c.message, 'job', 'jobs:' || c.owner_id, true, 'broadcast' from changed c
-   where c.owner_id is not null and c.of_owner = 1
-  union all
-  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(c.job_table), 'jobs', pg_catalog.jsonb_agg(c.message order by c.id)),
-         'jobs', 'jobs:' || c.owner_id, true, 'broadcast'
-    from changed c
-   where c.owner_id is not null and c.of_owner > 1
-   group by c.owner_id, c.chunk;
-exception when others then
-  raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(m.payload ->> 'job_table'),
+                                       'jobs', pg_catalog.jsonb_agg(m.payload order by m.payload ->> 'id')),
+         'jobs', m.topic, true, 'broadcast'
+    from m
+   where m.on_topic > 1
+   group by m.topic, m.chunk;
 end
 $$;
+comment on function supabase_jobs.send_job_messages is
+  'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
 
 create or replace function supabase_jobs.after_jobs_updated()
 returns trigger
@@ -49,43 +116,23 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  owned bigint;
-  changed uuid[];
+  topics text[];
+  payloads jsonb[];
 begin
-  begin
-    -- The rows whose screen changed, found once; a heartbeat changes none and sends nothing.
-    select pg_catalog.count(n.owner_id), pg_catalog.array_agg(n.id) into owned, changed
-      from new_rows n join old_rows o on o.id = n.id
-     where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-        or n.available_at is distinct from o.available_at;
-    if changed is null then
-      return null;
-    end if;
-    if owned > 1 then
-      perform supabase_jobs.send_job_messages(changed, true);
-      return null;
-    end if;
-    insert into realtime.messages (payload, event, topic, private, extension)
-    select m.message, 'job', t.topic, true, 'broadcast'
-      from new_rows n
-     cross join lateral (select pg_catalog.jsonb_build_object(
-               'id', n.id, 'kind', n.kind, 'status', n.status, 'progress', n.progress, 'stage', n.stage,
-               'error', n.error, 'error_code', n.error_code, 'result_id', n.result_id,
-               'attempts', n.attempts, 'max_attempts', n.max_attempts,
-               'created_at', n.created_at, 'updated_at', n.updated_at, 'started_at', n.started_at, 'finished_at', n.finished_at,
-               'heartbeat_ms', n.heartbeat_ms, 'available_at', n.available_at, 'tags', n.tags,
-               'expected_end_at', n.expected_end_at,
-               'locale', n.locale, 'owner_id', n.owner_id, 'job_table', n.job_table) as message) as m
-     cross join lateral (values ('job:' || n.id), ('jobs:' || n.owner_id)) as t(topic)
-     where n.id = any (changed) and t.topic is not null;
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
+  -- The rows whose screen changed; a heartbeat changes none and sends nothing.
+  select pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload) into topics, payloads
+    from new_rows n join old_rows o on o.id = n.id
+   cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m
+   where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
+      or n.available_at is distinct from o.available_at;
+  if topics is not null then
+    perform supabase_jobs.send_job_messages(topics, payloads);
+  end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: a Realtime message per visible change (status, progress, stage) to job:<id>, one list message per owner to jobs:<owner>. Never params or payload. Built from the transition tables in one INSERT.';
+  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job
   referencing old table as old_rows new table as new_rows

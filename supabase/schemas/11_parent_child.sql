@@ -156,21 +156,6 @@ begin
      and old.stage is not distinct from new.stage then
     return null;
   end if;
-  begin
-    insert into realtime.messages (payload, event, topic, private, extension)
-    values (pg_catalog.jsonb_build_object(
-              'id', new.id, 'kind', new.kind, 'status', new.status, 'progress', new.progress, 'stage', new.stage,
-              'error', new.error, 'error_code', new.error_code, 'result_id', new.result_id,
-              'attempts', new.attempts, 'max_attempts', new.max_attempts,
-              'created_at', new.created_at, 'updated_at', new.updated_at, 'started_at', new.started_at, 'finished_at', new.finished_at,
-              'heartbeat_ms', new.heartbeat_ms, 'available_at', new.available_at, 'tags', new.tags,
-              'expected_end_at', new.expected_end_at,
-              'locale', new.locale, 'owner_id', new.owner_id, 'job_table', new.job_table,
-              'parent_id', new.parent_id, 'expected_seconds', new.expected_seconds),
-            'job', 'job:' || new.parent_id, true, 'broadcast');
-  exception when others then
-    raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
-  end;
 
   if ended then
     -- Siblings ending at once (and the parent's own wait) take turns here; the

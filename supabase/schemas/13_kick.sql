@@ -128,7 +128,7 @@ begin
          pg_catalog.max(i.kind) as last_kind,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
-         pg_catalog.array_agg(i.id) filter (where i.owner_id is not null) as owned
+         pg_catalog.count(*) filter (where i.owner_id is not null or i.parent_id is not null)::integer as watched
     into summary
     from inserted i
    where i.status = 'queued';
@@ -153,14 +153,16 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
-  if summary.owned is not null then
-    perform supabase_jobs.send_job_messages(summary.owned, false);
+  if summary.watched > 0 then
+    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
+       from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
+      where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);
   end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and one list message per owner.';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and the Realtime message of each job someone can already follow (an owned job, a child).';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted

@@ -4,8 +4,8 @@
 -- (supabase_jobs.is_admin, in 03_job_table: JWT app_metadata.role = 'admin')
 -- read and cancel every job. Every table has RLS and explicit grants; every
 -- function's EXECUTE is revoked from PUBLIC and granted by name. Realtime
--- topics: a user reads job:<id> of their own jobs and jobs:<their id>; an
--- admin reads any.
+-- topics: a user reads jobs:<their id>, where every change of their jobs is
+-- sent; an admin reads any jobs:<owner> and job:<id>.
 
 create or replace function supabase_jobs.owns_job_topic(topic text)
 returns boolean
@@ -20,22 +20,15 @@ begin
   if uid is null or topic is null then
     return false;
   end if;
+  -- A user's jobs (and their children) speak on jobs:<uid> only.
   if topic = 'jobs:' || uid::text then
     return true;
   end if;
-  if supabase_jobs.is_admin() then
-    return topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-  end if;
-  if topic !~ '^job:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    return false;
-  end if;
-  -- This runs as the owner, so RLS does not check ownership for us: one
-  -- primary-key probe per job table.
-  return exists (select 1 from supabase_jobs.job j where j.id = pg_catalog.substr(topic, 5)::uuid and j.owner_id = uid);
+  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic job:<id> (they own that job, in any job table) or jobs:<uid> (their own list). Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;
@@ -126,7 +119,7 @@ revoke all on function
   public.job_enqueue_once, public.job_get, public.job_get_many, public.job_hold_reasons,
   public.job_list_recent, public.job_phase_history, public.job_queue_position,
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
-  public.stage_start, supabase_jobs.batch_max, supabase_jobs.can_transition,
+  public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
@@ -158,7 +151,8 @@ revoke all on function
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
   supabase_jobs.install_schedules, supabase_jobs.kick_token, supabase_jobs.refuse_job_insert,
-  supabase_jobs.send_job_messages, supabase_jobs.worker_endpoint
+  supabase_jobs.job_message, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
+  supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 
 -- What users call (each checks its caller: RLS, ownership, the attempt).
@@ -189,7 +183,7 @@ grant execute on function
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
   supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
   supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,
-  supabase_jobs.without_payload
+  supabase_jobs.uuid_v7, supabase_jobs.without_payload
   to authenticated, service_role;
 
 -- For signed-in users only: the admin overview (it checks is_admin) and the topic policy.

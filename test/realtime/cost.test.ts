@@ -45,6 +45,34 @@ describe('what watching costs', () => {
 		expect(calls).toEqual(['job_get', 'job_get', 'job_get']);
 	});
 
+	test('exactly one Realtime message per visible change and at most one per tick, for an owned job and an ownerless one', async () => {
+		const user = await f.user();
+		const owned = await user.store.enqueue('cost-messages');
+		const ownerless = await f.worker.enqueue('cost-messages');
+		const messagesOf = async (id: string) =>
+			(
+				await f.db.sql<{ n: number }[]>`
+					select count(*)::int as n from realtime.messages
+					 where payload ->> 'id' = ${id} or payload -> 'jobs' @> ${JSON.stringify([{ id }])}::jsonb`
+			)[0]!.n;
+		const TICKS = 10;
+		for (const job of [owned, ownerless]) {
+			const inserted = await messagesOf(job.id);
+			const claimed = (await f.worker.claim(job.id))!;
+			expect(await messagesOf(job.id)).toBe(inserted + 1);
+			for (let i = 1; i <= TICKS; i++) {
+				const before = await messagesOf(job.id);
+				await f.worker.tick(job.id, { progress: i * 5, attempt: claimed.attempts });
+				await f.worker.tick(job.id, { attempt: claimed.attempts }); // a heartbeat: no message
+				expect(await messagesOf(job.id)).toBe(before + 1);
+			}
+			await f.worker.succeed(job.id, { attempt: claimed.attempts });
+			// Claim, ticks, end: one each. The insert is heard only where someone can follow it already (an owner).
+			expect(await messagesOf(job.id)).toBe(inserted + 1 + TICKS + 1);
+			expect(inserted).toBe(job === owned ? 1 : 0);
+		}
+	});
+
 	test('a watch that finds its owner topic already joined costs one read, and misses no change made as it starts', async () => {
 		const user = await f.user();
 		const [held, job] = await user.store.enqueueMany('cost-joined', [{}, {}]);

@@ -1,6 +1,6 @@
 /**
- * Migration 20261130160500_realtime_broadcast.sql in SQL: which writes
- * broadcast (and which do not), that users' writes broadcast without any
+ * The Realtime messages in SQL: which writes broadcast (and which do not),
+ * on which one topic, that users' writes broadcast without any
  * right on realtime.messages, the topic authorization function, privileges,
  * and that attach stayed cumulative.
  */
@@ -37,27 +37,25 @@ async function enqueue(caller: Caller, kind = 'extract', table = 'jobs'): Promis
 }
 
 describe('which writes broadcast', () => {
-	test('changes of status, progress or stage — not heartbeats, not unchanged ticks; an insert only to the list', async () => {
+	test("exactly one message per change of status, progress or stage, on the owner's topic only — none for heartbeats or unchanged ticks", async () => {
 		const user = await createUser(sql);
 		const id = await enqueue(user);
-		const topic = `job:${id}`;
-		// Nobody can have joined job:<id> before the id existed: the insert goes to the owner's list only.
-		expect(await messages(topic)).toBe(0);
-		expect(await messages(`jobs:${user.sub}`)).toBe(1);
+		const topic = `jobs:${user.sub}`;
+		expect(await messages(topic)).toBe(1);
 		const [claimed] = await sql<{ attempts: number }[]>`select attempts from public.job_claim(${id})`;
-		expect(await messages(topic)).toBe(1);
+		expect(await messages(topic)).toBe(2);
 		await sql`select public.job_tick(${id})`; // heartbeat only
-		expect(await messages(topic)).toBe(1);
+		expect(await messages(topic)).toBe(2);
 		await sql`select public.job_tick(${id}, 10, 'pdf')`;
-		expect(await messages(topic)).toBe(2);
-		await sql`select public.job_tick(${id}, 10, 'pdf')`; // nothing a screen shows changed
-		expect(await messages(topic)).toBe(2);
-		await sql`select public.job_tick(${id}, 10, 'table')`;
 		expect(await messages(topic)).toBe(3);
-		await sql`select public.job_succeed(${id}, attempt => ${claimed!.attempts})`;
+		await sql`select public.job_tick(${id}, 10, 'pdf')`; // nothing a screen shows changed
+		expect(await messages(topic)).toBe(3);
+		await sql`select public.job_tick(${id}, 10, 'table')`;
 		expect(await messages(topic)).toBe(4);
-		// Each went to the owner's list topic too, with the same content.
-		expect(await messages(`jobs:${user.sub}`)).toBe(5);
+		await sql`select public.job_succeed(${id}, attempt => ${claimed!.attempts})`;
+		expect(await messages(topic)).toBe(5);
+		// An owned job never speaks on its own job:<id>.
+		expect(await messages(`job:${id}`)).toBe(0);
 		const [last] = await sql<{ payload: Record<string, unknown>; private: boolean; event: string }[]>`
 			select payload, private, event from realtime.messages where topic = ${topic} order by inserted_at desc limit 1`;
 		expect(last).toMatchObject({
@@ -92,7 +90,7 @@ describe('which writes broadcast', () => {
 		).rejects.toMatchObject({ code: '42501' });
 		const id = await enqueue(user);
 		await as(sql, user, (tx) => tx`select public.job_cancel(${id})`);
-		expect(await messages(`job:${id}`)).toBe(1);
+		expect(await messages(`job:${id}`)).toBe(0);
 		expect(await messages(`jobs:${user.sub}`)).toBe(2);
 	});
 
@@ -101,8 +99,8 @@ describe('which writes broadcast', () => {
 		const [a, b] = [await enqueue(user), await enqueue(user)];
 		const before = await messages(`jobs:${user.sub}`);
 		await as(sql, user, (tx) => tx`update public.jobs set status = 'cancelled' where id in (${a}, ${b})`);
-		expect(await messages(`job:${a}`)).toBe(1);
-		expect(await messages(`job:${b}`)).toBe(1);
+		expect(await messages(`job:${a}`)).toBe(0);
+		expect(await messages(`job:${b}`)).toBe(0);
 		const list = await since(`jobs:${user.sub}`, before);
 		expect(list).toHaveLength(1);
 		expect(list[0]!.event).toBe('jobs');
@@ -125,7 +123,7 @@ describe('which writes broadcast', () => {
 		).toHaveLength(0);
 	});
 
-	test("one statement changing many jobs: a message on each job's topic; an owner with one of them gets it as a 'job' event, an owner with more gets 'jobs' lists of up to 100", async () => {
+	test("one statement changing many jobs: an ownerless job on its job topic; an owner with one of them gets it as a 'job' event, an owner with more gets 'jobs' lists of up to 100, and no job topic", async () => {
 		const [a, b] = [await createUser(sql), await createUser(sql)];
 		const enqueueFor = (owner: Caller, n: number) =>
 			as(
@@ -142,7 +140,7 @@ describe('which writes broadcast', () => {
 		// One owned row and one without an owner, in one statement.
 		await sql`update supabase_jobs.job set status = 'running' where id in (${b1!.id}, ${ownerless})`;
 		expect(await messages(`job:${ownerless}`)).toBe(1);
-		expect(await messages(`job:${b1!.id}`)).toBe(1);
+		expect(await messages(`job:${b1!.id}`)).toBe(0);
 		const toB = await since(`jobs:${b.sub}`, listB);
 		expect(toB).toHaveLength(1);
 		expect(toB[0]).toMatchObject({ event: 'job', payload: { id: b1!.id, status: 'running' } });
@@ -150,7 +148,9 @@ describe('which writes broadcast', () => {
 		// 101 rows of A and one of B, in one statement.
 		await sql`update supabase_jobs.job set status = 'running'
 			where id = any (${[...ofA.map((r) => r.id), b2!.id]}::uuid[])`;
-		for (const { id } of [...ofA, b2!]) expect(await messages(`job:${id}`)).toBe(1);
+		const onJobTopics = await sql`select 1 from realtime.messages
+			where topic = any (${[...ofA, b2!].map((r) => `job:${r.id}`)}::text[])`;
+		expect(onJobTopics).toHaveLength(0);
 		const toA = await since(`jobs:${a.sub}`, listA);
 		// One statement's messages share inserted_at: the two lists come in no set order.
 		const lists = toA.map((m) => [m.event, m.payload.job_table, m.payload.jobs?.length] as const);
@@ -165,6 +165,34 @@ describe('which writes broadcast', () => {
 	});
 });
 
+describe("children's messages", () => {
+	test("an ownerless child speaks on its parent's job topic only, an owned child on its owner's topic only: one message per change", async () => {
+		const parent = await enqueue(serviceRole, 'book');
+		await sql`select public.job_claim(${parent})`;
+		const [child] = await sql<{ id: string }[]>`select id from public.job_enqueue_child(${parent}, 'page')`;
+		const [claimed] = await sql<{ attempts: number }[]>`select attempts from public.job_claim(${child!.id})`;
+		await sql`select public.job_tick(${child!.id}, 50)`;
+		await sql`select public.job_succeed(${child!.id}, attempt => ${claimed!.attempts})`;
+		const ofChild = await sql<{ status: string; parent_id: string }[]>`
+			select payload ->> 'status' as status, payload ->> 'parent_id' as parent_id from realtime.messages
+			 where topic = ${`job:${parent}`} and payload ->> 'id' = ${child!.id} order by inserted_at, id`;
+		expect(ofChild.map((m) => m.status)).toEqual(['queued', 'running', 'running', 'done']);
+		expect(ofChild.every((m) => m.parent_id === parent)).toBe(true);
+		expect(
+			await sql`select 1 from realtime.messages where payload ->> 'id' = ${child!.id} and topic <> ${`job:${parent}`}`,
+		).toHaveLength(0);
+
+		const user = await createUser(sql);
+		const owned = await enqueue(user, 'book');
+		await sql`select public.job_claim(${owned})`;
+		const [ownedChild] = await sql<{ id: string }[]>`select id from public.job_enqueue_child(${owned}, 'page')`;
+		await sql`select public.job_cancel(${ownedChild!.id})`;
+		const topics = await sql<{ topic: string }[]>`
+			select topic from realtime.messages where payload ->> 'id' = ${ownedChild!.id}`;
+		expect(topics.map((t) => t.topic)).toEqual([`jobs:${user.sub}`, `jobs:${user.sub}`]);
+	});
+});
+
 describe('supabase_jobs.owns_job_topic', () => {
 	const owns = (caller: Caller, topic: string) =>
 		as(
@@ -173,13 +201,13 @@ describe('supabase_jobs.owns_job_topic', () => {
 			async (tx) => (await tx<{ ok: boolean }[]>`select supabase_jobs.owns_job_topic(${topic}) as ok`)[0]!.ok,
 		);
 
-	test('a user owns job:<id> of their jobs in any job table and jobs:<their uid>, nothing else', async () => {
+	test('a user owns jobs:<their uid>, nothing else: not even job:<id> of their own jobs, where nothing of theirs is sent', async () => {
 		const alice = await createUser(sql);
 		const bob = await createUser(sql);
 		const inJobs = await enqueue(alice);
 		const inExports = await enqueue(alice, 'extract', 'exports');
-		expect(await owns(alice, `job:${inJobs}`)).toBe(true);
-		expect(await owns(alice, `job:${inExports}`)).toBe(true);
+		expect(await owns(alice, `job:${inJobs}`)).toBe(false);
+		expect(await owns(alice, `job:${inExports}`)).toBe(false);
 		expect(await owns(alice, `jobs:${alice.sub}`)).toBe(true);
 		expect(await owns(bob, `job:${inJobs}`)).toBe(false);
 		expect(await owns(bob, `jobs:${alice.sub}`)).toBe(false);
@@ -206,6 +234,8 @@ describe('the realtime.messages policy reads each message by its own topic', () 
 		const id = await enqueue(alice);
 		await sql`select public.job_claim(${id})`;
 		await enqueue(bob);
+		const ownerless = await enqueue(serviceRole);
+		await sql`select public.job_claim(${ownerless})`;
 		const readAs = (caller: Caller, topic: string) =>
 			as(sql, caller, async (tx) => {
 				await tx`select set_config('realtime.topic', ${topic}, true)`;
@@ -215,8 +245,10 @@ describe('the realtime.messages policy reads each message by its own topic', () 
 		const seen = await readAs(bob, `jobs:${bob.sub}`);
 		expect(seen.length).toBeGreaterThan(0);
 		expect(new Set(seen.map((m) => m.topic))).toEqual(new Set([`jobs:${bob.sub}`]));
-		expect(await readAs(alice, `job:${id}`)).toEqual(expect.arrayContaining([{ topic: `job:${id}` }]));
-		expect((await readAs(alice, `job:${id}`)).every((m) => m.topic === `job:${id}`)).toBe(true);
+		expect(await readAs(alice, `job:${ownerless}`)).toEqual([]);
+		const mine = await readAs(alice, `jobs:${alice.sub}`);
+		expect(mine.length).toBeGreaterThan(0);
+		expect(mine.every((m) => m.topic === `jobs:${alice.sub}`)).toBe(true);
 	});
 });
 

@@ -131,6 +131,28 @@ describe('runWorkers', () => {
 		await runner.stop();
 	});
 
+	it('ready resolves once it listens and its first claim answered; a job enqueued then starts at once, with no poll', async () => {
+		const handler = defineJobHandler(counted, () => {});
+		let settled!: () => void;
+		const ran = new Promise<void>((r) => (settled = r));
+		const runner = runWorkers({
+			sql: db.sql,
+			store,
+			handlers: [handler],
+			concurrency: 2,
+			pollMs: 600_000,
+			handleSignals: false,
+			logger: new RecordingLogger(),
+			onJobSettled: () => settled(),
+		});
+		await runner.ready;
+		expect(runner.stats.claimed).toBe(0);
+		await store.enqueue(counted, { params: { n: 7 } });
+		await ran;
+		expect(runner.stats.claimed).toBe(1);
+		await runner.stop();
+	});
+
 	it('runWorkers declares its heartbeat at claim: the row carries the liveness contract the runner keeps', async () => {
 		let started!: () => void;
 		const running = new Promise<void>((r) => (started = r));

@@ -1,7 +1,7 @@
 /**
  * The Realtime half of the supabase-js transport: private Broadcast topics
- * (`job:<id>`, `jobs:<owner_id>`) fed by the database trigger of migration
- * 20261130160500_realtime_broadcast.sql.
+ * (`jobs:<owner_id>`, `job:<id>`) fed by the database's send_job_messages
+ * (supabase/schemas/09_realtime.sql).
  *
  * realtime-js hands back the SAME channel object for the same topic
  * (`client.channel(topic)` finds the existing one), and a second

@@ -315,8 +315,8 @@ export interface JobTopicSubscription {
 
 /**
  * The optional push capability of a {@link JobAdapter}: Broadcast from
- * Database on private Realtime topics (migration 20261130160500_realtime_broadcast.sql):
- * `job:<id>` for one job, `jobs:<owner_id>` for one user's jobs. JobStore
+ * Database on private Realtime topics (supabase/schemas/09_realtime.sql):
+ * `jobs:<owner_id>` for one user's jobs, `job:<id>` for an ownerless job. JobStore
  * uses it when present and polls otherwise, so product code never branches on
  * the transport.
  */

@@ -1,10 +1,10 @@
 /**
  * Follows the children of a job (parent and child jobs): the list as it is,
  * then again each time one of them changes. Over Realtime the children's
- * changes arrive on the parent's own topic `job:<parent>` (the trigger
- * after_child_changed sends each with its parent_id); the list is read again
- * on each (re)join and when a child it does not know appears. Without
- * Realtime, or while it is down, it polls.
+ * changes arrive on their one topic (children share the parent's owner:
+ * `jobs:<owner>`, or the parent's `job:<parent>` when ownerless), each with
+ * its parent_id; the list is read again on each (re)join and when a child it
+ * does not know appears. Without Realtime, or while it is down, it polls.
  */
 import { isJobError } from '../errors.ts';
 import { isOlderState } from '../internal/older-state.ts';
@@ -21,6 +21,8 @@ export interface FollowChildrenInput<R extends Job> {
 	parentId: string;
 	read(): Promise<R[]>;
 	realtime: JobRealtimeCapability | undefined;
+	/** The topic the children's changes go to, from the first list read (empty: the parent is read). */
+	topic(children: R[]): Promise<string>;
 	intervalMs: number;
 	signal?: AbortSignal;
 }
@@ -46,13 +48,8 @@ export async function* followChildren<R extends Job>(
 	const { parentId, read, realtime, intervalMs, signal } = input;
 	const inbox = new Inbox<ChildEvent>();
 	let live = false;
-	const subscription = realtime?.subscribe(`job:${parentId}`, {
-		// The parent's own changes go by on this topic too: only its children's are kept.
-		message: (row) => {
-			if (row.parent_id === parentId) inbox.push({ kind: 'message', row });
-		},
-		status: (status) => inbox.push({ kind: 'status', status }),
-	});
+	let subscription: { close(): void } | undefined;
+	let refused = false;
 	const tryRead = async (): Promise<R[] | null> => {
 		try {
 			return await read();
@@ -61,9 +58,29 @@ export async function* followChildren<R extends Job>(
 			return null; // the network: the next interval tries again
 		}
 	};
+	/** Joins the children's topic once it is known; the join's 'live' reads the list again. */
+	const follow = async (children: R[]): Promise<void> => {
+		if (!realtime || subscription || refused || signal?.aborted) return;
+		let topic: string;
+		try {
+			topic = await input.topic(children);
+		} catch (e) {
+			if (isJobError(e)) throw e;
+			return; // the network: tried again after the next read
+		}
+		subscription = realtime.subscribe(topic, {
+			// Other jobs' changes go by on this topic too: only this parent's children are kept.
+			message: (row) => {
+				if (row.parent_id === parentId) inbox.push({ kind: 'message', row });
+			},
+			status: (status) => inbox.push({ kind: 'status', status }),
+		});
+	};
 	try {
 		if (signal?.aborted) return;
-		let current = (await tryRead()) ?? [];
+		const first = await tryRead();
+		let current = first ?? [];
+		if (first) await follow(first);
 		yield current;
 		for (;;) {
 			const event = await inbox.next(live ? MAX_TIMER_MS : intervalMs, signal);
@@ -72,9 +89,13 @@ export async function* followChildren<R extends Job>(
 			if (event === 'elapsed' || event.kind === 'status') {
 				if (event !== 'elapsed') {
 					live = event.status === 'live';
-					if (event.status === 'refused') subscription?.close();
+					if (event.status === 'refused') {
+						refused = true;
+						subscription?.close();
+					}
 				}
 				next = await tryRead();
+				if (next) await follow(next);
 			} else {
 				const message = parseJobBroadcast(event.row);
 				const at = message ? current.findIndex((c) => c.id === message.job.id) : -1;

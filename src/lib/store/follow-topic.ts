@@ -66,6 +66,22 @@ export class Inbox<T> {
 }
 
 /**
+ * The one Realtime topic a job's changes are sent to (the SQL function
+ * send_job_messages decides the same): the owner's `jobs:<owner>`, else for a
+ * child its parent's `job:<parent>`, else the job's own `job:<id>`.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * jobTopic({ id, ownerId: null, parentId: null }); // `job:${id}`
+ * ```
+ */
+export function jobTopic(job: Pick<Job, 'id' | 'ownerId' | 'parentId'>): string {
+	if (job.ownerId !== null) return `jobs:${job.ownerId}`;
+	return `job:${job.parentId ?? job.id}`;
+}
+
+/**
  * What {@link followTopic} needs from JobStore.watch.
  *
  * @internal
@@ -92,9 +108,9 @@ export interface FollowInput<R extends Job> {
 	read(): Promise<R>;
 	realtime: JobRealtimeCapability;
 	/**
-	 * The topic to follow: the owner's `jobs:<owner>` when the caller is the
-	 * owner (one channel however many jobs they watch: Realtime allows 100
-	 * channels per connection), else the job's own `job:<id>`.
+	 * The topic to follow: where the job's changes are sent ({@link jobTopic}).
+	 * A user's jobs all speak on `jobs:<uid>`, so one channel serves however
+	 * many jobs they watch (Realtime allows 100 channels per connection).
 	 * @default `job:${id}`
 	 */
 	topic?: string;

@@ -1,7 +1,7 @@
 /**
- * The part of a job row that Realtime carries: what the broadcast trigger
- * (migration 20261130160500_realtime_broadcast.sql) sends on `job:<id>` and
- * `jobs:<owner_id>`. Never params or payload.
+ * The part of a job row that Realtime carries: what send_job_messages
+ * (supabase/schemas/09_realtime.sql) sends on `jobs:<owner_id>` or
+ * `job:<id>`. Never params or payload.
  */
 import { z } from 'zod';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';

@@ -8,7 +8,7 @@ import { Liveness } from '../internal/liveness.ts';
 import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus } from '../state.ts';
 import { followChildren } from './follow-children.ts';
-import { followTopic } from './follow-topic.ts';
+import { followTopic, jobTopic } from './follow-topic.ts';
 import { checkTags, isJobId, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
@@ -128,11 +128,11 @@ export async function* watchJob<R extends Job>(
 	if (isTerminalStatus(last.status)) return;
 
 	if (realtime) {
-		// Someone else's job (an admin, a service): the job's own topic.
+		// Someone else's job (an admin, a service): the one topic its changes go to.
 		yield* followTopic<R>({
 			id,
 			table: calls.table,
-			topic: `job:${id}`,
+			topic: jobTopic(last),
 			first: last,
 			read,
 			realtime,
@@ -174,6 +174,11 @@ export async function* watchChildren<R extends Job>(
 	yield* followChildren<R>({
 		parentId,
 		read: () => children(calls, parentId),
+		// Children share their parent's owner: jobs:<owner>, or the parent's job:<id> when ownerless.
+		topic: async (kids) => {
+			const owner = (kids[0] ?? (await calls.get(parentId))).ownerId;
+			return owner === null ? `job:${parentId}` : `jobs:${owner}`;
+		},
 		realtime: options.transport === 'poll' ? undefined : calls.adapter.realtime,
 		intervalMs,
 		signal: options.signal,

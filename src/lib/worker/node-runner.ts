@@ -79,6 +79,12 @@ export interface WorkerRunner {
 	stop(options?: StopOptions): Promise<void>;
 	/** Resolves once the runner has stopped and nothing is running. */
 	readonly done: Promise<void>;
+	/**
+	 * Resolves once the runner is connected: its LISTEN is in place (or it fell
+	 * back to polling) and its first claim has answered. A job enqueued after
+	 * this wakes it at once.
+	 */
+	readonly ready: Promise<void>;
 	/** Jobs running right now. */
 	readonly running: number;
 	/** Jobs claimed and how their runs ended, since start. */
@@ -216,6 +222,8 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		runs.add(run);
 	};
 
+	let firstClaim!: () => void;
+	const claimedOnce = new Promise<void>((resolve) => (firstClaim = resolve));
 	const loop = (async () => {
 		while (!stopping) {
 			const free = concurrency - busy;
@@ -223,7 +231,9 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 				let jobs: Job[];
 				try {
 					jobs = await store.claimNext({ kinds, limit: free, heartbeatMs: runner.heartbeatMs });
+					firstClaim();
 				} catch (e) {
+					firstClaim(); // answered, with an error: it polls from here
 					logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
 					await waitForWake(pollMs);
 					continue;
@@ -296,6 +306,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	return {
 		stop: stopNow,
 		done,
+		ready: Promise.all([listening, Promise.race([claimedOnce, done])]).then(() => undefined),
 		get running() {
 			return runner.running.size;
 		},
