@@ -449,7 +449,7 @@ async function main(): Promise<void> {
 					const l = latency.get(s.name)!;
 					return [
 						s.name,
-						s.name === 'pg-boss' ? 'polling 0.5 s' : 'LISTEN/NOTIFY',
+						s.name.startsWith('pg-boss') ? 'polling 0.5 s' : 'LISTEN/NOTIFY',
 						String(l.samples),
 						fmt(l.p50, 2),
 						fmt(l.p95, 2),
