@@ -90,7 +90,7 @@ export {};
  * handlers.ts): a line at a time, each taking a while like real work does
  * (a model call, a page rendered), with a real counter.
  */
-const USER_HANDLERS = `import { defineJobHandler, type JobHandler } from 'supabase-jobs/worker';
+const USER_HANDLERS = `import { defineJobHandler, delay, type JobHandler } from 'supabase-jobs/worker';
 import { wordCount } from './kinds.ts';
 
 export const handlers: JobHandler[] = [
@@ -100,8 +100,7 @@ export const handlers: JobHandler[] = [
 			const lines = params.text.split('\\n');
 			await tracker.run('count', async (signal) => {
 				for (let i = 0; i < lines.length; i++) {
-					await new Promise((done) => setTimeout(done, 250));
-					signal.throwIfAborted();
+					await delay(250, signal); // the user's work on line i (a model call, a page rendered)
 					await tracker.report('count', { done: (i + 1) / lines.length });
 				}
 			});
