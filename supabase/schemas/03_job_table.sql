@@ -209,7 +209,7 @@ comment on column supabase_jobs.job.started_at is
 comment on column supabase_jobs.job.finished_at is
   'When it reached done, failed or cancelled.';
 comment on column supabase_jobs.job.progress is
-  'Percent done (0-100), from measured phase timings or real counters; never decreases within an attempt.';
+  'Percent done (0-100), from measured phase timings or real counters; never decreases within an attempt. A job queued again for a retry keeps how far its last attempt got until the next claim starts from 0.';
 comment on column supabase_jobs.job.stage is
   'The phase running now, as the progress bar labels it.';
 comment on column supabase_jobs.job.heartbeat_at is
@@ -344,7 +344,10 @@ begin
       when 'queued' then
         new.started_at := null;
         new.heartbeat_at := null;
-        new.progress := case when old.status = 'waiting' then old.progress else 0 end;
+        -- Back in the queue (a retry, a reclaim, a release, a resumed parent) the row
+        -- keeps how far the last attempt got, for the screen to show while it waits;
+        -- the next claim starts the new attempt from 0.
+        new.progress := old.progress;
         new.stage := null;
       when 'done' then
         new.finished_at := now();

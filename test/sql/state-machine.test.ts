@@ -119,6 +119,19 @@ describe('the state machine, written once in SQL', () => {
 		expect(checks.map((c) => c.conname)).toContain('job_row_rules');
 	});
 
+	it('a job queued again for a retry keeps how far its last attempt got; the next claim starts from 0', async () => {
+		const id = await jobIn('running');
+		await db.sql`update jobs set progress = 40 where id = ${id}`;
+		await db.sql`update jobs set status = 'queued' where id = ${id}`;
+		expect((await db.sql`select status::text, attempts, progress from jobs where id = ${id}`)[0]).toEqual({
+			status: 'queued',
+			attempts: 1,
+			progress: 40,
+		});
+		await db.sql`update jobs set status = 'running', attempts = 2 where id = ${id}`;
+		expect((await db.sql`select progress from jobs where id = ${id}`)[0]).toEqual({ progress: 0 });
+	});
+
 	it('a queued row takes no progress or result from a worker that did not claim it', async () => {
 		const id = await jobIn('queued');
 		expect(await code(db.sql`update jobs set progress = 50 where id = ${id}`)).toBe('SJ001');

@@ -77,7 +77,7 @@ describe('a retry waiting', () => {
 		app = mount(JobProgress, { target: host(), props });
 		flushSync();
 		expect(fill().style.width).toBe('20%');
-		// Reclaimed: the row is queued again, back at 0.
+		// Reclaimed: the row is queued again (an older row said 0; the bar keeps what it saw).
 		props.job = snap({ status: 'queued', progress: 0, attempts: 1, maxAttempts: 3 });
 		flushSync();
 		expect(fill().style.width, 'not dropped to 0').toBe('20%');
@@ -92,7 +92,18 @@ describe('a retry waiting', () => {
 		expect(root().classList.contains('sj-progress--held')).toBe(false);
 	});
 
-	it('a bar that never saw the attempt run has nothing to keep: 0, not a made-up number', () => {
+	it('a page opened while the retry waits shows the 35% the row kept from the last attempt, greyed', () => {
+		app = mount(JobProgress, {
+			target: host(),
+			props: { job: snap({ status: 'queued', progress: 35, attempts: 1, maxAttempts: 3 }), locale: 'en' },
+		});
+		flushSync();
+		expect(fill().style.width).toBe('35%');
+		expect(root().classList.contains('sj-progress--held')).toBe(true);
+		expect(bar().getAttribute('aria-valuetext')).toBe('Retrying (attempt 2 of 3)');
+	});
+
+	it('a retry whose last attempt got nowhere has nothing to keep: 0, not a made-up number', () => {
 		app = mount(JobProgress, {
 			target: host(),
 			props: { job: snap({ status: 'queued', progress: 0, attempts: 1, maxAttempts: 3 }), locale: 'en' },

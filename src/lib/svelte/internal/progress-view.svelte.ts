@@ -31,9 +31,9 @@ export interface JobProgressView {
  * The component-side guard of the same rule `mergeSnapshot` applies: whatever
  * the props say, the bar does not move backwards within one attempt. WatchedJob
  * and JobList already hold to it; this keeps a bar fed raw rows honest too.
- * It also remembers how far the last attempt got: while its retry waits
- * (queued again, the row back at 0), `held` is that value, so the bar can keep
- * it, greyed, instead of dropping to nothing.
+ * It also keeps how far the last attempt got: while its retry waits (queued
+ * again; the row keeps that value, and this bar may have seen more), `held`
+ * is that value, so the bar can keep it, greyed, instead of dropping to nothing.
  */
 export class MonotonicProgress {
 	readonly #view: () => JobProgressView;
@@ -62,11 +62,10 @@ export class MonotonicProgress {
 		this.#shown = { attempts, status, value };
 		if (status === 'running') this.#lastRun = { attempts, value };
 		// A retry waits with the attempt count of the attempt that ended (the next claim adds one).
+		// The row keeps it too (a page opened while the retry waits), and this bar may have seen more.
 		const last = this.#lastRun;
-		const held =
-			status === 'queued' && attempts > 0 && last && last.attempts === attempts && last.value > value
-				? last.value
-				: null;
+		const reached = Math.max(value, last && last.attempts === attempts ? last.value : 0);
+		const held = status === 'queued' && attempts > 0 && reached > 0 ? reached : null;
 		return { value, held };
 	});
 
@@ -75,7 +74,7 @@ export class MonotonicProgress {
 		return this.#state.value;
 	}
 
-	/** While a retry waits: how far the attempt that ended got (null otherwise, or when this bar never saw it run). */
+	/** While a retry waits: how far the attempt that ended got (null otherwise). */
 	get held(): number | null {
 		return this.#state.held;
 	}
