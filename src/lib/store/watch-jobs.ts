@@ -99,23 +99,27 @@ export async function* watchJob<R extends Job>(
 	// watches), joined before the first read: once that topic is live, a new
 	// watch costs one read and no join.
 	const uid = realtime ? await realtime.userId().catch(() => null) : null;
+	// What both topic follows share: the reads, the change rule, liveness and the deadline.
+	const follow = {
+		id,
+		table: calls.table,
+		read,
+		changed,
+		liveness,
+		intervalMs,
+		deadline,
+		timeout,
+		signal,
+		onRealtime: options.onRealtime,
+	};
 	let last: R;
 	if (realtime && uid !== null) {
 		const notOwned = yield* followTopic<R>({
-			id,
-			table: calls.table,
+			...follow,
+			realtime,
 			topic: `jobs:${uid}`,
 			readFirst,
 			accept: (first) => first.ownerId === uid,
-			read,
-			realtime,
-			changed,
-			liveness,
-			intervalMs,
-			deadline,
-			timeout,
-			signal,
-			onRealtime: options.onRealtime,
 		});
 		if (notOwned === undefined) return;
 		last = notOwned;
@@ -129,21 +133,7 @@ export async function* watchJob<R extends Job>(
 
 	if (realtime) {
 		// Someone else's job (an admin, a service): the one topic its changes go to.
-		yield* followTopic<R>({
-			id,
-			table: calls.table,
-			topic: jobTopic(last),
-			first: last,
-			read,
-			realtime,
-			changed,
-			liveness,
-			intervalMs,
-			deadline,
-			timeout,
-			signal,
-			onRealtime: options.onRealtime,
-		});
+		yield* followTopic<R>({ ...follow, realtime, topic: jobTopic(last), first: last });
 		return;
 	}
 	let current = last;
