@@ -318,6 +318,16 @@ export type Database = {
 					isSetofReturn: true;
 				};
 			};
+			job_log: {
+				Args: {
+					attempt?: number;
+					dropped?: number;
+					id: string;
+					job_table?: string;
+					lines: Json;
+				};
+				Returns: number;
+			};
 			job_phase_history: {
 				Args: { job_table?: string; kind: string; limit?: number };
 				Returns: {
@@ -439,6 +449,19 @@ export type Database = {
 					stage?: string;
 				};
 				Returns: Database['public']['Enums']['job_status'];
+			};
+			job_timeline: {
+				Args: { id: string; job_table?: string };
+				Returns: {
+					actor: string;
+					at: string;
+					attempt: number;
+					event: string;
+					fields: Json;
+					message: string;
+					source: string;
+					user_facing: boolean;
+				}[];
 			};
 			job_wait_for_children: {
 				Args: { attempt?: number; id: string; job_table?: string };
@@ -642,6 +665,48 @@ export type Database = {
 				};
 				Relationships: [];
 			};
+			job_events: {
+				Row: {
+					actor: string | null;
+					at: string;
+					attempt: number;
+					error: string | null;
+					error_code: string | null;
+					event: string;
+					job_id: string;
+					job_table: string;
+					progress: number | null;
+					seq: number;
+					started_at: string | null;
+				};
+				Insert: {
+					actor?: string | null;
+					at?: string;
+					attempt: number;
+					error?: string | null;
+					error_code?: string | null;
+					event: string;
+					job_id: string;
+					job_table: string;
+					progress?: number | null;
+					seq?: never;
+					started_at?: string | null;
+				};
+				Update: {
+					actor?: string | null;
+					at?: string;
+					attempt?: number;
+					error?: string | null;
+					error_code?: string | null;
+					event?: string;
+					job_id?: string;
+					job_table?: string;
+					progress?: number | null;
+					seq?: never;
+					started_at?: string | null;
+				};
+				Relationships: [];
+			};
 			job_kinds: {
 				Row: {
 					created_at: string;
@@ -660,6 +725,42 @@ export type Database = {
 					job_table?: string;
 					kind?: string;
 					max_active_per_owner?: number | null;
+				};
+				Relationships: [];
+			};
+			job_logs: {
+				Row: {
+					at: string;
+					attempt: number;
+					fields: Json | null;
+					job_id: string;
+					job_table: string;
+					level: string;
+					message: string;
+					seq: number;
+					user_facing: boolean;
+				};
+				Insert: {
+					at: string;
+					attempt: number;
+					fields?: Json | null;
+					job_id: string;
+					job_table: string;
+					level: string;
+					message: string;
+					seq: number;
+					user_facing?: boolean;
+				};
+				Update: {
+					at?: string;
+					attempt?: number;
+					fields?: Json | null;
+					job_id?: string;
+					job_table?: string;
+					level?: string;
+					message?: string;
+					seq?: number;
+					user_facing?: boolean;
 				};
 				Relationships: [];
 			};
@@ -1293,6 +1394,12 @@ export type Database = {
 			list_max: { Args: Record<PropertyKey, never>; Returns: number };
 			locale_is_valid: { Args: { locale: string }; Returns: boolean };
 			locale_pattern: { Args: Record<PropertyKey, never>; Returns: string };
+			log_fields_max_bytes: {
+				Args: Record<PropertyKey, never>;
+				Returns: number;
+			};
+			log_lines_max: { Args: Record<PropertyKey, never>; Returns: number };
+			log_message_max: { Args: Record<PropertyKey, never>; Returns: number };
 			max_attempts_default: {
 				Args: Record<PropertyKey, never>;
 				Returns: number;

@@ -33,3 +33,9 @@ export const CONCURRENCY_KEY_MAX = 200;
 /** A priority is a smallint: supabase_jobs.priority_min()/priority_max(). */
 export const PRIORITY_MIN = -32768;
 export const PRIORITY_MAX = 32767;
+/** Mirrors supabase_jobs.log_lines_max(): log lines kept per job. */
+export const LOG_LINES_MAX = 500;
+/** Mirrors supabase_jobs.log_message_max(). */
+export const LOG_MESSAGE_MAX = 2000;
+/** Mirrors supabase_jobs.log_fields_max_bytes(). */
+export const LOG_FIELDS_MAX_BYTES = 4096;

@@ -59,3 +59,12 @@ export { default as JobStrip } from '../components/JobStrip.svelte';
  * <JobStatusBadge status={job.status} />
  */
 export { default as JobStatusBadge } from '../components/JobStatusBadge.svelte';
+
+/**
+ * A job's timeline (transitions and its worker's log lines), from `store.timeline(id)`.
+ *
+ * @example
+ * <JobTimeline entries={await store.timeline(jobId)} />
+ */
+export { default as JobTimeline } from '../components/JobTimeline.svelte';
+export type { JobTimelineEntry } from '../store/job-timeline.ts';
