@@ -78,7 +78,9 @@ function cpuSeconds(pid: number): number {
 async function perJob(sql: postgres.Sql, n: number, cpu?: { backend: number; spent: number[] }): Promise<number> {
 	const store = new JobStore(postgresAdapter(sql));
 	const ids = (
-		await sql<{ id: string }[]>`insert into jobs (kind) select 'bench.timeline' from generate_series(1, ${n}) returning id`
+		await sql<
+			{ id: string }[]
+		>`insert into jobs (kind) select 'bench.timeline' from generate_series(1, ${n}) returning id`
 	).map((r) => r.id);
 	const cpuBefore = cpu ? cpuSeconds(cpu.backend) : 0;
 	const started = performance.now();
