@@ -170,7 +170,7 @@ for (const transport of transports) {
 describe('who reads the lines over REST (supabase-js through the stand-in)', () => {
 	let jobId: string;
 	let owner: { id: string; store: JobStore };
-	const admins: ReturnType<typeof createClient>[] = [];
+	const admins: { removeAllChannels(): Promise<unknown> }[] = [];
 	beforeAll(async () => {
 		owner = await f.user();
 		const job = await owner.store.enqueue(logged, { params: { mode: 'story' } });
