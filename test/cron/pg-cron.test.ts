@@ -60,19 +60,20 @@ if (missing) {
 			const extversion = ext!.extversion as string;
 			expect(extversion).toMatch(/^1\.[0-4]([.-]|$)/);
 			notices.length = 0;
-			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(4);
 			expect(notices).toContainEqual(
 				expect.stringMatching(
-					new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer runs every minute`),
+					new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer and the due wake-ups run every minute`),
 				),
 			);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
 				['supabase-jobs-backstop', '* * * * *', true],
 				['supabase-jobs-cleanup', '17 * * * *', true],
+				['supabase-jobs-due', '* * * * *', true],
 				['supabase-jobs-reclaim', '* * * * *', true],
 			]);
-			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(4);
 			const second = await sql`select jobid, jobname from cron.job order by jobname`;
 			expect(second.map((j) => [j.jobid, j.jobname])).toEqual(first.map((j) => [j.jobid, j.jobname]));
 		});
