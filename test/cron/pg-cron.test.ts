@@ -63,7 +63,9 @@ if (missing) {
 			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(4);
 			expect(notices).toContainEqual(
 				expect.stringMatching(
-					new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer and the due wake-ups run every minute`),
+					new RegExp(
+						`pg_cron ${extversion} schedules in minutes only .* the reclaimer and the due wake-ups run every minute`,
+					),
 				),
 			);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;

@@ -47,9 +47,24 @@ export const REFUSED: readonly (readonly [string, string])[] = [
 	['0 17-9 * * *', "the hour range '17-9' runs backwards"],
 	['0 0 * * ?', "the day of week field '?' is not a number, a name, a range a-b, * or a step */n or a-b/n"],
 	['0 0 L * *', "the day of month takes no names; got 'l'"],
-	['every night', "a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. '0 2 * * *'; got 'every night'"],
-	['0 0 * * * *', "a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. '0 2 * * *'; got '0 0 * * * *'"],
-	['', "a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. '0 2 * * *'; got ''"],
-	['@reboot', "'@reboot' is not a schedule pg_cron runs: use @yearly, @monthly, @weekly, @daily, @hourly or five fields"],
-	['5 seconds', "a recurring job runs at most once a minute (one job per minute slot): write five fields, not '5 seconds'"],
+	[
+		'every night',
+		"a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. '0 2 * * *'; got 'every night'",
+	],
+	[
+		'0 0 * * * *',
+		"a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. '0 2 * * *'; got '0 0 * * * *'",
+	],
+	[
+		'',
+		"a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. '0 2 * * *'; got ''",
+	],
+	[
+		'@reboot',
+		"'@reboot' is not a schedule pg_cron runs: use @yearly, @monthly, @weekly, @daily, @hourly or five fields",
+	],
+	[
+		'5 seconds',
+		"a recurring job runs at most once a minute (one job per minute slot): write five fields, not '5 seconds'",
+	],
 ];

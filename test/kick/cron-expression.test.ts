@@ -63,7 +63,7 @@ describe('the stand-in cron matches the expressions supabase-jobs schedules', ()
 		expect(parseCron('0 12 $ * *').nextRun(at('2026-02-10T00:00:00Z'))).toEqual(at('2026-02-28T12:00:00Z'));
 	});
 
-	it('matching is croner\'s: the stand-in and croner agree on every minute of a week', () => {
+	it("matching is croner's: the stand-in and croner agree on every minute of a week", () => {
 		for (const expr of ['*/7 9-17 * * mon-fri', '0,30 */3 1-7 * 0', '15 4 * * *']) {
 			const ours = parseCron(expr);
 			const theirs = new Cron(expr, { paused: true, timezone: 'UTC', mode: '5-part' });

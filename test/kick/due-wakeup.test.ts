@@ -69,7 +69,8 @@ describe('a job queued for later starts within seconds of its time', () => {
 		const queued = await store.enqueue(kind);
 		const [first] = await store.claimNext({ kinds: [kind] });
 		expect(first!.id).toBe(queued.id);
-		const requeued = await db.sql`select available_at from job_retry(${first!.id}::uuid, 'flaky', delay => '2 seconds')`;
+		const requeued =
+			await db.sql`select available_at from job_retry(${first!.id}::uuid, 'flaky', delay => '2 seconds')`;
 		expect(requeued).toHaveLength(1);
 		const started = await startOnDueWakeup(kind);
 		expect(started).toMatchObject({ id: queued.id, attempts: 2 });

@@ -96,7 +96,8 @@ describe('recurring jobs declared in code', () => {
 		['every night', /five fields/],
 	])('syncSchedules refuses %j before any SQL, naming the schedule; nothing changes', async (cron, sentence) => {
 		const before = await entries();
-		const rows = async () => (await db.sql`select name, cron from supabase_jobs.schedules order by name`).map((r) => ({ ...r }));
+		const rows = async () =>
+			(await db.sql`select name, cron from supabase_jobs.schedules order by name`).map((r) => ({ ...r }));
 		const stored = await rows();
 		const e = await store
 			.syncSchedules([
@@ -146,7 +147,11 @@ describe('recurring jobs declared in code', () => {
 			{ name: 'same', kind: 'sweep', cron: '* * * * *' },
 			{ name: 'same', kind: 'sweep', cron: '0 * * * *' },
 		])})`.catch((x: unknown) => x);
-		expect(sqlTwice).toMatchObject({ code: '22023', message: "two schedules are named 'same'", detail: 'field=schedules' });
+		expect(sqlTwice).toMatchObject({
+			code: '22023',
+			message: "two schedules are named 'same'",
+			detail: 'field=schedules',
+		});
 		const badKind = await db.sql`select job_sync_schedules(${db.sql.json([
 			{ name: 'nightly-report', kind: '', cron: '* * * * *' },
 		])})`.catch((x: unknown) => x);

@@ -4,7 +4,8 @@
  * stand-in cron; test/cron/pg-cron.test.ts runs them under real pg_cron).
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { as, createUser, serviceRole, useTestDatabase, type Caller, type Sql, type TestDatabase } from '../helpers/db.ts';
+import type postgres from 'postgres';
+import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
 import { enqueueFor, runningJob, waitingJob } from './job-fixtures.ts';
 import { clearRequestQueue, queuedRequests, removeWorkerSecrets, setWorkerSecrets } from './worker-secrets.ts';
 import { createJobTable } from '../store/harness.ts';
@@ -162,14 +163,21 @@ describe('the reclaim entry point apps call does what the reclaim schedule does'
 			serviceRole,
 			(tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid, expire_after => '1 hour')`,
 		);
-		return { declared, bare, live, spent: spent!.id as string, expired: expired!.id as string, fresh: fresh!.id as string };
+		return {
+			declared,
+			bare,
+			live,
+			spent: spent!.id as string,
+			expired: expired!.id as string,
+			fresh: fresh!.id as string,
+		};
 	}
 
 	const states = async () =>
 		(await db.sql`select id, status, error_code, attempts from public.jobs order by id`).map((r) => ({ ...r }));
 
 	/** What a pass does to the scenario, rolled back so the next pass starts from the same rows. */
-	async function afterPass(pass: (tx: Sql) => Promise<unknown>) {
+	async function afterPass(pass: (tx: postgres.TransactionSql) => Promise<unknown>) {
 		let after: Awaited<ReturnType<typeof states>> = [];
 		await db.sql
 			.begin(async (tx) => {
@@ -191,9 +199,10 @@ describe('the reclaim entry point apps call does what the reclaim schedule does'
 				const before = await states();
 				const [{ command }] = await db.sql`select command from cron.job where jobname = 'supabase-jobs-reclaim'`;
 				const bySchedule = await afterPass((tx) => tx.unsafe(command as string));
-				const byApp = await afterPass(
-					(tx) => tx`select set_config('role', 'service_role', true), set_config('request.jwt.claims', '{"role":"service_role"}', true)`
-						.then(() => tx`select * from job_reclaim_silent()`),
+				const byApp = await afterPass((tx) =>
+					tx`select set_config('role', 'service_role', true), set_config('request.jwt.claims', '{"role":"service_role"}', true)`.then(
+						() => tx`select * from job_reclaim_silent()`,
+					),
 				);
 				expect(byApp).toEqual(bySchedule);
 				expect(byApp).not.toEqual(before);
@@ -234,7 +243,8 @@ describe('supabase_jobs.kick_due: a job queued for later wakes the worker at its
 				tx`select id from job_enqueue('later', owner_id => ${user.sub}::uuid, run_at => now() + interval '1 hour')`,
 		);
 		await clearRequestQueue(db.sql);
-		const [owed] = await db.sql`select due_at > now() as later, job_table, kind from supabase_jobs.due_wakeups where kind = 'later'`;
+		const [owed] =
+			await db.sql`select due_at > now() as later, job_table, kind from supabase_jobs.due_wakeups where kind = 'later'`;
 		expect({ ...owed }).toEqual({ later: true, job_table: 'jobs', kind: 'later' });
 		expect((await db.sql`select supabase_jobs.kick_due() as sent`)[0]!.sent).toBe(0);
 		await db.sql`update supabase_jobs.due_wakeups set due_at = now() - interval '1 second' where kind = 'later'`;
@@ -325,7 +335,11 @@ describe('supabase_jobs.install_schedules', () => {
 				const [{ n }] = await tx`select supabase_jobs.install_schedules() as n`;
 				expect(n).toBe(4);
 				const minutes = await tx`select jobname from cron.job where schedule = '* * * * *' order by jobname`;
-				expect(minutes.map((j) => j.jobname)).toEqual(['supabase-jobs-backstop', 'supabase-jobs-due', 'supabase-jobs-reclaim']);
+				expect(minutes.map((j) => j.jobname)).toEqual([
+					'supabase-jobs-backstop',
+					'supabase-jobs-due',
+					'supabase-jobs-reclaim',
+				]);
 				await tx`select 1/0`.catch(() => {});
 			})
 			.catch(() => {});

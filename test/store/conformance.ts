@@ -625,7 +625,10 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(counted.calls).toEqual([]);
 			const inDatabase = await rejection(h.adapter(SERVICE).call('job_sync_schedules', { schedules: bad }));
 			expect(inDatabase).toBeInstanceOf(InvalidJobInputError);
-			expect(inDatabase).toMatchObject({ field: 'schedules["nightly-report"].cron', message: 'the minute is 0-59; got 61' });
+			expect(inDatabase).toMatchObject({
+				field: 'schedules["nightly-report"].cron',
+				message: 'the minute is 0-59; got 61',
+			});
 		});
 	});
 

@@ -188,7 +188,7 @@ export function parseCron(source: string, options: { seconds?: boolean } = {}): 
  * @example
  * describeCron('0 2 * * *');            // 'At 02:00 AM'
  * describeCron('0 2 * * *', 'pt-BR');   // 'Às 02:00'
- * describeCron('*\/15 * * * *');        // 'Every 15 minutes'
+ * describeCron('0 9 * * mon-fri');      // 'At 09:00 AM, Monday through Friday'
  */
 export function describeCron(expr: string, locale: string = 'en'): string {
 	const problem = cronProblem(expr, { seconds: true });
