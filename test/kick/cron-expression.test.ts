@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cronProblem, describeCron } from '../../src/lib/store/cron-expression.ts';
+import { cronProblem } from '../../src/lib/store/cron-expression.ts';
+import { describeCron } from '../../src/lib/store/cron-words.ts';
 import { parseCron } from '../../src/local/cron-expression.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { ACCEPTED, REFUSED } from './cron-cases.ts';

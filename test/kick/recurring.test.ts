@@ -82,6 +82,11 @@ describe('recurring jobs declared in code', () => {
 		expect(e).toMatchObject({ field: 'schedules["nightly-report"].cron', message: 'the minute is 0-59; got 61' });
 		expect(() => defineSchedule({ name: 'x', kind: 'sweep', cron: '0 24 * * *' })).toThrow('the hour is 0-23; got 24');
 		expect(() => defineSchedule({ name: 'Bad Name', kind: 'sweep', cron: '* * * * *' })).toThrow(/schedule name/);
+		// In range, yet never due: pg_cron would store it and never run it.
+		expect(() => defineSchedule({ name: 'feb-31', kind: 'sweep', cron: '0 0 31 2 *' })).toThrow(
+			"'0 0 31 2 *' never runs: no date matches it",
+		);
+		expect(defineSchedule({ name: 'leap-day', kind: 'sweep', cron: '0 0 29 2 *' }).cron).toBe('0 0 29 2 *');
 		expect(defineSchedule({ name: 'weekdays', kind: 'sweep', cron: '0 9 * jan-jun mon-fri' }).cron).toBe(
 			'0 9 * jan-jun mon-fri',
 		);

@@ -8,11 +8,10 @@
  * Always UTC. The same rules are written in SQL as supabase_jobs.cron_problem
  * (12_operators.sql); test/kick/cron-expression.test.ts holds both to one
  * list of cases. Matching and next runs are croner's, so the local stand-in
- * and production agree; descriptions in words are cronstrue's.
+ * and production agree; descriptions in words (cronstrue's) are in
+ * cron-words.ts, so only code that shows schedules loads them.
  */
 import { Cron } from 'croner';
-import cronstrue from 'cronstrue';
-import 'cronstrue/locales/pt_BR.js';
 
 interface CronField {
 	name: string;
@@ -47,7 +46,8 @@ const ALIASES: Readonly<Record<string, string>> = {
 	'@hourly': '0 * * * *',
 };
 
-const INTERVAL = /^(\d+)\s*seconds?$/;
+/** pg_cron 1.5's interval form, on a trimmed lower-case expression. @internal */
+export const INTERVAL = /^(\d+)\s*seconds?$/;
 const PART = /^(\*|([0-9]+|[a-z]+)(?:-([0-9]+|[a-z]+))?)(?:\/([0-9]+))?$/;
 
 /** A value of one field: a number, or a month or weekday name (case-insensitive). */
@@ -142,8 +142,15 @@ export interface CronSchedule {
 	nextRun(after?: Date): Date | null;
 }
 
-/** The pattern croner reads for a checked five-field expression or alias. */
-function cronerPattern(text: string): string {
+/**
+ * The pattern croner (and cronstrue) read for a checked five-field expression
+ * or alias, trimmed and in lower case: aliases expanded, `$` as `L`.
+ *
+ * @internal
+ * @example
+ * cronerPattern('@daily'); // '0 0 * * *'
+ */
+export function cronerPattern(text: string): string {
 	const fields = (ALIASES[text] ?? text).split(/\s+/);
 	if (fields[2] === '$') fields[2] = 'L';
 	return fields.join(' ');
@@ -178,24 +185,4 @@ export function parseCron(source: string, options: { seconds?: boolean } = {}): 
 		matches: (at) => cron.match(new Date(Math.floor(at.getTime() / 60_000) * 60_000)),
 		nextRun: (after = new Date()) => cron.nextRun(after),
 	};
-}
-
-/**
- * A schedule in words, for lists of schedules (the operator's dashboard, the
- * doctor): English by default, Brazilian Portuguese for any `pt` tag. Times
- * are UTC, as pg_cron runs them.
- *
- * @example
- * describeCron('0 2 * * *');            // 'At 02:00 AM'
- * describeCron('0 2 * * *', 'pt-BR');   // 'Às 02:00'
- * describeCron('0 9 * * mon-fri');      // 'At 09:00 AM, Monday through Friday'
- */
-export function describeCron(expr: string, locale: string = 'en'): string {
-	const problem = cronProblem(expr, { seconds: true });
-	if (problem) throw new RangeError(problem);
-	const text = expr.trim().toLowerCase();
-	const interval = INTERVAL.exec(text);
-	const pattern = interval ? `*/${interval[1]} * * * * *` : cronerPattern(text);
-	const portuguese = locale.toLowerCase().split(/[-_]/)[0] === 'pt';
-	return cronstrue.toString(pattern, { locale: portuguese ? 'pt_BR' : 'en' });
 }

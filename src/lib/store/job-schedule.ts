@@ -8,7 +8,7 @@
  * pg_cron would refuse or never run is refused naming the schedule, e.g.
  * `schedules["nightly-report"].cron`, and nothing is stored.
  */
-import { cronProblem } from './cron-expression.ts';
+import { cronProblem, parseCron } from './cron-expression.ts';
 import { invalid } from './input-checks.ts';
 import { isJobKind, type JobKind, type JobKindInput } from './job-kind.ts';
 import type { JobParams } from './job.ts';
@@ -41,6 +41,10 @@ function checkSchedule(s: Pick<JobSchedule, 'name' | 'cron'>, nameField: string)
 	}
 	const problem = cronProblem(typeof s.cron === 'string' ? s.cron : '');
 	if (problem) throw invalid(fieldOf(s.name, 'cron'), problem);
+	// In range yet never due (February 31st): pg_cron would keep it and never run it.
+	if (parseCron(s.cron).nextRun() === null) {
+		throw invalid(fieldOf(s.name, 'cron'), `'${s.cron.trim()}' never runs: no date matches it`);
+	}
 }
 
 /**
