@@ -3894,10 +3894,15 @@ begin
 end
 $$;
 comment on function supabase_jobs.notify_requeued_job() is
-  'AFTER UPDATE row trigger (WHEN running or waiting -> queued) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed or resumed job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
+  'AFTER UPDATE row trigger (WHEN running or waiting -> queued, or a queued job rescheduled) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
 
 create trigger notify_requeued after update of status on supabase_jobs.job for each row
   when (new.status = 'queued' and old.status in ('running', 'waiting'))
+  execute function supabase_jobs.notify_requeued_job();
+
+-- A queued job moved to another time (job_reschedule): the same news.
+create trigger notify_rescheduled after update of available_at on supabase_jobs.job for each row
+  when (new.status = 'queued' and old.status = 'queued' and new.available_at is distinct from old.available_at)
   execute function supabase_jobs.notify_requeued_job();
 
 create or replace function supabase_jobs.backstop()

@@ -266,6 +266,25 @@ describe('supabase_jobs.kick_due: a job queued for later wakes the worker at its
 		await as(db.sql, serviceRole, (tx) => tx`select job_release(${now}::uuid)`);
 		expect(await db.sql`select kind from supabase_jobs.due_wakeups where kind = 'flaky-now'`).toEqual([]);
 	});
+
+	it('a queued job rescheduled to later leaves a due wake-up at its new time; rescheduled to now, it wakes the worker at once', async () => {
+		const id = await enqueueFor(db.sql, user, 'moved');
+		await db.sql`delete from supabase_jobs.due_wakeups`;
+		await clearRequestQueue(db.sql);
+		const [moved] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select available_at from job_reschedule(${id}::uuid, delay => '10 minutes')`,
+		);
+		const owed = await db.sql`select due_at, kind from supabase_jobs.due_wakeups`;
+		expect(owed.map((w) => [(w.due_at as Date).getTime(), w.kind])).toEqual([
+			[(moved!.available_at as Date).getTime(), 'moved'],
+		]);
+		await as(db.sql, serviceRole, (tx) => tx`select job_reschedule(${id}::uuid, run_at => now())`);
+		expect((await queuedRequests(db.sql)).map((r) => r.body)).toEqual([
+			expect.objectContaining({ job_id: id, kind: 'moved', reason: 'requeue' }),
+		]);
+	});
 });
 
 describe('supabase_jobs.cleanup', () => {
