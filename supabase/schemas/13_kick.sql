@@ -116,7 +116,7 @@ create table supabase_jobs.due_wakeups (
   constraint due_wakeups_pkey primary key (due_at, job_table, kind)
 );
 comment on table supabase_jobs.due_wakeups is
-  'Wake-ups owed to jobs queued for later (run_at, delay, a retry''s backoff): one row per time, job table and kind, written when such a job is queued and taken by supabase_jobs.kick_due (the supabase-jobs-due schedule) once due.';
+  'Wake-ups owed to jobs queued for later (run_at, delay, a retry''s backoff, a reschedule): one row per time, job table and kind, written when such a job is queued (only where pg_net and pg_cron exist to send them) and taken by supabase_jobs.kick_due (the supabase-jobs-due schedule) once due.';
 
 create or replace function supabase_jobs.after_jobs_inserted()
 returns trigger
@@ -164,7 +164,10 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
-  if summary.claimable < summary.n then
+  -- Due wake-ups only where something sends them (pg_net, and pg_cron runs kick_due).
+  if summary.claimable < summary.n
+     and pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+     and pg_catalog.to_regclass('cron.job') is not null then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
     select distinct i.available_at, i.job_table, i.kind from inserted i
      where i.status = 'queued' and i.available_at > pg_catalog.now()
@@ -199,7 +202,8 @@ begin
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
       'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
       'job_id', new.id, 'count', 1, 'reason', 'requeue'));
-  else
+  elsif pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+        and pg_catalog.to_regclass('cron.job') is not null then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
     values (new.available_at, new.job_table, new.kind)
     on conflict do nothing;
