@@ -105,8 +105,9 @@ interface NotifyPayload {
  * Runs handlers in this Node process until stopped: claims with claimNext
  * (FOR UPDATE SKIP LOCKED, so any number of runners share a table) up to
  * `concurrency` jobs at once, wakes on NOTIFY `supabase_jobs` (the notify
- * triggers fire on insert and on requeue) and polls every `pollMs` as the
- * backstop. On SIGTERM/SIGINT it stops claiming, lets running jobs finish
+ * triggers fire on insert, requeue and reschedule; a job announced for later,
+ * like a retry after its backoff, wakes it by a timer set for the nearest such
+ * time) and polls every `pollMs` as the backstop. On SIGTERM/SIGINT it stops claiming, lets running jobs finish
  * within the grace, and releases the rest, so nothing is lost and nothing
  * spends an attempt.
  *
