@@ -650,7 +650,7 @@ begin
 end
 $$;
 comment on function public.job_sync_schedules is
-  'Replaces the recurring schedules of a job table with this set ({name, kind, cron, params}) and their pg_cron entries; returns how many there are. Service role only.';
+  'Replaces the recurring schedules of a job table with this set ({name, kind, cron, params}) and their pg_cron entries; returns how many there are. Each is checked first (supabase_jobs.cron_problem for the expression); a bad one raises 22023 naming it by its name, e.g. field=schedules["nightly-report"].cron (a bad name by its position), and nothing changes. Service role only.';
 
 create or replace function supabase_jobs.run_schedule(name text, slot timestamptz default now())
 returns uuid

@@ -140,7 +140,14 @@ describe('recurring jobs declared in code', () => {
 		const bad = await store
 			.syncSchedules([{ name: 'Bad Name', kind: 'sweep', cron: '* * * * *', params: {} }])
 			.catch((x: unknown) => x);
-		expect((bad as InvalidJobInputError).field).toBe('schedules[0].name');
+		expect(bad).toMatchObject({
+			field: 'schedules[0].name',
+			message: "a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got 'Bad Name'",
+		});
+		const sqlBad = await db.sql`select job_sync_schedules(${db.sql.json([
+			{ name: 'Bad Name', kind: 'sweep', cron: '* * * * *' },
+		])})`.catch((x: unknown) => x);
+		expect(sqlBad).toMatchObject({ message: (bad as Error).message, detail: 'field=schedules[0].name' });
 		const twice = await store
 			.syncSchedules([
 				{ name: 'same', kind: 'sweep', cron: '* * * * *', params: {} },

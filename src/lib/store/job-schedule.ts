@@ -36,7 +36,7 @@ function checkSchedule(s: Pick<JobSchedule, 'name' | 'cron'>, nameField: string)
 	if (typeof s.name !== 'string' || !NAME.test(s.name)) {
 		throw invalid(
 			nameField,
-			`a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got ${JSON.stringify(s.name ?? null)}`,
+			`a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got ${s.name == null ? 'NULL' : `'${String(s.name).replaceAll("'", "''")}'`}`,
 		);
 	}
 	const problem = cronProblem(typeof s.cron === 'string' ? s.cron : '');
