@@ -267,6 +267,21 @@ describe('supabase_jobs.kick_due: a job queued for later wakes the worker at its
 		expect(await db.sql`select kind from supabase_jobs.due_wakeups where kind = 'flaky-now'`).toEqual([]);
 	});
 
+	it('where nothing would send them (no pg_net), no due wake-up is left to pile up', async () => {
+		const left = await db.sql
+			.begin(async (tx) => {
+				await tx`alter schema net rename to net_absent`;
+				await tx`select job_enqueue('nowhere', run_at => now() + interval '1 hour')`;
+				const rows = await tx`select kind from supabase_jobs.due_wakeups where kind = 'nowhere'`;
+				throw Object.assign(new Error('roll back'), { rows });
+			})
+			.catch((e: Error & { rows?: unknown[] }) => {
+				if (!e.rows) throw e;
+				return e.rows;
+			});
+		expect(left).toEqual([]);
+	});
+
 	it('a queued job rescheduled to later leaves a due wake-up at its new time; rescheduled to now, it wakes the worker at once', async () => {
 		const id = await enqueueFor(db.sql, user, 'moved');
 		await db.sql`delete from supabase_jobs.due_wakeups`;
