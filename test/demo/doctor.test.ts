@@ -135,6 +135,7 @@ describe('npx supabase-jobs doctor', () => {
 		await sql`select job_sync_schedules(${sql.json([{ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' }])})`;
 		try {
 			const run = await doctor([], { SUPABASE_DB_URL: dbUrl });
+			console.log(`[doctor output, a recurring schedule]\n${run.stdout}`);
 			expect(run.marks.get('schedules')).toBe('✓');
 			// In words too where the package is built (dist/): "(At 02:00 AM, UTC)".
 			expect(run.stdout).toMatch(
