@@ -21,7 +21,7 @@ import { realtimePolicies, scheduleNames } from './package-facts.mjs';
 
 /**
  * @typedef {'ok' | 'fail' | 'skip'} Outcome
- * @typedef {{ label: string; outcome: Outcome; detail: string; fix?: string }} Check
+ * @typedef {{ label: string; outcome: Outcome; detail: string; fix?: string; notes?: string[] }} Check
  * @typedef {import('postgres').Sql} Sql
  */
 
@@ -96,6 +96,48 @@ async function checkExtension(sql, { label, extension, fn, schema, need, fix }) 
 }
 
 /**
+ * The package's describeCron from its build (dist/, what an installed package
+ * has); null where there is none (a checkout that was never built), and the
+ * expressions are shown as written.
+ * @returns {Promise<((expr: string) => string | null)>}
+ */
+async function cronDescriber() {
+	try {
+		const { describeCron } = await import(new URL('../dist/index.js', import.meta.url).href);
+		return (expr) => {
+			try {
+				return describeCron(expr, process.env.LANG ?? 'en');
+			} catch {
+				return null;
+			}
+		};
+	} catch {
+		return () => null;
+	}
+}
+
+/**
+ * The recurring schedules declared in code (supabase_jobs.schedules), one line
+ * each with the expression in words and whether its pg_cron entry is active.
+ * @param {Sql} sql
+ */
+async function recurringLines(sql) {
+	const [{ present }] = await sql`select to_regclass('supabase_jobs.schedules') is not null as present`;
+	if (!present) return [];
+	const rows = await sql`
+		select s.name, s.kind, s.cron, s.job_table, coalesce(j.active, false) as active
+		  from supabase_jobs.schedules s
+		  left join cron.job j on j.jobname = 'supabase-jobs-schedule:' || s.name
+		 order by s.name`;
+	const describe = await cronDescriber();
+	return rows.map((r) => {
+		const words = describe(r.cron);
+		const table = r.job_table === 'jobs' ? '' : ` in ${r.job_table}`;
+		return `recurring ${r.name}: '${r.cron}'${words ? ` (${words}, UTC)` : ' (UTC)'} -> ${r.kind}${table}${r.active ? '' : ' [not installed: select supabase_jobs.install_schedules();]'}`;
+	});
+}
+
+/**
  * @param {Sql} sql
  * @param {string[]} expected
  * @param {boolean} cronPresent
@@ -113,7 +155,7 @@ async function checkSchedules(sql, expected, cronPresent) {
 			'report this to supabase-jobs',
 		);
 	}
-	if (!missing.length) return ok(label, expected.join(', '));
+	if (!missing.length) return { ...ok(label, expected.join(', ')), notes: await recurringLines(sql) };
 	const inactive = missing.filter((n) => rows.some((r) => r.jobname === n));
 	return fail(
 		label,
@@ -367,6 +409,7 @@ export async function runDoctor(options) {
 	const print = (/** @type {Check} */ c) => {
 		checks.push(c);
 		log(`${MARK[c.outcome]} ${c.label}: ${c.detail}${c.fix ? `\n    fix: ${c.fix}` : ''}`);
+		for (const note of c.notes ?? []) log(`    ${note}`);
 	};
 	try {
 		try {

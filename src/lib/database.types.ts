@@ -517,6 +517,24 @@ export type Database = {
 	};
 	supabase_jobs: {
 		Tables: {
+			due_wakeups: {
+				Row: {
+					due_at: string;
+					job_table: string;
+					kind: string;
+				};
+				Insert: {
+					due_at: string;
+					job_table: string;
+					kind: string;
+				};
+				Update: {
+					due_at?: string;
+					job_table?: string;
+					kind?: string;
+				};
+				Relationships: [];
+			};
 			job: {
 				Row: {
 					attempts: number;
@@ -1131,6 +1149,7 @@ export type Database = {
 				Args: { name: string; schema_name?: string };
 				Returns: unknown;
 			};
+			cron_problem: { Args: { expr: string }; Returns: string };
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
 				Args: { label: string };
@@ -1375,6 +1394,7 @@ export type Database = {
 				Returns: number;
 			};
 			kick_body: { Args: { body: Json }; Returns: number };
+			kick_due: { Args: Record<PropertyKey, never>; Returns: number };
 			kick_token: { Args: { at: number; secret: string }; Returns: string };
 			kind_is_valid: { Args: { kind: string }; Returns: boolean };
 			kind_max: { Args: Record<PropertyKey, never>; Returns: number };
@@ -1429,6 +1449,51 @@ export type Database = {
 				}[];
 			};
 			reclaim_jobs: {
+				Args: { label: string; stale_after: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				}[];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
+			reclaim_table: {
 				Args: { label: string; stale_after: string };
 				Returns: {
 					attempts: number;

@@ -41,6 +41,8 @@ export type { JobTimelineEntry, LogLine, LogLevel } from './store/job-timeline.t
 // Kinds and schedules.
 export { defineJobKind, type JobKind, type JobKindInput, type JobKindParams } from './store/job-kind.ts';
 export { defineSchedule, type JobSchedule } from './store/job-schedule.ts';
+export { cronProblem } from './store/cron-expression.ts';
+export { describeCron } from './store/cron-words.ts';
 
 // The adapters: postgres.js (server, worker) and supabase-js (browser, server), with Realtime.
 export { postgresAdapter, type PostgresAdapterOptions, type JwtClaims } from './adapters/postgres.ts';

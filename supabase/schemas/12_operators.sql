@@ -41,6 +41,88 @@ comment on column supabase_jobs.settings.cleanup_time_budget is
   'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 insert into supabase_jobs.settings default values;
 
+create or replace function supabase_jobs.cron_problem(expr text)
+returns text
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  -- minute, hour, day of month, month, day of week: bounds, largest step, names.
+  fields constant text[] := array['minute', 'hour', 'day of month', 'month', 'day of week'];
+  lows constant int[] := array[0, 0, 1, 1, 0];
+  highs constant int[] := array[59, 23, 31, 12, 7];
+  steps constant int[] := array[60, 24, 31, 12, 7];
+  months constant text[] := array['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+  days constant text[] := array['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+  text_ text := pg_catalog.lower(pg_catalog.btrim(coalesce(expr, ''), e' \t\n\r'));
+  parts text[];
+  part text;
+  m text[];
+  tokens text[];
+  token text;
+  names text[];
+  v int;
+  bounds int[];
+  i int;
+begin
+  if text_ ~ '^[0-9]+\s*seconds?$' then
+    return pg_catalog.format('a recurring job runs at most once a minute (one job per minute slot): write five fields, not ''%s''', text_);
+  end if;
+  if pg_catalog.left(text_, 1) = '@' then
+    if text_ in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
+      return null;
+    end if;
+    return pg_catalog.format('''%s'' is not a schedule pg_cron runs: use @yearly, @monthly, @weekly, @daily, @hourly or five fields', text_);
+  end if;
+  parts := pg_catalog.regexp_split_to_array(text_, '\s+');
+  if pg_catalog.cardinality(parts) <> 5 then
+    return pg_catalog.format('a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. ''0 2 * * *''; got ''%s''', text_);
+  end if;
+  for i in 1..5 loop
+    continue when i = 3 and parts[3] = '$'; -- pg_cron 1.6: the last day of the month
+    names := case i when 4 then months when 5 then days end;
+    foreach part in array pg_catalog.string_to_array(parts[i], ',') loop
+      m := pg_catalog.regexp_match(part, '^(\*|([0-9]+|[a-z]+)(?:-([0-9]+|[a-z]+))?)(?:/([0-9]+))?$');
+      if m is null then
+        return pg_catalog.format('the %s field ''%s'' is not a number, a name, a range a-b, * or a step */n or a-b/n', fields[i], part);
+      end if;
+      if m[1] <> '*' then
+        bounds := '{}';
+        foreach token in array array_remove(array[m[2], m[3]], null) loop
+          if token ~ '^[0-9]+$' then
+            if token::numeric < lows[i] or token::numeric > highs[i] then
+              return pg_catalog.format('the %s is %s-%s; got %s', fields[i], lows[i], highs[i], token);
+            end if;
+            v := token::int;
+          elsif names is null then
+            return pg_catalog.format('the %s takes no names; got ''%s''', fields[i], token);
+          else
+            v := pg_catalog.array_position(names, token);
+            if v is null then
+              return pg_catalog.format('''%s'' is not a %s name (%s-%s)', token, fields[i], names[1], names[pg_catalog.cardinality(names)]);
+            end if;
+            v := v - 1 + lows[i];
+          end if;
+          bounds := bounds || v;
+          if m[3] is null and m[4] is not null then
+            return pg_catalog.format('the %s field ''%s'' has a step without a range: write */%s or %s-%s/%s', fields[i], part, m[4], m[2], highs[i], m[4]);
+          end if;
+        end loop;
+        if pg_catalog.cardinality(bounds) = 2 and bounds[2] < bounds[1] then
+          return pg_catalog.format('the %s range ''%s'' runs backwards', fields[i], part);
+        end if;
+      end if;
+      if m[4] is not null and (m[4]::numeric < 1 or m[4]::numeric > steps[i]) then
+        return pg_catalog.format('the %s step is 1-%s; got %s', fields[i], steps[i], m[4]);
+      end if;
+    end loop;
+  end loop;
+  return null;
+end
+$$;
+comment on function supabase_jobs.cron_problem is
+  'Why pg_cron would refuse a recurring schedule, or never run it, in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
+
 create table supabase_jobs.schedules (
   name       text primary key,
   kind       text not null,
@@ -49,7 +131,7 @@ create table supabase_jobs.schedules (
   job_table  text not null default 'jobs',
   updated_at timestamptz not null default now(),
   constraint schedules_name_shape check (name ~ '^[a-z0-9][a-z0-9._-]{0,62}$'),
-  constraint schedules_cron_shape check (cron ~ '^\s*([0-9*/,-]+\s+){4}[0-9*/,-]+\s*$'),
+  constraint schedules_cron_valid check (supabase_jobs.cron_problem(cron) is null),
   constraint schedules_params_object check (jsonb_typeof(params) = 'object')
 );
 comment on table supabase_jobs.schedules is
@@ -369,15 +451,27 @@ begin
   end if;
   for tbl in select t.table_name from supabase_jobs.job_tables t order by t.table_name::text loop
     label := supabase_jobs.table_label(tbl);
-    return query
-      select label, r.id, r.status from supabase_jobs.reclaim_jobs(label, stale_after) r
-      union all
-      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x;
+    return query select label, r.id, r.status from supabase_jobs.reclaim_table(label, stale_after) r;
   end loop;
 end
 $$;
 comment on function supabase_jobs.reclaim_all is
-  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired). One row per job readmitted (queued) or closed (failed).';
+  'The supabase-jobs-reclaim schedule: supabase_jobs.reclaim_table on every registered job table. One row per job readmitted (queued) or closed (failed).';
+
+create or replace function supabase_jobs.reclaim_table(label text, stale_after interval)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return query
+    select * from supabase_jobs.reclaim_jobs(label, stale_after)
+    union all
+    select * from supabase_jobs.expire_jobs(label);
+end
+$$;
+comment on function supabase_jobs.reclaim_table is
+  'One reclaim pass over one job table, the one both the reclaim schedule (reclaim_all) and public.job_reclaim_silent run: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired).';
 
 create or replace function public.job_reclaim_stale(stale_after interval, job_table text default 'jobs')
 returns setof supabase_jobs.job
@@ -407,11 +501,12 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  return query select * from supabase_jobs.reclaim_jobs(supabase_jobs.job_table_label(job_table), null);
+  return query select * from supabase_jobs.reclaim_table(supabase_jobs.job_table_label(job_table),
+    (select s.stale_after from supabase_jobs.settings s where s.id));
 end
 $$;
 comment on function public.job_reclaim_silent is
-  'Readmits running jobs whose worker missed supabase_jobs.missed_beats() of the heartbeats it declared at claim (heartbeat_ms): back to queued, or failed with a sentence once max_attempts is spent. Never touches a job claimed without a declared heartbeat: nothing is guessed.';
+  'What the reclaim schedule does, on one job table (supabase_jobs.reclaim_table with settings.stale_after): readmits running jobs whose worker missed supabase_jobs.missed_beats() of the heartbeats it declared at claim (heartbeat_ms), and jobs silent for settings.stale_after when that is set: back to queued, or failed with a sentence once max_attempts is spent; and closes queued jobs past expires_at as failed (expired). With settings.stale_after null (the default) a job claimed without a declared heartbeat is never touched: nothing is guessed.';
 
 create or replace function supabase_jobs.expire_jobs(label text)
 returns setof supabase_jobs.job
@@ -508,6 +603,8 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
   item record;
+  at text;
+  problem text;
 begin
   if schedules is null or pg_catalog.jsonb_typeof(schedules) <> 'array' then
     perform supabase_jobs.invalid('schedules', 'schedules is a JSON array of {name, kind, cron, params}');
@@ -520,19 +617,23 @@ begin
       perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].name', item.i),
         pg_catalog.format('a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got %L', item.value ->> 'name'));
     end if;
+    -- From here on the schedule is named by its name: schedules["nightly-report"].cron.
+    at := pg_catalog.format('schedules[%s]', pg_catalog.to_json(item.value ->> 'name'));
     if not supabase_jobs.kind_is_valid(item.value ->> 'kind') then
-      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].kind', item.i), pg_catalog.format('not a kind: %L', item.value ->> 'kind'));
+      perform supabase_jobs.invalid(at || '.kind', pg_catalog.format('not a kind: %L', item.value ->> 'kind'));
     end if;
-    if coalesce(item.value ->> 'cron', '') !~ '^\s*([0-9*/,-]+\s+){4}[0-9*/,-]+\s*$' then
-      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].cron', item.i),
-        pg_catalog.format('cron is five fields (minute hour day month weekday), e.g. ''0 2 * * *''; got %L', item.value ->> 'cron'));
+    problem := supabase_jobs.cron_problem(item.value ->> 'cron');
+    if problem is not null then
+      perform supabase_jobs.invalid(at || '.cron', problem);
     end if;
     if item.value ? 'params' and pg_catalog.jsonb_typeof(item.value -> 'params') <> 'object' then
-      perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].params', item.i), 'params is a JSON object');
+      perform supabase_jobs.invalid(at || '.params', 'params is a JSON object');
     end if;
   end loop;
-  if (select pg_catalog.count(distinct e ->> 'name') <> pg_catalog.count(*) from pg_catalog.jsonb_array_elements(schedules) e) then
-    perform supabase_jobs.invalid('schedules', 'two schedules have the same name');
+  select e ->> 'name' into at from pg_catalog.jsonb_array_elements(schedules) e
+   group by e ->> 'name' having pg_catalog.count(*) > 1 order by 1 limit 1;
+  if at is not null then
+    perform supabase_jobs.invalid('schedules', pg_catalog.format('two schedules are named %L', at));
   end if;
 
   delete from supabase_jobs.schedules s
@@ -549,7 +650,7 @@ begin
 end
 $$;
 comment on function public.job_sync_schedules is
-  'Replaces the recurring schedules of a job table with this set ({name, kind, cron, params}) and their pg_cron entries; returns how many there are. Service role only.';
+  'Replaces the recurring schedules of a job table with this set ({name, kind, cron, params}) and their pg_cron entries; returns how many there are. Each is checked first (supabase_jobs.cron_problem for the expression); a bad one raises 22023 naming it by its name, e.g. field=schedules["nightly-report"].cron (a bad name by its position), and nothing changes. Service role only.';
 
 create or replace function supabase_jobs.run_schedule(name text, slot timestamptz default now())
 returns uuid
@@ -619,18 +720,20 @@ begin
   perform cron.schedule('supabase-jobs-backstop', '* * * * *',
     'select supabase_jobs.backstop()');
   -- pg_cron 1.5 and later run a job every N seconds; older ones refuse the
-  -- schedule with invalid_parameter_value, and the reclaimer runs every minute.
+  -- schedule with invalid_parameter_value, and these two run every minute.
   begin
     perform cron.schedule('supabase-jobs-reclaim', '5 seconds', reclaim);
+    perform cron.schedule('supabase-jobs-due', '5 seconds', 'select supabase_jobs.kick_due()');
   exception when invalid_parameter_value then
     perform cron.schedule('supabase-jobs-reclaim', '* * * * *', reclaim);
-    raise notice 'supabase_jobs: pg_cron % schedules in minutes only (seconds need 1.5 or later): the reclaimer runs every minute, so a dead worker''s job waits up to a minute more before it runs again.',
+    perform cron.schedule('supabase-jobs-due', '* * * * *', 'select supabase_jobs.kick_due()');
+    raise notice 'supabase_jobs: pg_cron % schedules in minutes only (seconds need 1.5 or later): the reclaimer and the due wake-ups run every minute, so a dead worker''s job, or one queued for later, waits up to a minute more before it runs.',
       coalesce((select e.extversion from pg_catalog.pg_extension e where e.extname = 'pg_cron'), '(unknown version)');
   end;
   perform cron.schedule('supabase-jobs-cleanup', '17 * * * *',
     'select * from supabase_jobs.cleanup()');
-  return 3 + supabase_jobs.install_recurring();
+  return 4 + supabase_jobs.install_recurring();
 end
 $$;
 comment on function supabase_jobs.install_schedules() is
-  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+  'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim and supabase-jobs-due (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';

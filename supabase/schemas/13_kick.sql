@@ -1,9 +1,11 @@
 -- The kick path: how a worker learns there is work. A statement that queues
 -- claimable jobs wakes the worker function once through pg_net (kick_body,
 -- signed with the secret in Vault) and sends one NOTIFY for local runners; a
--- job requeued by a reclaim or a resume notifies too; the backstop schedule
--- wakes the worker when a job has waited claimable for too long. A kick that
--- fails is a warning: the backstop catches what it missed.
+-- job requeued by a reclaim or a resume notifies too; a job queued for later
+-- (run_at, a retry's backoff) leaves a due wake-up that the due schedule sends
+-- at its time; the backstop schedule wakes the worker when a job has waited
+-- claimable for too long. A kick that fails is a warning: the backstop
+-- catches what it missed.
 
 create or replace function supabase_jobs.worker_endpoint(out url text, out secret text)
 returns record
@@ -107,6 +109,15 @@ $$;
 comment on function supabase_jobs.kick is
   'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises.';
 
+create table supabase_jobs.due_wakeups (
+  due_at    timestamptz not null,
+  job_table text not null,
+  kind      text not null,
+  constraint due_wakeups_pkey primary key (due_at, job_table, kind)
+);
+comment on table supabase_jobs.due_wakeups is
+  'Wake-ups owed to jobs queued for later (run_at, delay, a retry''s backoff, a reschedule): one row per time, job table and kind, written when such a job is queued (only where pg_net and pg_cron exist to send them) and taken by supabase_jobs.kick_due (the supabase-jobs-due schedule) once due.';
+
 create or replace function supabase_jobs.after_jobs_inserted()
 returns trigger
 language plpgsql
@@ -153,6 +164,15 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
+  -- Due wake-ups only where something sends them (pg_net, and pg_cron runs kick_due).
+  if summary.claimable < summary.n
+     and pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+     and pg_catalog.to_regclass('cron.job') is not null then
+    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
+    select distinct i.available_at, i.job_table, i.kind from inserted i
+     where i.status = 'queued' and i.available_at > pg_catalog.now()
+    on conflict do nothing;
+  end if;
   if summary.watched > 0 then
     perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
        from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
@@ -162,7 +182,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, and the Realtime message of each job someone can already follow (an owned job, a child).';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -182,15 +202,25 @@ begin
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
       'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
       'job_id', new.id, 'count', 1, 'reason', 'requeue'));
+  elsif pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+        and pg_catalog.to_regclass('cron.job') is not null then
+    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
+    values (new.available_at, new.job_table, new.kind)
+    on conflict do nothing;
   end if;
   return null;
 end
 $$;
 comment on function supabase_jobs.notify_requeued_job() is
-  'AFTER UPDATE row trigger (WHEN running or waiting -> queued) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed or resumed job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now.';
+  'AFTER UPDATE row trigger (WHEN running or waiting -> queued, or a queued job rescheduled) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
 
 create trigger notify_requeued after update of status on supabase_jobs.job for each row
   when (new.status = 'queued' and old.status in ('running', 'waiting'))
+  execute function supabase_jobs.notify_requeued_job();
+
+-- A queued job moved to another time (job_reschedule): the same news.
+create trigger notify_rescheduled after update of available_at on supabase_jobs.job for each row
+  when (new.status = 'queued' and old.status = 'queued' and new.available_at is distinct from old.available_at)
   execute function supabase_jobs.notify_requeued_job();
 
 create or replace function supabase_jobs.backstop()
@@ -217,3 +247,29 @@ end
 $$;
 comment on function supabase_jobs.backstop is
   'The supabase-jobs-backstop schedule: one wake-up per job table and kind with jobs claimable for longer than settings.backstop_after. Returns the number queued.';
+
+create or replace function supabase_jobs.kick_due()
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  batch record;
+  sent integer := 0;
+begin
+  for batch in
+    with due as (
+      delete from supabase_jobs.due_wakeups as w where w.due_at <= now()
+      returning w.job_table, w.kind)
+    select d.job_table, d.kind, pg_catalog.count(*)::integer as n from due as d
+     group by d.job_table, d.kind order by d.job_table, d.kind
+  loop
+    if supabase_jobs.kick(batch.job_table, batch.kind, null, batch.n, 'due') is not null then
+      sent := sent + 1;
+    end if;
+  end loop;
+  return sent;
+end
+$$;
+comment on function supabase_jobs.kick_due is
+  'The supabase-jobs-due schedule (every 5 seconds on pg_cron 1.5 and later, else every minute): takes the due wake-ups (supabase_jobs.due_wakeups) whose time has come and sends one wake-up per job table and kind, so a job queued for later or retried after a backoff starts within seconds of its time. Returns the number queued.';

@@ -87,6 +87,11 @@ create policy schedules_service_role on supabase_jobs.schedules for all to servi
 revoke all on supabase_jobs.schedules from public, anon, authenticated;
 grant select, insert, update, delete on supabase_jobs.schedules to service_role;
 
+alter table supabase_jobs.due_wakeups enable row level security;
+create policy due_wakeups_service_role on supabase_jobs.due_wakeups for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.due_wakeups from public, anon, authenticated;
+grant select, delete on supabase_jobs.due_wakeups to service_role;
+
 alter table supabase_jobs.phase_timings enable row level security;
 create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
   using (owner_id = (select auth.uid()));
@@ -145,6 +150,7 @@ revoke all on function
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.reclaim_table,
   supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
   supabase_jobs.after_jobs_inserted, supabase_jobs.after_jobs_updated,
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
@@ -202,5 +208,6 @@ grant execute on function
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
-  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label
+  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.reclaim_table
   to service_role;

@@ -52,7 +52,7 @@ export async function startChaosStack(options: {
 		cleanups.push(() => sql.end({ timeout: 5 }));
 		await sql`create extension pg_cron`;
 		const [{ n }] = await sql`select supabase_jobs.install_schedules() as n`;
-		if (n !== 3) throw new Error(`install_schedules installed ${String(n)} schedules, expected 3`);
+		if (n !== 4) throw new Error(`install_schedules installed ${String(n)} schedules, expected 4`);
 		for (const kind of CHAOS_KINDS) await sql`select supabase_jobs.register_job_kind(${kind})`;
 		await sql.unsafe(await readFile(new URL('./instrumentation.sql', import.meta.url), 'utf8'));
 

@@ -15,6 +15,7 @@ import type { LocalPostgres } from '../../src/local/postgres/embedded.ts';
 import { listMigrations, prepareDatabase } from '../../src/local/postgres/migrate.ts';
 import { as, createUser, serviceRole } from '../helpers/db.ts';
 import { extensionsMigration } from '../../bin/templates.mjs';
+import { ACCEPTED, REFUSED } from '../kick/cron-cases.ts';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const missing = await missingDebianPg15Cron();
@@ -60,19 +61,22 @@ if (missing) {
 			const extversion = ext!.extversion as string;
 			expect(extversion).toMatch(/^1\.[0-4]([.-]|$)/);
 			notices.length = 0;
-			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(4);
 			expect(notices).toContainEqual(
 				expect.stringMatching(
-					new RegExp(`pg_cron ${extversion} schedules in minutes only .* the reclaimer runs every minute`),
+					new RegExp(
+						`pg_cron ${extversion} schedules in minutes only .* the reclaimer and the due wake-ups run every minute`,
+					),
 				),
 			);
 			const first = await sql`select jobid, jobname, schedule, command, active from cron.job order by jobname`;
 			expect(first.map((j) => [j.jobname, j.schedule, j.active])).toEqual([
 				['supabase-jobs-backstop', '* * * * *', true],
 				['supabase-jobs-cleanup', '17 * * * *', true],
+				['supabase-jobs-due', '* * * * *', true],
 				['supabase-jobs-reclaim', '* * * * *', true],
 			]);
-			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(3);
+			expect((await sql`select supabase_jobs.install_schedules() as n`)[0]!.n).toBe(4);
 			const second = await sql`select jobid, jobname from cron.job order by jobname`;
 			expect(second.map((j) => [j.jobid, j.jobname])).toEqual(first.map((j) => [j.jobid, j.jobname]));
 		});
@@ -138,6 +142,33 @@ if (missing) {
 			);
 			expect(run).toMatch(/^✓ pg_cron: extension pg_cron \d/m);
 			expect(run).toMatch(/^✓ schedules: supabase-jobs-/m);
+		});
+
+		it('every expression the package accepts, real pg_cron accepts; every value out of range, name unknown or step without a range it refuses, pg_cron refuses too', async () => {
+			await sql`create extension if not exists pg_cron`;
+			// '$' (the last day of the month) arrived in pg_cron 1.6; this is 1.4.
+			const accepted = ACCEPTED.filter((e) => !e.includes('$'));
+			const pgCronTakes = async (expr: string) =>
+				sql
+					.begin(async (tx) => {
+						await tx`select cron.schedule('supabase-jobs-probe', ${expr}, 'select 1')`;
+						throw new Error('roll back');
+					})
+					.catch((e: { code?: string; message: string }) => {
+						if (e.message === 'roll back') return true;
+						if (e.code === '22023') return false;
+						throw e;
+					});
+			for (const expr of accepted) expect(await pgCronTakes(expr), expr).toBe(true);
+			const outOfRange = REFUSED.filter(([, why]) =>
+				/(minute|hour|day of month|month|day of week) is \d+-\d+; got|not a .* name|takes no names|step without a range|five fields/.test(
+					why,
+				),
+			)
+				.map(([expr]) => expr)
+				.filter((expr) => expr !== '0 0 * * * *' && expr !== '@reboot'); // pg_cron ignores a sixth field and takes @reboot (we refuse both)
+			expect(outOfRange.length).toBeGreaterThan(10);
+			for (const expr of outOfRange) expect(await pgCronTakes(expr), expr).toBe(false);
 		});
 	});
 }

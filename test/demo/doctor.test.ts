@@ -131,6 +131,21 @@ describe('npx supabase-jobs doctor', () => {
 		expect(run.stdout).not.toMatch(/fix:/);
 	});
 
+	it('lists the recurring schedules under the schedules check: name, expression, kind, and whether pg_cron runs it', async () => {
+		await sql`select job_sync_schedules(${sql.json([{ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' }])})`;
+		try {
+			const run = await doctor([], { SUPABASE_DB_URL: dbUrl });
+			console.log(`[doctor output, a recurring schedule]\n${run.stdout}`);
+			expect(run.marks.get('schedules')).toBe('✓');
+			// In words too where the package is built (dist/): "(At 02:00 AM, UTC)".
+			expect(run.stdout).toMatch(
+				/\n {4}recurring nightly-report: '0 2 \* \* \*' \((At 02:00 AM, )?UTC\) -> report\.build\n/,
+			);
+		} finally {
+			await sql`select job_sync_schedules('[]'::jsonb)`;
+		}
+	});
+
 	const lastMigration = async () => `supabase_jobs_${(await packageMigrations()).at(-1)!.name}`;
 	const reclaim = async () => scheduleNames(await packageMigrations()).find((n) => n.includes('reclaim'))!;
 	const rename = (from: string, to: string) => `update vault.secrets set name = '${to}' where name = '${from}'`;

@@ -70,18 +70,111 @@ describe('recurring jobs declared in code', () => {
 		).toThrow(InvalidJobInputError);
 	});
 
-	it('a bad cron expression or name is refused naming the schedule, and nothing changes', async () => {
-		const before = await entries();
-		const e = await store
-			.syncSchedules([defineSchedule({ name: 'ok', kind: 'sweep', cron: 'every night' })])
-			.catch((x) => x);
+	it('defineSchedule refuses an expression pg_cron would refuse, naming the schedule and the field', () => {
+		const e = (() => {
+			try {
+				defineSchedule({ name: 'nightly-report', kind: 'sweep', cron: '61 25 * * *' });
+			} catch (x) {
+				return x;
+			}
+		})();
 		expect(e).toBeInstanceOf(InvalidJobInputError);
-		expect((e as InvalidJobInputError).field).toBe('schedules[0].cron');
-		const bad = await store
-			.syncSchedules([defineSchedule({ name: 'Bad Name', kind: 'sweep', cron: '* * * * *' })])
-			.catch((x) => x);
-		expect((bad as InvalidJobInputError).field).toBe('schedules[0].name');
+		expect(e).toMatchObject({ field: 'schedules["nightly-report"].cron', message: 'the minute is 0-59; got 61' });
+		expect(() => defineSchedule({ name: 'x', kind: 'sweep', cron: '0 24 * * *' })).toThrow('the hour is 0-23; got 24');
+		expect(() => defineSchedule({ name: 'Bad Name', kind: 'sweep', cron: '* * * * *' })).toThrow(/schedule name/);
+		// In range, yet never due: pg_cron would store it and never run it.
+		expect(() => defineSchedule({ name: 'feb-31', kind: 'sweep', cron: '0 0 31 2 *' })).toThrow(
+			"'0 0 31 2 *' never runs: no date matches it",
+		);
+		expect(defineSchedule({ name: 'leap-day', kind: 'sweep', cron: '0 0 29 2 *' }).cron).toBe('0 0 29 2 *');
+		expect(defineSchedule({ name: 'weekdays', kind: 'sweep', cron: '0 9 * jan-jun mon-fri' }).cron).toBe(
+			'0 9 * jan-jun mon-fri',
+		);
+	});
+
+	it.each([
+		['61 25 * * *', 'the minute is 0-59; got 61'],
+		['0 24 * * *', 'the hour is 0-23; got 24'],
+		['0 0 32 * *', 'the day of month is 1-31; got 32'],
+		['0 0 1 13 *', 'the month is 1-12; got 13'],
+		['0 0 * * 8', 'the day of week is 0-7; got 8'],
+		['every night', /five fields/],
+	])('syncSchedules refuses %j before any SQL, naming the schedule; nothing changes', async (cron, sentence) => {
+		const before = await entries();
+		const rows = async () =>
+			(await db.sql`select name, cron from supabase_jobs.schedules order by name`).map((r) => ({ ...r }));
+		const stored = await rows();
+		const e = await store
+			.syncSchedules([
+				{ name: 'fine', kind: 'sweep', cron: '0 3 * * *', params: {} },
+				{ name: 'nightly-report', kind: 'sweep', cron, params: {} },
+			])
+			.catch((x: unknown) => x);
+		expect(e).toBeInstanceOf(InvalidJobInputError);
+		expect((e as InvalidJobInputError).field).toBe('schedules["nightly-report"].cron');
+		expect((e as Error).message).toMatch(sentence);
 		expect(await entries()).toEqual(before);
+		expect(await rows()).toEqual(stored);
+	});
+
+	it('job_sync_schedules itself refuses "61 25 * * *" (SJ/22023 naming the schedule) and stores nothing', async () => {
+		const before = await entries();
+		const e = await db.sql`select job_sync_schedules(${db.sql.json([
+			{ name: 'fine', kind: 'sweep', cron: '0 3 * * *' },
+			{ name: 'nightly-report', kind: 'sweep', cron: '61 25 * * *' },
+		])})`.catch((x: unknown) => x);
+		expect(e).toMatchObject({
+			code: '22023',
+			message: 'the minute is 0-59; got 61',
+			detail: 'field=schedules["nightly-report"].cron',
+		});
+		expect(await entries()).toEqual(before);
+		expect(await db.sql`select name from supabase_jobs.schedules where name = 'fine'`).toEqual([]);
+		// The table refuses it too, whoever writes it.
+		await expect(
+			db.sql`insert into supabase_jobs.schedules (name, kind, cron) values ('direct', 'sweep', '61 25 * * *')`,
+		).rejects.toMatchObject({ code: '23514' });
+	});
+
+	it('a bad name is refused by its position, a duplicate by its name', async () => {
+		const bad = await store
+			.syncSchedules([{ name: 'Bad Name', kind: 'sweep', cron: '* * * * *', params: {} }])
+			.catch((x: unknown) => x);
+		expect(bad).toMatchObject({
+			field: 'schedules[0].name',
+			message: "a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got 'Bad Name'",
+		});
+		const sqlBad = await db.sql`select job_sync_schedules(${db.sql.json([
+			{ name: 'Bad Name', kind: 'sweep', cron: '* * * * *' },
+		])})`.catch((x: unknown) => x);
+		expect(sqlBad).toMatchObject({ message: (bad as Error).message, detail: 'field=schedules[0].name' });
+		const twice = await store
+			.syncSchedules([
+				{ name: 'same', kind: 'sweep', cron: '* * * * *', params: {} },
+				{ name: 'same', kind: 'sweep', cron: '0 * * * *', params: {} },
+			])
+			.catch((x: unknown) => x);
+		expect(twice).toMatchObject({ field: 'schedules', message: "two schedules are named 'same'" });
+		const sqlTwice = await db.sql`select job_sync_schedules(${db.sql.json([
+			{ name: 'same', kind: 'sweep', cron: '* * * * *' },
+			{ name: 'same', kind: 'sweep', cron: '0 * * * *' },
+		])})`.catch((x: unknown) => x);
+		expect(sqlTwice).toMatchObject({
+			code: '22023',
+			message: "two schedules are named 'same'",
+			detail: 'field=schedules',
+		});
+		const badKind = await db.sql`select job_sync_schedules(${db.sql.json([
+			{ name: 'nightly-report', kind: '', cron: '* * * * *' },
+		])})`.catch((x: unknown) => x);
+		expect(badKind).toMatchObject({ code: '22023', detail: 'field=schedules["nightly-report"].kind' });
+	});
+
+	it('names, lists, ranges, steps, aliases and "$" are installed as written', async () => {
+		const crons = ['0 9 * jan-jun mon-fri', '*/15 8-18 * * 1,3,5', '0 12 $ * *', '@daily', '0 0 * * 7'];
+		await store.syncSchedules(crons.map((cron, i) => defineSchedule({ name: `shape-${i}`, kind: 'sweep', cron })));
+		expect((await entries()).map((e) => e.schedule)).toEqual(crons);
+		await store.syncSchedules([]);
 	});
 
 	it('a due minute runs the schedule: a normal job row of its kind and params', async () => {

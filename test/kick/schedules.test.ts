@@ -4,6 +4,7 @@
  * stand-in cron; test/cron/pg-cron.test.ts runs them under real pg_cron).
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type postgres from 'postgres';
 import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
 import { enqueueFor, runningJob, waitingJob } from './job-fixtures.ts';
 import { clearRequestQueue, queuedRequests, removeWorkerSecrets, setWorkerSecrets } from './worker-secrets.ts';
@@ -23,6 +24,7 @@ beforeEach(async () => {
 	// Each test starts from empty job tables and an empty request queue.
 	await db.sql`delete from public.jobs`;
 	await db.sql`delete from public.exports`;
+	await db.sql`delete from supabase_jobs.due_wakeups`;
 	await clearRequestQueue(db.sql);
 });
 
@@ -137,6 +139,169 @@ describe('supabase_jobs.reclaim_all', () => {
 	});
 });
 
+describe('the reclaim entry point apps call does what the reclaim schedule does', () => {
+	/** Jobs in every state a reclaim pass looks at, in public.jobs. */
+	async function scenario() {
+		const declared = await runningJob(db.sql, user, 'thumbnail', '1 minute', 'jobs', 5000);
+		const bare = await runningJob(db.sql, user, 'thumbnail', '1 hour');
+		const live = await runningJob(db.sql, user, 'thumbnail', '1 second', 'jobs', 5000);
+		const [spent] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select id from job_enqueue('thumbnail', max_attempts => 1, owner_id => ${user.sub}::uuid)`,
+		);
+		await as(db.sql, serviceRole, (tx) => tx`select job_claim(${spent!.id}::uuid, heartbeat_ms => 5000)`);
+		await db.sql`update public.jobs set heartbeat_at = now() - interval '1 minute' where id = ${spent!.id}`;
+		const [expired] = await as(
+			db.sql,
+			serviceRole,
+			(tx) =>
+				tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid, run_at => now() - interval '1 hour', expire_after => '1 minute')`,
+		);
+		const [fresh] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select id from job_enqueue('thumbnail', owner_id => ${user.sub}::uuid, expire_after => '1 hour')`,
+		);
+		return {
+			declared,
+			bare,
+			live,
+			spent: spent!.id as string,
+			expired: expired!.id as string,
+			fresh: fresh!.id as string,
+		};
+	}
+
+	const states = async () =>
+		(await db.sql`select id, status, error_code, attempts from public.jobs order by id`).map((r) => ({ ...r }));
+
+	/** What a pass does to the scenario, rolled back so the next pass starts from the same rows. */
+	async function afterPass(pass: (tx: postgres.TransactionSql) => Promise<unknown>) {
+		let after: Awaited<ReturnType<typeof states>> = [];
+		await db.sql
+			.begin(async (tx) => {
+				await pass(tx);
+				after = (await tx`select id, status, error_code, attempts from public.jobs order by id`).map((r) => ({ ...r }));
+				throw new Error('roll back');
+			})
+			.catch((e: Error) => {
+				if (e.message !== 'roll back') throw e;
+			});
+		return after;
+	}
+
+	for (const staleAfter of [null, '10 minutes']) {
+		it(`job_reclaim_silent and the schedule's command leave the same rows (settings.stale_after ${staleAfter ?? 'null'})`, async () => {
+			const ids = await scenario();
+			await db.sql`update supabase_jobs.settings set stale_after = ${staleAfter}::interval`;
+			try {
+				const before = await states();
+				const [{ command }] = await db.sql`select command from cron.job where jobname = 'supabase-jobs-reclaim'`;
+				const bySchedule = await afterPass((tx) => tx.unsafe(command as string));
+				const byApp = await afterPass((tx) =>
+					tx`select set_config('role', 'service_role', true), set_config('request.jwt.claims', '{"role":"service_role"}', true)`.then(
+						() => tx`select * from job_reclaim_silent()`,
+					),
+				);
+				expect(byApp).toEqual(bySchedule);
+				expect(byApp).not.toEqual(before);
+				const status = Object.fromEntries(byApp.map((r) => [r.id, r.status]));
+				expect(status).toMatchObject({
+					[ids.declared]: 'queued',
+					[ids.live]: 'running',
+					[ids.spent]: 'failed',
+					[ids.expired]: 'failed',
+					[ids.fresh]: 'queued',
+					[ids.bare]: staleAfter === null ? 'running' : 'queued',
+				});
+				expect(byApp.find((r) => r.id === ids.expired)!.error_code).toBe('expired');
+			} finally {
+				await db.sql`update supabase_jobs.settings set stale_after = default`;
+			}
+		});
+	}
+
+	it('both run one SQL function: reclaim_table', async () => {
+		const bodies = await db.sql<{ name: string; body: string }[]>`
+			select p.proname as name, p.prosrc as body from pg_proc p
+			 where p.oid in ('supabase_jobs.reclaim_all(interval)'::regprocedure, 'public.job_reclaim_silent(text)'::regprocedure)
+			 order by 1`;
+		expect(bodies.map((b) => [b.name, /supabase_jobs\.reclaim_table\(/.test(b.body)])).toEqual([
+			['job_reclaim_silent', true],
+			['reclaim_all', true],
+		]);
+	});
+});
+
+describe('supabase_jobs.kick_due: a job queued for later wakes the worker at its time', () => {
+	it('an enqueue with run_at leaves a due wake-up; kick_due sends it once due, once', async () => {
+		await as(
+			db.sql,
+			serviceRole,
+			(tx) =>
+				tx`select id from job_enqueue('later', owner_id => ${user.sub}::uuid, run_at => now() + interval '1 hour')`,
+		);
+		await clearRequestQueue(db.sql);
+		const [owed] =
+			await db.sql`select due_at > now() as later, job_table, kind from supabase_jobs.due_wakeups where kind = 'later'`;
+		expect({ ...owed }).toEqual({ later: true, job_table: 'jobs', kind: 'later' });
+		expect((await db.sql`select supabase_jobs.kick_due() as sent`)[0]!.sent).toBe(0);
+		await db.sql`update supabase_jobs.due_wakeups set due_at = now() - interval '1 second' where kind = 'later'`;
+		expect((await db.sql`select supabase_jobs.kick_due() as sent`)[0]!.sent).toBe(1);
+		expect((await queuedRequests(db.sql)).map((r) => r.body)).toEqual([
+			{ job_id: null, job_table: 'jobs', kind: 'later', count: 1, reason: 'due' },
+		]);
+		expect((await db.sql`select supabase_jobs.kick_due() as sent`)[0]!.sent).toBe(0);
+	});
+
+	it('a retry with a backoff leaves a due wake-up at its available_at; one claimable now leaves none', async () => {
+		const id = await runningJob(db.sql, user, 'flaky', '1 second');
+		await db.sql`delete from supabase_jobs.due_wakeups`;
+		await as(db.sql, serviceRole, (tx) => tx`select job_retry(${id}::uuid, 'boom', delay => '30 seconds')`);
+		const [row] = await db.sql`select available_at from public.jobs where id = ${id}`;
+		const owed = await db.sql`select due_at from supabase_jobs.due_wakeups`;
+		expect(owed.map((w) => (w.due_at as Date).getTime())).toEqual([(row!.available_at as Date).getTime()]);
+		const now = await runningJob(db.sql, user, 'flaky-now', '1 second');
+		await as(db.sql, serviceRole, (tx) => tx`select job_release(${now}::uuid)`);
+		expect(await db.sql`select kind from supabase_jobs.due_wakeups where kind = 'flaky-now'`).toEqual([]);
+	});
+
+	it('where nothing would send them (no pg_net), no due wake-up is left to pile up', async () => {
+		const left = await db.sql
+			.begin(async (tx) => {
+				await tx`alter schema net rename to net_absent`;
+				await tx`select job_enqueue('nowhere', run_at => now() + interval '1 hour')`;
+				const rows = await tx`select kind from supabase_jobs.due_wakeups where kind = 'nowhere'`;
+				throw Object.assign(new Error('roll back'), { rows });
+			})
+			.catch((e: Error & { rows?: unknown[] }) => {
+				if (!e.rows) throw e;
+				return e.rows;
+			});
+		expect(left).toEqual([]);
+	});
+
+	it('a queued job rescheduled to later leaves a due wake-up at its new time; rescheduled to now, it wakes the worker at once', async () => {
+		const id = await enqueueFor(db.sql, user, 'moved');
+		await db.sql`delete from supabase_jobs.due_wakeups`;
+		await clearRequestQueue(db.sql);
+		const [moved] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select available_at from job_reschedule(${id}::uuid, delay => '10 minutes')`,
+		);
+		const owed = await db.sql`select due_at, kind from supabase_jobs.due_wakeups`;
+		expect(owed.map((w) => [(w.due_at as Date).getTime(), w.kind])).toEqual([
+			[(moved!.available_at as Date).getTime(), 'moved'],
+		]);
+		await as(db.sql, serviceRole, (tx) => tx`select job_reschedule(${id}::uuid, run_at => now())`);
+		expect((await queuedRequests(db.sql)).map((r) => r.body)).toEqual([
+			expect.objectContaining({ job_id: id, kind: 'moved', reason: 'requeue' }),
+		]);
+	});
+});
+
 describe('supabase_jobs.cleanup', () => {
 	it('deletes cron history older than cron_history_retention and keeps the rest', async () => {
 		await db.sql`delete from cron.job_run_details`;
@@ -179,16 +344,17 @@ describe('supabase_jobs.cleanup', () => {
 });
 
 describe('supabase_jobs.install_schedules', () => {
-	it('the migration installed the three schedules, the reclaimer every 5 seconds (the stand-in plays pg_cron 1.6)', async () => {
+	it('the migration installed the four schedules, the reclaimer and the due wake-ups every 5 seconds (the stand-in plays pg_cron 1.6)', async () => {
 		const jobs = await db.sql`select jobname, schedule, command from cron.job order by jobname`;
 		expect(jobs.map((j) => [j.jobname, j.schedule])).toEqual([
 			['supabase-jobs-backstop', '* * * * *'],
 			['supabase-jobs-cleanup', '17 * * * *'],
+			['supabase-jobs-due', '5 seconds'],
 			['supabase-jobs-reclaim', '5 seconds'],
 		]);
 	});
 
-	it('where pg_cron refuses a seconds schedule (before 1.5), the reclaimer runs every minute, and a notice says so', async () => {
+	it('where pg_cron refuses a seconds schedule (before 1.5), the reclaimer and the due wake-ups run every minute, and a notice says so', async () => {
 		const notices: string[] = [];
 		const sql = db.connect({ max: 1, onnotice: (n) => notices.push(String(n.message)) });
 		await sql
@@ -201,14 +367,18 @@ describe('supabase_jobs.install_schedules', () => {
 				  end if;
 				end $$`;
 				const [{ n }] = await tx`select supabase_jobs.install_schedules() as n`;
-				expect(n).toBe(3);
-				const [job] = await tx`select schedule from cron.job where jobname = 'supabase-jobs-reclaim'`;
-				expect(job!.schedule).toBe('* * * * *');
+				expect(n).toBe(4);
+				const minutes = await tx`select jobname from cron.job where schedule = '* * * * *' order by jobname`;
+				expect(minutes.map((j) => j.jobname)).toEqual([
+					'supabase-jobs-backstop',
+					'supabase-jobs-due',
+					'supabase-jobs-reclaim',
+				]);
 				await tx`select 1/0`.catch(() => {});
 			})
 			.catch(() => {});
 		expect(notices).toContainEqual(
-			expect.stringMatching(/schedules in minutes only .* the reclaimer runs every minute/),
+			expect.stringMatching(/schedules in minutes only .* the reclaimer and the due wake-ups run every minute/),
 		);
 		const [job] = await db.sql`select schedule from cron.job where jobname = 'supabase-jobs-reclaim'`;
 		expect(job!.schedule, 'rolled back').toBe('5 seconds');
@@ -217,9 +387,9 @@ describe('supabase_jobs.install_schedules', () => {
 	it('is idempotent: running it again replaces, never duplicates', async () => {
 		await db.sql`update cron.job set schedule = '*/5 * * * *' where jobname = 'supabase-jobs-backstop'`;
 		const [{ n }] = await db.sql`select supabase_jobs.install_schedules() as n`;
-		expect(n).toBe(3);
+		expect(n).toBe(4);
 		const jobs = await db.sql`select jobname, schedule from cron.job order by jobname`;
-		expect(jobs).toHaveLength(3);
+		expect(jobs).toHaveLength(4);
 		expect(jobs[0]!.schedule).toBe('* * * * *');
 	});
 

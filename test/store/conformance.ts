@@ -592,6 +592,19 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			await store.cancel(queued.id);
 		});
 
+		test('reclaimSilent also closes queued jobs past their expireAfterMs as failed (expired), as the reclaim schedule does', async () => {
+			const kind = uniqueKind('expiring');
+			const late = await store.enqueue(kind, { runAt: new Date(Date.now() - 3_600_000), expireAfterMs: 60_000 });
+			const fresh = await store.enqueue(kind, { expireAfterMs: 3_600_000 });
+			const closed = await new JobStore(h.adapter(SERVICE), { table }).reclaimSilent();
+			expect(closed.filter((j) => j.kind === kind).map((j) => [j.id, j.status, j.errorCode])).toEqual([
+				[late.id, 'failed', 'expired'],
+			]);
+			expect((await store.get(late.id)).status).toBe('failed');
+			expect((await store.get(fresh.id)).status).toBe('queued');
+			await store.cancel(fresh.id);
+		});
+
 		test('reclaim_stale refuses without stale_after', async () => {
 			const counted = counting(h.adapter(SERVICE));
 			const store = new JobStore(counted.adapter, { table });
@@ -599,6 +612,23 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect(e).toBeInstanceOf(StaleAfterRequiredError);
 			expect((e as StaleAfterRequiredError).code).toBe('stale_after_required');
 			expect(counted.calls).toEqual([]); // refused before any SQL
+		});
+	});
+
+	describe(`JobStore over ${label}: recurring schedules`, () => {
+		test('an expression out of range is refused naming the schedule, by the store before any call and by the database', async () => {
+			const counted = counting(h.adapter(SERVICE));
+			const bad = [{ name: 'nightly-report', kind: 'sweep', cron: '61 25 * * *', params: {} }];
+			const e = await rejection(new JobStore(counted.adapter).syncSchedules(bad));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect(e).toMatchObject({ field: 'schedules["nightly-report"].cron', message: 'the minute is 0-59; got 61' });
+			expect(counted.calls).toEqual([]);
+			const inDatabase = await rejection(h.adapter(SERVICE).call('job_sync_schedules', { schedules: bad }));
+			expect(inDatabase).toBeInstanceOf(InvalidJobInputError);
+			expect(inDatabase).toMatchObject({
+				field: 'schedules["nightly-report"].cron',
+				message: 'the minute is 0-59; got 61',
+			});
 		});
 	});
 

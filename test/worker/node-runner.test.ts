@@ -10,10 +10,12 @@ import { z } from 'zod';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
+import type { Job } from '../../src/lib/store/job.ts';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
 import { defineJobHandler } from '../../src/lib/worker/job-handler.ts';
 import { runWorkers, type WorkerRunner } from '../../src/lib/worker/node-runner.ts';
 import { useTestDatabase, type Sql, type TestDatabase } from '../helpers/db.ts';
+import { Signal } from '../store/harness.ts';
 import { slowHandler } from './fixtures/slow-kind.ts';
 import { RecordingLogger } from './helpers/recording-logger.ts';
 
@@ -129,6 +131,51 @@ describe('runWorkers', () => {
 		await settled;
 		expect(seen).toEqual([inserted.id, third]);
 		await runner.stop();
+	});
+
+	it('a job queued for later, or retried after a backoff, starts within moments of its time: a timer to the nearest available_at, no poll', async () => {
+		let attempt1 = true;
+		const handler = defineJobHandler(counted, ({ job }) => {
+			if (job.params.n === 2 && attempt1) {
+				attempt1 = false;
+				throw new Error('flaky once');
+			}
+		});
+		const settled: { job: Job; outcome: string }[] = [];
+		const signal = new Signal();
+		const runner = runWorkers({
+			sql: db.sql,
+			store,
+			handlers: [handler],
+			concurrency: 2,
+			pollMs: 600_000,
+			retry: { baseSeconds: 1.5 },
+			handleSignals: false,
+			logger: new RecordingLogger(),
+			onJobSettled: (job, outcome) => {
+				settled.push({ job, outcome });
+				signal.notify();
+			},
+		});
+		await runner.ready;
+		const later = await store.enqueue(counted, { params: { n: 1 }, delayMs: 1200 });
+		const flaky = await store.enqueue(counted, { params: { n: 2 } });
+		await signal.until(() => settled.filter((s) => s.outcome === 'done').length === 2);
+		await runner.stop();
+		const lag = (id: string) => {
+			const run = settled.find((s) => s.job.id === id && s.outcome === 'done')!.job;
+			return run.startedAt!.getTime() - run.availableAt.getTime();
+		};
+		expect(settled.find((s) => s.job.id === flaky.id && s.outcome === 'retried')).toBeDefined();
+		const retried = settled.find((s) => s.job.id === flaky.id && s.outcome === 'done')!.job;
+		expect(retried.attempts).toBe(2);
+		console.log(
+			`Node runner: delayed enqueue started ${lag(later.id)} ms after its time, retry after its backoff ${lag(flaky.id)} ms (bound 1000 ms)`,
+		);
+		for (const id of [later.id, flaky.id]) {
+			expect(lag(id)).toBeGreaterThanOrEqual(0);
+			expect(lag(id)).toBeLessThan(1000);
+		}
 	});
 
 	it('ready resolves once it listens and its first claim answered; a job enqueued then starts at once, with no poll', async () => {

@@ -2,10 +2,50 @@
  * Recurring jobs declared in code: a name, a kind, a cron expression and the
  * params of every run. `store.syncSchedules([...])` makes the database's set
  * this set (pg_cron entries included); each run is a normal job row, once per
- * minute slot (an idempotency key), so no slot runs twice.
+ * minute slot (an idempotency key), so no slot runs twice. A schedule is
+ * checked where it is written (defineSchedule), again before it is sent
+ * (syncSchedules) and in the database (job_sync_schedules): an expression
+ * pg_cron would refuse or never run is refused naming the schedule, e.g.
+ * `schedules["nightly-report"].cron`, and nothing is stored.
  */
+import { cronProblem, parseCron } from './cron-expression.ts';
+import { invalid } from './input-checks.ts';
 import { isJobKind, type JobKind, type JobKindInput } from './job-kind.ts';
 import type { JobParams } from './job.ts';
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/** The field path of one schedule's part, by its name: `schedules["nightly-report"].cron`. */
+const fieldOf = (name: string, part: string) => `schedules[${JSON.stringify(name)}].${part}`;
+
+/**
+ * Checks a set of schedules as job_sync_schedules does (names, cron
+ * expressions, duplicates); throws InvalidJobInputError naming the first bad
+ * field (a bad name by its position: the name cannot name it).
+ */
+export function checkSchedules(schedules: readonly Pick<JobSchedule, 'name' | 'cron'>[]): void {
+	const seen = new Set<string>();
+	schedules.forEach((s, i) => checkSchedule(s, `schedules[${i}].name`));
+	for (const s of schedules) {
+		if (seen.has(s.name)) throw invalid('schedules', `two schedules are named '${s.name}'`);
+		seen.add(s.name);
+	}
+}
+
+function checkSchedule(s: Pick<JobSchedule, 'name' | 'cron'>, nameField: string): void {
+	if (typeof s.name !== 'string' || !NAME.test(s.name)) {
+		throw invalid(
+			nameField,
+			`a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got ${s.name == null ? 'NULL' : `'${String(s.name).replaceAll("'", "''")}'`}`,
+		);
+	}
+	const problem = cronProblem(typeof s.cron === 'string' ? s.cron : '');
+	if (problem) throw invalid(fieldOf(s.name, 'cron'), problem);
+	// In range yet never due (February 31st): pg_cron would keep it and never run it.
+	if (parseCron(s.cron).nextRun() === null) {
+		throw invalid(fieldOf(s.name, 'cron'), `'${s.cron.trim()}' never runs: no date matches it`);
+	}
+}
 
 /**
  * One recurring job, as {@link defineSchedule} returns it.
@@ -14,14 +54,21 @@ export interface JobSchedule {
 	/** Unique; lowercase letters, digits, `.`, `-`, `_`. The pg_cron entry is `supabase-jobs-schedule:<name>`. */
 	readonly name: string;
 	readonly kind: string;
-	/** Five fields in pg_cron's syntax (UTC): minute hour day month weekday. */
+	/**
+	 * Five fields in pg_cron's syntax, in UTC: minute (0-59) hour (0-23) day of
+	 * month (1-31, or `$` for the last) month (1-12, jan-dec) day of week (0-7,
+	 * sun-sat); lists, ranges `a-b` and steps `* /n`, `a-b/n`; or `@daily`,
+	 * `@hourly`, `@weekly`, `@monthly`, `@yearly`. See {@link describeCron}.
+	 */
 	readonly cron: string;
 	readonly params: JobParams;
 }
 
 /**
- * Declares a recurring job. With a declared kind its params are checked now,
- * at startup, not at 2 a.m.
+ * Declares a recurring job. Its name and cron expression are checked now (a
+ * minute of 61 throws InvalidJobInputError with field
+ * `schedules["<name>"].cron`), and with a declared kind its params too: at
+ * startup, not at 2 a.m.
  *
  * @example
  * ```ts
@@ -44,6 +91,7 @@ export function defineSchedule(input: {
 	cron: string;
 	params?: unknown;
 }): JobSchedule {
+	checkSchedule(input, 'name');
 	const kind = input.kind;
 	const params = isJobKind(kind)
 		? (kind.parseParams(input.params ?? {}) as JobParams)

@@ -510,11 +510,15 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * Readmits running jobs whose worker broke the liveness contract it
-	 * declared at claim (`heartbeatMs`): three beats missed in a row. Jobs
-	 * claimed without a declared heartbeat are never touched, so nothing is
-	 * guessed; this is what the reclaim schedule runs (every 5 seconds where
-	 * pg_cron accepts seconds schedules, every minute otherwise).
+	 * One pass of what the reclaim schedule runs (every 5 seconds where pg_cron
+	 * accepts seconds schedules, every minute otherwise), on this store's table,
+	 * through the same SQL function: readmits running jobs whose worker broke
+	 * the liveness contract it declared at claim (`heartbeatMs`: three beats
+	 * missed in a row), and closes queued jobs past their `expireAfterMs` as
+	 * failed (`expired`). Jobs claimed without a declared heartbeat are never
+	 * touched unless an operator set `supabase_jobs.settings.stale_after`, so
+	 * nothing is guessed. Returns the jobs it readmitted or closed. For an app
+	 * that runs its own loop instead of pg_cron.
 	 *
 	 * @example
 	 * setInterval(() => void store.reclaimSilent(), 10_000);
@@ -537,7 +541,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	/**
 	 * Makes the recurring schedules of this store's table exactly these (added,
-	 * changed and removed at once), with one pg_cron entry each. Each run is a
+	 * changed and removed at once), with one pg_cron entry each. Each one is
+	 * checked first (a name, an expression pg_cron runs: see defineSchedule); a
+	 * bad one throws InvalidJobInputError naming it (`schedules["nightly-report"].cron`)
+	 * and nothing changes. Each run is a
 	 * job enqueued once per minute slot; slots missed while the database or
 	 * pg_cron was down are skipped, not backfilled. Service role only.
 	 *

@@ -6,7 +6,7 @@ import { StaleAfterRequiredError } from '../errors.ts';
 import { checkInt, kindName } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
-import type { JobSchedule } from './job-schedule.ts';
+import { checkSchedules, type JobSchedule } from './job-schedule.ts';
 import type { Job } from './job.ts';
 import type { ConcurrencyLimits } from './store-options.ts';
 
@@ -40,6 +40,7 @@ export async function syncSchedules<R extends Job>(
 	calls: JobCalls<R>,
 	schedules: readonly JobSchedule[],
 ): Promise<number> {
+	checkSchedules(schedules);
 	const value = await calls.call('job_sync_schedules', {
 		schedules: schedules.map((s) => ({ name: s.name, kind: s.kind, cron: s.cron, params: s.params })),
 	});

@@ -16,6 +16,9 @@ import { PREFIX, type WorkerLogger } from './logger.ts';
 import { PlanSource } from './plan-source.ts';
 import { SucceedBatcher } from './succeed-batcher.ts';
 
+/** Times of jobs announced as claimable later that the runner keeps a wake-up for (the nearest ones). */
+const DUE_KEPT = 1024;
+
 // A postgres.js client of any type configuration: only listen() is used.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySql = postgres.Sql<any>;
@@ -102,8 +105,9 @@ interface NotifyPayload {
  * Runs handlers in this Node process until stopped: claims with claimNext
  * (FOR UPDATE SKIP LOCKED, so any number of runners share a table) up to
  * `concurrency` jobs at once, wakes on NOTIFY `supabase_jobs` (the notify
- * triggers fire on insert and on requeue) and polls every `pollMs` as the
- * backstop. On SIGTERM/SIGINT it stops claiming, lets running jobs finish
+ * triggers fire on insert, requeue and reschedule; a job announced for later,
+ * like a retry after its backoff, wakes it by a timer set for the nearest such
+ * time) and polls every `pollMs` as the backstop. On SIGTERM/SIGINT it stops claiming, lets running jobs finish
  * within the grace, and releases the rest, so nothing is lost and nothing
  * spends an attempt.
  *
@@ -182,7 +186,35 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		}
 		pending = false;
 	};
-	const later = new Set<ReturnType<typeof setTimeout>>();
+	// Jobs announced as claimable later (run_at, a retry's backoff): one timer,
+	// armed for the nearest of their times; when it fires it wakes the claim
+	// loop and re-arms for the next. The farthest times beyond DUE_KEPT are
+	// dropped: the poll finds those.
+	const due: number[] = [];
+	let dueTimer: ReturnType<typeof setTimeout> | undefined;
+	const armDue = () => {
+		clearTimeout(dueTimer);
+		dueTimer = undefined;
+		const now = Date.now();
+		while (due.length && due[0]! <= now) due.shift();
+		if (!due.length || stopping) return;
+		dueTimer = setTimeout(
+			() => {
+				dueTimer = undefined;
+				poke();
+				armDue();
+			},
+			Math.min(due[0]! - now + 5, 2 ** 31 - 1),
+		);
+	};
+	const wakeAt = (at: number) => {
+		let i = due.length;
+		while (i > 0 && due[i - 1]! > at) i--;
+		if (due[i - 1] === at) return;
+		due.splice(i, 0, at);
+		if (due.length > DUE_KEPT) due.pop();
+		if (i === 0) armDue();
+	};
 
 	const onNotify = (text: string) => {
 		let payload: NotifyPayload = {};
@@ -195,17 +227,10 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		if (typeof payload.job_table === 'string' && payload.job_table !== tableLabel(store.table)) return;
 		const announced = payload.kinds ?? (typeof payload.kind === 'string' ? [payload.kind] : null);
 		if (announced && !announced.some((k) => kinds.includes(k))) return;
-		const delay = payload.available_at ? Date.parse(payload.available_at) - Date.now() : 0;
-		if (!(delay > 0)) return poke();
-		// A retry with backoff: claimable later; wake then rather than at the next poll.
-		const timer = setTimeout(
-			() => {
-				later.delete(timer);
-				poke();
-			},
-			Math.min(delay + 5, 2 ** 31 - 1),
-		);
-		later.add(timer);
+		const at = payload.available_at ? Date.parse(payload.available_at) : NaN;
+		if (!(at > Date.now())) return poke();
+		// Claimable later: wake then rather than at the next poll.
+		wakeAt(at);
 	};
 	const listening = options.sql.listen(options.channel ?? 'supabase_jobs', onNotify, poke).catch((e: unknown) => {
 		logger.warn(`${PREFIX} LISTEN failed; the runner polls every ${pollMs} ms instead`, e);
@@ -281,7 +306,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			stopping = true;
 			poke();
 			removeSignals();
-			later.forEach(clearTimeout);
+			clearTimeout(dueTimer);
 			await loop;
 			const graceMs = stopOptions.graceMs ?? 30_000;
 			if (runs.size > 0) {

@@ -51,6 +51,7 @@ set search_path = ''
 as $$
 begin
   if schedule !~ '^\s*\S+(\s+\S+){4}\s*$'
+     and pg_catalog.lower(pg_catalog.btrim(schedule)) not in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly')
      and coalesce(pg_catalog.substring(schedule, '^\s*(\d{1,2})\s+seconds?\s*$')::int not between 1 and 59, true) then
     raise exception using errcode = 'invalid_parameter_value', message = pg_catalog.format('invalid schedule: %s', schedule),
       hint = 'Use cron format (e.g. 5 4 * * *), or interval format ''[1-59] seconds''';
