@@ -263,7 +263,8 @@ begin
     insert into supabase_jobs.phase_timings as p (id, job_table, kind, owner_id, finished_at, timings)
     select g.id, g.job_table, g.kind, g.owner_id, g.finished_at, g.timings from gone as g
      where g.status = 'done' and g.timings is not null and g.is_active
-    on conflict (id) do nothing
+    -- No ON CONFLICT: it would read the new row through the SELECT policy (the
+    -- owner's); a deleted job's id is never kept twice.
   )
   select pg_catalog.count(*)::integer into n from gone;
   return n;
