@@ -358,10 +358,27 @@ begin
      where s.job_table = label and l.job_table = label and l.kind = s.kind and s.kind = any (started)
        and s.started_at <= clock - l.rate_per_ms * interval '1 millisecond';
   end if;
+  -- A full rate window holding queued jobs: tell the runners when it frees a
+  -- start (NOTIFY, as a retry's backoff does), so one starts then, not at the next poll.
+  if rate_n <> '{}' then
+    perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
+              'job_table', label, 'kind', f.kind, 'kinds', pg_catalog.json_build_array(f.kind),
+              'count', 1, 'available_at', f.frees_at, 'reason', 'rate')::text)
+       from (select l.kind, pg_catalog.min(s.started_at) + l.rate_per_ms * interval '1 millisecond' as frees_at
+               from supabase_jobs.kind_limits l
+               join supabase_jobs.kind_starts s on s.job_table = label and s.kind = l.kind
+                and s.started_at > clock - l.rate_per_ms * interval '1 millisecond'
+              where l.job_table = label and l.rate_starts is not null and l.paused_at is null
+                and (rate_n ->> l.kind)::integer >= l.rate_starts
+                and (admit.kinds is null or l.kind = any (admit.kinds))
+              group by l.kind, l.rate_per_ms) f
+      where exists (select 1 from supabase_jobs.job j
+                     where j.job_table = label and j.kind = f.kind and j.status = 'queued' and j.available_at <= now());
+  end if;
 end
 $$;
 comment on function supabase_jobs.admit is
-  'Up to "limit" jobs that may start now under the table''s kind_limits (concurrency, pause, rate), in claim order: from the queue (kinds null: any kind) or, given ids, from those of them a claim would take, in that order. Records the starts of rate-limited kinds in kind_starts.';
+  'Up to "limit" jobs that may start now under the table''s kind_limits (concurrency, pause, rate), in claim order: from the queue (kinds null: any kind) or, given ids, from those of them a claim would take, in that order. Records the starts of rate-limited kinds in kind_starts, and NOTIFYs supabase_jobs (reason rate, available_at) when a full rate window holds queued jobs.';
 
 create or replace function public.job_set_concurrency(
   kind text,

@@ -318,6 +318,24 @@ describe('rate limits', () => {
 		expect(started.at(-1)! - started[0]!).toBeGreaterThan(2000 - 150);
 	});
 
+	it('a claim held by a full window tells the runners when it frees a start (NOTIFY, reason rate, available_at)', async () => {
+		await seed('rate-notify', 2);
+		await asAdmin((tx) => tx`select job_set_rate_limit('rate-notify', 1, 5000)`);
+		const listener = db.connect({ max: 1 });
+		let resolveHeard!: (payload: Record<string, unknown>) => void;
+		const heard = new Promise<Record<string, unknown>>((r) => (resolveHeard = r));
+		await listener.listen('supabase_jobs', (text) => {
+			const payload = JSON.parse(text) as Record<string, unknown>;
+			if (payload.reason === 'rate' && payload.kind === 'rate-notify') resolveHeard(payload);
+		});
+		expect(await claimNext(db.sql, ['rate-notify'], 2)).toHaveLength(1);
+		const payload = await heard;
+		const [{ started }] = await db.sql<{ started: Date }[]>`
+			select started_at as started from supabase_jobs.kind_starts where kind = 'rate-notify'`;
+		expect(payload).toMatchObject({ job_table: 'jobs', kinds: ['rate-notify'], count: 1 });
+		expect(Date.parse(String(payload.available_at))).toBe(started.getTime() + 5000);
+	});
+
 	it("a queued job's hold reason says its rate limit is spent, with the starts in the window and the starts allowed", async () => {
 		const ids = await seed('rate-hold', 3, alice.sub);
 		await asAdmin((tx) => tx`select job_set_rate_limit('rate-hold', 2, 60000)`);
