@@ -19,6 +19,8 @@ import {
 	type Sql,
 	type TestDatabase,
 } from '../helpers/db.ts';
+import { waitingJob } from '../kick/job-fixtures.ts';
+import { clearRequestQueue, queuedRequests, setWorkerSecrets } from '../kick/worker-secrets.ts';
 
 let db: TestDatabase;
 let alice: Caller & { sub: string };
@@ -268,6 +270,30 @@ describe('pausing a kind', () => {
 		await asAdmin((tx) => tx`select job_resume_kind('pause-keep')`);
 		const [kept] = await db.sql`select max_running, paused_at from supabase_jobs.kind_limits where kind = 'pause-keep'`;
 		expect(kept).toEqual({ max_running: 2, paused_at: null });
+	});
+});
+
+describe('the worker function (pg_net) and a paused kind', () => {
+	it('the backstop leaves a paused kind alone; its resume wakes the worker for it', async () => {
+		await setWorkerSecrets(db.sql, 'http://127.0.0.1:9/worker');
+		await waitingJob(db.sql, alice, 'kick-paused', '2 minutes');
+		await waitingJob(db.sql, alice, 'kick-paused', '2 minutes');
+		await waitingJob(db.sql, alice, 'kick-running', '2 minutes');
+		await asAdmin((tx) => tx`select job_pause_kind('kick-paused')`);
+		await clearRequestQueue(db.sql);
+		const backstop = async () => {
+			await db.sql`select supabase_jobs.backstop()`;
+			return (await queuedRequests(db.sql)).map((r) => r.body).filter((b) => String(b.kind).startsWith('kick-'));
+		};
+		expect(await backstop()).toEqual([
+			{ job_id: null, job_table: 'jobs', kind: 'kick-running', count: 1, reason: 'backstop' },
+		]);
+		await clearRequestQueue(db.sql);
+		await asAdmin((tx) => tx`select job_resume_kind('kick-paused')`);
+		expect((await queuedRequests(db.sql)).map((r) => r.body)).toEqual([
+			{ job_table: 'jobs', kind: 'kick-paused', kinds: ['kick-paused'], count: 2, reason: 'resume' },
+		]);
+		await db.sql`update jobs set status = 'cancelled' where kind like 'kick-%' and status = 'queued'`;
 	});
 });
 
