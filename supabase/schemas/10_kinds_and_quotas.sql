@@ -274,19 +274,23 @@ declare
   key_of text;
   taken integer := 0;
   clock timestamptz := pg_catalog.clock_timestamp();
-  rate_n jsonb;
-  skip text[];
+  paused_or_rated boolean;
+  rate_n jsonb := '{}';
+  skip text[] := '{}';
   started text[] := '{}';
 begin
-  -- In one statement: the table's limits, and its running jobs counted once
-  -- per kind and per kind and key (a handful of rows: the partial index on
-  -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
+  -- In one statement: the table's limits (and whether one pauses a kind or
+  -- limits its rate), and its running jobs counted once per kind and per kind
+  -- and key (a handful of rows: the partial index on running jobs). A key's
+  -- entry is "<kind> <key>": a kind never holds a space.
   select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key, l.paused_at is not null, l.rate_starts))
                      from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
+         exists (select 1 from supabase_jobs.kind_limits l
+                  where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null)),
          coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
                     filter (where not g.by_kind and g.concurrency_key is not null), '{}')
-    into limits, kind_n, key_n
+    into limits, paused_or_rated, kind_n, key_n
     from (select s.kind, s.concurrency_key, pg_catalog.count(*) as n, grouping(s.concurrency_key) = 1 as by_kind
             from supabase_jobs.job s
            where s.job_table = label and s.status = 'running'
@@ -294,14 +298,16 @@ begin
   -- Pause and rate (17_admin_actions): the starts in each rate-limited kind's
   -- window, and the kinds none of whose jobs may start now (paused, or their
   -- window full), which the queue read leaves out so they hide no other kind.
-  select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
-         coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
-    into rate_n, skip
-    from supabase_jobs.kind_limits l
-    cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
-                         where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
-                           and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
-   where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
+  if paused_or_rated then
+    select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
+           coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
+      into rate_n, skip
+      from supabase_jobs.kind_limits l
+      cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
+                           where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
+                             and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
+     where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
+  end if;
   if ids is null then
     open candidates for
       select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
