@@ -53,7 +53,7 @@ create table supabase_jobs.kind_starts (
   primary key (job_table, kind, started_at)
 );
 comment on table supabase_jobs.kind_starts is
-  'Recent starts of each rate-limited kind (kind_limits.rate_starts): how many jobs admit() let start at started_at. Rows older than the kind''s window are dropped as new ones come.';
+  'Recent starts of each rate-limited kind (kind_limits.rate_starts): how many jobs admit() let start up to started_at (the end of a hundredth of the kind''s window, so a window holds at most ~100 rows). Rows older than the window are dropped as new ones come.';
 
 create or replace function supabase_jobs.drop_empty_kind_limits(label text, kind text)
 returns void
@@ -357,8 +357,16 @@ begin
   end loop;
   close candidates;
   if started <> '{}' then
+    -- Each start at the end of its hundredth of the window: at most ~100 rows
+    -- per window to add up, and a start counts a little longer, never shorter.
     insert into supabase_jobs.kind_starts as k (job_table, kind, started_at, starts)
-    select label, x.kind, clock, pg_catalog.count(*)::integer from pg_catalog.unnest(started) as x(kind) group by x.kind
+    select label, x.kind,
+           pg_catalog.to_timestamp(pg_catalog.ceil(pg_catalog.date_part('epoch', clock) * 1000 / greatest(l.rate_per_ms / 100, 1))
+                                   * greatest(l.rate_per_ms / 100, 1) / 1000.0),
+           pg_catalog.count(*)::integer
+      from pg_catalog.unnest(started) as x(kind)
+      join supabase_jobs.kind_limits l on l.job_table = label and l.kind = x.kind
+     group by x.kind, l.rate_per_ms
     on conflict (job_table, kind, started_at) do update set starts = k.starts + excluded.starts;
     delete from supabase_jobs.kind_starts s using supabase_jobs.kind_limits l
      where s.job_table = label and l.job_table = label and l.kind = s.kind and s.kind = any (started)

@@ -362,6 +362,16 @@ describe('rate limits', () => {
 		expect(Date.parse(String(payload.available_at))).toBe(started.getTime() + 5000);
 	});
 
+	it('the starts of a window add up from at most ~100 rows, however many jobs start in it', async () => {
+		await seed('rate-rows', 300);
+		await asAdmin((tx) => tx`select job_set_rate_limit('rate-rows', 100000, 60000)`);
+		for (let i = 0; i < 300; i++) expect(await claimNext(db.sql, ['rate-rows'], 1)).toHaveLength(1);
+		const [{ rows, starts }] = await db.sql<{ rows: number; starts: number }[]>`
+			select count(*)::int as rows, sum(starts)::int as starts from supabase_jobs.kind_starts where kind = 'rate-rows'`;
+		expect(starts).toBe(300);
+		expect(rows).toBeLessThanOrEqual(101);
+	});
+
 	it("a queued job's hold reason says its rate limit is spent, with the starts in the window and the starts allowed", async () => {
 		const ids = await seed('rate-hold', 3, alice.sub);
 		await asAdmin((tx) => tx`select job_set_rate_limit('rate-hold', 2, 60000)`);
