@@ -87,6 +87,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// A requeue wakes the worker through kick_body whoever requeues.
 			'supabase_jobs.notify_requeued_job()',
 			'supabase_jobs.owns_job_topic(text)',
+			// A pause lifted (by an admin, under RLS) wakes the worker through kick_body.
+			'supabase_jobs.wake_resumed_kind()',
 		]);
 		for (const r of rows) {
 			expect(r.proconfig).toContain('search_path=""');
