@@ -2417,8 +2417,9 @@ comment on column supabase_jobs.kind_limits.rate_starts is
 comment on column supabase_jobs.kind_limits.rate_per_ms is
   'The sliding window of rate_starts, in milliseconds.';
 
--- The starts of rate-limited kinds, for the sliding window: admit() adds one
--- row per claim batch and drops those older than the kind's window.
+-- The starts of rate-limited kinds, for the sliding window: admit() adds each
+-- claim's starts to the row of their hundredth of the window and drops the rows
+-- older than the window.
 create table supabase_jobs.kind_starts (
   job_table  text not null,
   kind       text not null,
