@@ -236,6 +236,9 @@ begin
   for batch in
     select j.job_table, j.kind, pg_catalog.count(*)::integer as n from supabase_jobs.job as j
      where j.status = 'queued' and j.available_at <= now() - waited
+       -- A paused kind has nothing to claim; its resume wakes the worker (17_admin_actions).
+       and not exists (select 1 from supabase_jobs.kind_limits l
+                        where l.job_table = j.job_table and l.kind = j.kind and l.paused_at is not null)
      group by j.job_table, j.kind order by j.job_table, j.kind
   loop
     if supabase_jobs.kick(batch.job_table, batch.kind, null, batch.n, 'backstop') is not null then
@@ -246,7 +249,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.backstop is
-  'The supabase-jobs-backstop schedule: one wake-up per job table and kind with jobs claimable for longer than settings.backstop_after. Returns the number queued.';
+  'The supabase-jobs-backstop schedule: one wake-up per job table and kind (not paused) with jobs claimable for longer than settings.backstop_after. Returns the number queued.';
 
 create or replace function supabase_jobs.kick_due()
 returns integer

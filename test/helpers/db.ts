@@ -52,14 +52,17 @@ export interface Caller {
 	role: Role;
 	/** The user's id (sub claim) for authenticated callers. */
 	sub?: string;
+	/** An admin: app_metadata.role = 'admin' in the claims, as the service role sets it. */
+	admin?: boolean;
 }
 
 /** Claims as a Supabase JWT carries them. */
 export function claimsFor(caller: Caller): Record<string, unknown> {
 	const now = Math.floor(Date.now() / 1000);
-	return caller.sub
+	const claims = caller.sub
 		? { sub: caller.sub, role: caller.role, aud: 'authenticated', exp: now + 3600, iat: now }
 		: { role: caller.role, exp: now + 3600, iat: now };
+	return caller.admin ? { ...claims, app_metadata: { provider: 'email', role: 'admin' } } : claims;
 }
 
 /**

@@ -80,6 +80,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.after_child_changed()',
 			'supabase_jobs.after_jobs_inserted()',
 			'supabase_jobs.after_jobs_updated()',
+			// A job's timeline: its events are written and deleted with the job, whoever changes it (18_timeline.sql).
+			'supabase_jobs.forget_job_timeline()',
 			// Counts of running jobs behind a concurrency limit; for users, only through hold_of_job.
 			'supabase_jobs.hold_of(text,text,text)',
 			'supabase_jobs.hold_of_job(uuid)',
@@ -90,6 +92,9 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// A requeue wakes the worker through kick_body whoever requeues.
 			'supabase_jobs.notify_requeued_job()',
 			'supabase_jobs.owns_job_topic(text)',
+			'supabase_jobs.record_job_event()',
+			// A pause lifted (by an admin, under RLS) wakes the worker through kick_body.
+			'supabase_jobs.wake_resumed_kind()',
 		]);
 		for (const r of rows) {
 			expect(r.proconfig).toContain('search_path=""');

@@ -7,6 +7,7 @@
  * listens on the job's topic (counted stores poll: their wrapper forwards
  * `call` only).
  */
+import { describeAdminConformance } from '../store/admin-conformance.ts';
 import { describeJobStoreConformance } from '../store/conformance.ts';
 import { describeParentChildConformance } from '../store/family-conformance.ts';
 import { useRealtimeFixture } from './helpers.ts';
@@ -15,3 +16,4 @@ const f = await useRealtimeFixture();
 
 describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeParentChildConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
+describeAdminConformance('supabase-js (stand-in, Realtime)', async () => f.harness);

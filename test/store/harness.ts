@@ -8,7 +8,8 @@
 import type { Sql } from 'postgres';
 import type { JobAdapter, JobFunctionName } from '../../src/lib/store/adapter.ts';
 
-export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string };
+/** A caller: the service role, or a signed-in user (an admin when `admin`: app_metadata.role = 'admin'). */
+export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string; admin?: boolean };
 
 export interface JobTableOptions {
 	kinds?: string[];

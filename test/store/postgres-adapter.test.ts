@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { claimsFor, createUser, useTestDatabase } from '../helpers/db.ts';
+import { describeAdminConformance } from './admin-conformance.ts';
 import { describeJobStoreConformance } from './conformance.ts';
 import { describeParentChildConformance } from './family-conformance.ts';
 import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
@@ -30,6 +31,7 @@ const harness: ConformanceHarness = {
 };
 describeJobStoreConformance('postgres.js', async () => harness);
 describeParentChildConformance('postgres.js', async () => harness);
+describeAdminConformance('postgres.js', async () => harness);
 
 describe('postgresAdapter', () => {
 	test('a worker connecting as the database owner needs no claims', async () => {

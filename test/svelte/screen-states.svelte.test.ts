@@ -170,3 +170,32 @@ describe('JobStrip', () => {
 		expect(rows[1]!.querySelector('.sj-badge')?.textContent?.trim()).toBe('Sem resposta');
 	});
 });
+
+describe.each(['en', 'pt-BR'] as const)('a queued job held back says what holds it (%s)', (locale) => {
+	const m = JOB_MESSAGES[locale];
+	const held = (heldBy: 'kind' | 'paused' | 'rate', running: number, maxRunning: number) => {
+		app = mount(JobProgress, {
+			target: host(),
+			props: {
+				job: { ...snap({ status: 'queued' }), heldBy: { kind: 'export', heldBy, running, maxRunning } },
+				locale,
+			},
+		});
+		flushSync();
+		return target.textContent ?? '';
+	};
+
+	it('paused by the operator, naming the kind, not a count of running jobs', () => {
+		const text = held('paused', 0, 0);
+		expect(text).toContain(m.paused.replace('{kind}', 'export'));
+		expect(text).not.toContain(m.held.replace('{n}', '0').replace('{kind}', 'export'));
+	});
+
+	it('waiting for its rate limit, naming the kind', () => {
+		expect(held('rate', 5, 5)).toContain(m.rateLimited.replace('{kind}', 'export'));
+	});
+
+	it('a full concurrency limit still says how many run', () => {
+		expect(held('kind', 2, 2)).toContain(m.held.replace('{n}', '2').replace('{kind}', 'export'));
+	});
+});

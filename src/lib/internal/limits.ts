@@ -39,3 +39,9 @@ export const LOG_LINES_MAX = 500;
 export const LOG_MESSAGE_MAX = 2000;
 /** Mirrors supabase_jobs.log_fields_max_bytes(). */
 export const LOG_FIELDS_MAX_BYTES = 4096;
+/** Mirrors supabase_jobs.batch_max(): the most rows one batch call writes. */
+export const BATCH_MAX = 5000;
+/** Mirror supabase_jobs.rate_starts_max(), rate_per_ms_min() and rate_per_ms_max(): a rate limit's bounds. */
+export const RATE_STARTS_MAX = 100_000;
+export const RATE_PER_MS_MIN = 100;
+export const RATE_PER_MS_MAX = 86_400_000;

@@ -3,6 +3,7 @@
  * purpose: statuses and buttons. The sentences that explain a failure come from
  * the job row (`error`), written by the handler in the user's language.
  */
+import type { HoldReason } from '../store/store-options.ts';
 import type { JobSnapshotStatus } from './types.ts';
 
 /**
@@ -35,6 +36,10 @@ export interface JobMessages {
 	longerThanUsual: string;
 	/** A queued job held back by a concurrency limit; `{n}` running jobs of the kind `{kind}` hold it. */
 	held: string;
+	/** A queued job whose kind `{kind}` an operator paused. */
+	paused: string;
+	/** A queued job waiting for its kind `{kind}`'s rate limit (starts per interval) to allow another start. */
+	rateLimited: string;
 	/** A parent waiting for its children; `{n}` of `{total}` have not ended. */
 	waitingForChildren: string;
 	/** Accessible name of the list of a job's children. */
@@ -104,6 +109,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
 		longerThanUsual: 'taking longer than usual',
 		held: 'waiting: {n} {kind} already running',
+		paused: 'waiting: {kind} is paused by the operator',
+		rateLimited: 'waiting for the rate limit of {kind}',
 		waitingForChildren: 'waiting for {n} of {total} parts',
 		children: 'Parts',
 		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
@@ -154,6 +161,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		},
 		longerThanUsual: 'demorando mais que o normal',
 		held: 'aguardando: {n} {kind} já em execução',
+		paused: 'aguardando: {kind} foi pausado pelo operador',
+		rateLimited: 'aguardando o limite de frequência de {kind}',
 		waitingForChildren: 'aguardando {n} de {total} partes',
 		children: 'Partes',
 		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
@@ -178,6 +187,19 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		},
 	},
 };
+
+/**
+ * The sentence a queued job's screen shows for what holds it back: a full
+ * concurrency limit, a paused kind, or a spent rate limit.
+ *
+ * @internal
+ * @example
+ * holdSentence(JOB_MESSAGES.en, { kind: 'export', heldBy: 'paused', running: 0, maxRunning: 0 }); // 'waiting: export is paused by the operator'
+ */
+export function holdSentence(m: JobMessages, hold: HoldReason): string {
+	const text = hold.heldBy === 'paused' ? m.paused : hold.heldBy === 'rate' ? m.rateLimited : m.held;
+	return text.replace('{n}', String(hold.running)).replace('{kind}', hold.kind);
+}
 
 /**
  * Picks the shipped locale closest to a BCP 47 tag: any Portuguese tag reads as

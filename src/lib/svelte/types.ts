@@ -76,7 +76,7 @@ export interface JobWatchSource {
 	cancel(id: string): Promise<unknown>;
 	/** A job's children as they change (JobStore.watchChildren): WatchedJob follows them when asked to (`children: true`). */
 	watchChildren?(id: string, options: { signal: AbortSignal }): AsyncIterable<readonly JobSnapshot[]>;
-	/** Why queued jobs are held by a concurrency limit (JobStore.holdReasons): WatchedJob asks for a queued job. */
+	/** Why queued jobs are held (a concurrency limit, a paused kind, a rate limit: JobStore.holdReasons): WatchedJob asks for a queued job. */
 	holdReasons?(ids: readonly string[]): Promise<ReadonlyMap<string, HoldReason>>;
 	/**
 	 * How many of the same owner's queued jobs come before this queued one

@@ -241,8 +241,9 @@ export class WatchedJob {
 
 	/**
 	 * Why this queued job is not starting, when a concurrency limit holds it
-	 * ("waiting: 1 export already running"); null otherwise, or when the source
-	 * cannot tell (it has no `holdReasons`).
+	 * ("waiting: 1 export already running"), its kind is paused or its rate
+	 * limit is spent; null otherwise, or when the source cannot tell (it has
+	 * no `holdReasons`).
 	 */
 	get heldBy(): HoldReason | null {
 		return this.#heldBy;

@@ -16,7 +16,7 @@ export interface JobProgressView {
 	readonly maxAttempts?: number;
 	readonly startedAt?: Date | null;
 	readonly updatedAt?: Date | null;
-	/** A queued job held back by a concurrency limit: which, and how many hold it. */
+	/** A queued job held back: by a concurrency limit (which, and how many hold it), a paused kind or a spent rate limit. */
 	readonly heldBy?: HoldReason | null;
 	/** The job's children, each drawn as a bar of its own under this one. */
 	readonly children?: readonly JobSnapshot[];
