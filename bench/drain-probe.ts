@@ -1,0 +1,45 @@
+/**
+ * One drain, for an A/B of a change to runWorkers (not part of `npm run bench`):
+ * starts embedded PostgreSQL, then runs BENCH_PROBE_SYSTEMS (ours, graphile,
+ * graphile-fastest, pgboss-fastest; comma-separated) through `process(n, 8)`
+ * for each size in BENCH_PROBE_SIZES, BENCH_PROBE_ROUNDS times, and prints jobs/s.
+ */
+import { startLocalPostgres } from '../src/local/postgres/embedded.ts';
+import { withDatabase } from '../src/local/postgres/migrate.ts';
+import postgres from 'postgres';
+import { graphileWorker } from './graphile.ts';
+import { ours } from './ours.ts';
+import { pgBoss } from './pgboss.ts';
+import type { BenchSystem } from './system.ts';
+
+const sizes = (process.env.BENCH_PROBE_SIZES ?? '20000').split(',').map(Number);
+const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 1);
+const names = (process.env.BENCH_PROBE_SYSTEMS ?? 'ours').split(',');
+const pg = await startLocalPostgres();
+const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+const systems: BenchSystem[] = [];
+for (const name of names) {
+	await admin.unsafe(`create database probe_${name.replace('-', '_')}`);
+	const url = withDatabase(pg.url, `probe_${name.replace('-', '_')}`);
+	systems.push(
+		name === 'ours'
+			? ours(url, 'probe')
+			: name.startsWith('graphile')
+				? graphileWorker(url, 'probe', name.endsWith('fastest'))
+				: pgBoss(url, 'probe', name.endsWith('fastest')),
+	);
+}
+try {
+	for (const s of systems) await s.setup();
+	for (let r = 0; r < rounds; r++)
+		for (const n of sizes)
+			for (const s of systems) {
+				await s.reset();
+				const ms = await s.process(n, 8);
+				console.log(`${s.name} ${n}: ${Math.round((n / ms) * 1000)} jobs/s`);
+			}
+} finally {
+	for (const s of systems) await s.close();
+	await admin.end();
+	await pg.stop();
+}
