@@ -35,8 +35,11 @@ try {
 		for (const n of sizes)
 			for (const s of systems) {
 				await s.reset();
+				const cpu = process.cpuUsage();
 				const ms = await s.process(n, 8);
-				console.log(`${s.name} ${n}: ${Math.round((n / ms) * 1000)} jobs/s`);
+				const used = process.cpuUsage(cpu);
+				const perJob = (used.user + used.system) / n;
+				console.log(`${s.name} ${n}: ${Math.round((n / ms) * 1000)} jobs/s, Node CPU ${perJob.toFixed(0)} us/job`);
 			}
 } finally {
 	for (const s of systems) await s.close();
