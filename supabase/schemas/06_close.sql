@@ -190,10 +190,10 @@ set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
-  ids uuid[];
-  attempts integer[];
-  result_ids uuid[];
-  timings jsonb[];
+  close_ids uuid[];
+  close_attempts integer[];
+  close_results uuid[];
+  close_timings jsonb[];
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' then
     perform supabase_jobs.invalid('items', 'items is a JSON array of {id, attempt, result_id, timings}');
@@ -202,13 +202,12 @@ begin
   end if;
   perform supabase_jobs.check_batch_items(items);
   select pg_catalog.array_agg(w.id), pg_catalog.array_agg(w.attempt), pg_catalog.array_agg(w.result_id), pg_catalog.array_agg(w.timings)
-    into ids, attempts, result_ids, timings
+    into close_ids, close_attempts, close_results, close_timings
     from pg_catalog.jsonb_to_recordset(items) as w(id uuid, attempt integer, result_id uuid, timings jsonb)
    where w.id is not null;
   -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
   return query
-  select * from supabase_jobs.set_state_if_running(label, 'succeed', job_succeed_many.ids, job_succeed_many.attempts,
-                                                       job_succeed_many.result_ids, job_succeed_many.timings);
+  select * from supabase_jobs.set_state_if_running(label, 'succeed', close_ids, close_attempts, close_results, close_timings);
 end
 $$;
 comment on function public.job_succeed_many is
