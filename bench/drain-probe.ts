@@ -2,7 +2,8 @@
  * One drain, for an A/B of a change to runWorkers (not part of `npm run bench`):
  * starts embedded PostgreSQL, then runs BENCH_PROBE_SYSTEMS (ours, graphile,
  * graphile-fastest, pgboss-fastest; comma-separated) through `process(n, 8)`
- * for each size in BENCH_PROBE_SIZES, BENCH_PROBE_ROUNDS times, and prints jobs/s.
+ * (or, with BENCH_PROBE_PATH=byid, the per-job path) for each size in
+ * BENCH_PROBE_SIZES, BENCH_PROBE_ROUNDS times, and prints jobs/s.
  */
 import { startLocalPostgres } from '../src/local/postgres/embedded.ts';
 import { withDatabase } from '../src/local/postgres/migrate.ts';
@@ -15,6 +16,8 @@ import type { BenchSystem } from './system.ts';
 const sizes = (process.env.BENCH_PROBE_SIZES ?? '20000').split(',').map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 1);
 const names = (process.env.BENCH_PROBE_SYSTEMS ?? 'ours').split(',');
+// 'process' (runWorkers / each peer's runner) or 'byid' (the per-job path: claim by id + succeed, 8 loops).
+const path = process.env.BENCH_PROBE_PATH ?? 'process';
 const pg = await startLocalPostgres();
 const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
 const systems: BenchSystem[] = [];
@@ -36,7 +39,7 @@ try {
 			for (const s of systems) {
 				await s.reset();
 				const cpu = process.cpuUsage();
-				const ms = await s.process(n, 8);
+				const ms = path === 'byid' ? await s.processById!(n, 8) : await s.process(n, 8);
 				const used = process.cpuUsage(cpu);
 				const perJob = (used.user + used.system) / n;
 				console.log(`${s.name} ${n}: ${Math.round((n / ms) * 1000)} jobs/s, Node CPU ${perJob.toFixed(0)} us/job`);
