@@ -1387,61 +1387,6 @@ export type Database = {
 				Returns: undefined;
 			};
 			sentence: { Args: { value: string }; Returns: string };
-			set_state_if_running: {
-				Args: {
-					attempts: number[];
-					close_action: string;
-					delay?: string;
-					error?: string;
-					error_code?: string;
-					ids: string[];
-					label: string;
-					result_ids?: string[];
-					timings?: Json[];
-				};
-				Returns: {
-					attempts: number;
-					available_at: string;
-					concurrency_key: string | null;
-					created_at: string;
-					error: string | null;
-					error_code: string | null;
-					expected_end_at: string | null;
-					expected_seconds: number | null;
-					expires_at: string | null;
-					finished_at: string | null;
-					heartbeat_at: string | null;
-					heartbeat_ms: number | null;
-					id: string;
-					idempotency_expires_at: string | null;
-					idempotency_key: string | null;
-					is_active: boolean;
-					job_table: string;
-					kind: string;
-					locale: string | null;
-					max_attempts: number;
-					owner_id: string | null;
-					params: NonNullable<Json>;
-					parent_id: string | null;
-					payload: string | null;
-					priority: number;
-					progress: number;
-					result_id: string | null;
-					resumed_at: string | null;
-					stage: string | null;
-					started_at: string | null;
-					status: Database['public']['Enums']['job_status'];
-					tags: string[];
-					timings: Json | null;
-					updated_at: string;
-				}[];
-				SetofOptions: {
-					from: '*';
-					to: 'job';
-					isOneToOne: false;
-					isSetofReturn: true;
-				};
-			};
 			stage_max: { Args: Record<PropertyKey, never>; Returns: number };
 			stage_token_column: {
 				Args: { tbl: unknown; token_column: string; token_optional: boolean };

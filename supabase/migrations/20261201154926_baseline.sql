@@ -1459,56 +1459,6 @@ begin
 end
 $$;
 
-create or replace function supabase_jobs.set_state_if_running(
-  label text,
-  close_action text,
-  ids uuid[],
-  attempts integer[],
-  result_ids uuid[] default null,
-  timings jsonb[] default null,
-  error text default null,
-  error_code text default null,
-  delay interval default null
-)
-returns setof supabase_jobs.job
-language plpgsql
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-set enable_seqscan = off
-as $$
-begin
-  -- The one guarded close: a row changes only while it is running at the
-  -- attempt presented (a null attempt: any). close_action is succeed, fail,
-  -- retry, release or wait; callers name a refused job with raise_not_closable.
-  return query
-  update supabase_jobs.job as t
-     set status = (case close_action
-                     when 'succeed' then 'done'
-                     when 'fail' then 'failed'
-                     when 'release' then 'queued'
-                     when 'wait' then 'waiting'
-                     else case when t.attempts >= t.max_attempts then 'failed' else 'queued' end
-                   end)::public.job_status,
-         attempts = case when close_action = 'release' then t.attempts - 1 else t.attempts end,
-         result_id = case when close_action = 'succeed' then w.result_id else t.result_id end,
-         timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end,
-         error = case when close_action in ('fail', 'retry') then supabase_jobs.sentence(set_state_if_running.error) else t.error end,
-         error_code = case close_action
-                        when 'fail' then coalesce(set_state_if_running.error_code, 'failed')
-                        when 'retry' then case when t.attempts >= t.max_attempts then 'attempts_exhausted' else 'retrying' end
-                        else t.error_code
-                      end,
-         available_at = case when close_action = 'retry' and t.attempts < t.max_attempts then now() + set_state_if_running.delay else t.available_at end,
-         stage = case when close_action = 'wait' then null else t.stage end
-    from unnest(set_state_if_running.ids, set_state_if_running.attempts, set_state_if_running.result_ids,
-                set_state_if_running.timings) as w(id, attempt, result_id, timings)
-   where t.job_table = label and t.id = w.id and t.status = 'running' and (w.attempt is null or t.attempts = w.attempt)
-  returning t.*;
-end
-$$;
-comment on function supabase_jobs.set_state_if_running is
-  'The one guarded close of a running attempt (succeed, fail, retry, release, wait): updates only the rows still running at the attempt presented, and returns them; a job missing from the result was not closable (raise_not_closable says why).';
-
 create or replace function public.job_tick(
   id uuid,
   progress real default null,
@@ -1587,9 +1537,9 @@ declare
   result supabase_jobs.job;
 begin
   perform supabase_jobs.check_call(id, attempt, timings => timings);
-  select * into result
-    from supabase_jobs.set_state_if_running(label, 'succeed', array[job_succeed.id], array[job_succeed.attempt],
-                                            array[job_succeed.result_id], array[job_succeed.timings]);
+  update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
+   where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
   if result.id is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'succeed');
   end if;
@@ -1608,10 +1558,6 @@ set enable_seqscan = off
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
-  close_ids uuid[];
-  close_attempts integer[];
-  close_results uuid[];
-  close_timings jsonb[];
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' then
     perform supabase_jobs.invalid('items', 'items is a JSON array of {id, attempt, result_id, timings}');
@@ -1619,13 +1565,20 @@ begin
     perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call', supabase_jobs.batch_max()));
   end if;
   perform supabase_jobs.check_batch_items(items);
-  select pg_catalog.array_agg(w.id), pg_catalog.array_agg(w.attempt), pg_catalog.array_agg(w.result_id), pg_catalog.array_agg(w.timings)
-    into close_ids, close_attempts, close_results, close_timings
-    from pg_catalog.jsonb_to_recordset(items) as w(id uuid, attempt integer, result_id uuid, timings jsonb)
-   where w.id is not null;
-  -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
   return query
-  select * from supabase_jobs.set_state_if_running(label, 'succeed', close_ids, close_attempts, close_results, close_timings);
+  with wanted as (
+    select w.id, w.attempt, w.result_id, w.timings
+      from pg_catalog.jsonb_to_recordset(items) as w(id uuid, attempt integer, result_id uuid, timings jsonb)
+     where w.id is not null),
+  closed as (
+    update supabase_jobs.job as t
+       set status = 'done', result_id = w.result_id,
+           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
+      from wanted w
+     where t.job_table = label and t.id = w.id and t.status = 'running' and (w.attempt is null or t.attempts = w.attempt)
+    returning t.*)
+  -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
+  select c.* from closed as c;
 end
 $$;
 comment on function public.job_succeed_many is
@@ -1653,10 +1606,11 @@ begin
   if error_code is not null and error_code !~ '^[a-z][a-z0-9_]{0,63}$' then
     perform supabase_jobs.invalid('error_code', pg_catalog.format('error_code is a snake_case identifier; got %L', left(error_code, 80)));
   end if;
-  select * into result
-    from supabase_jobs.set_state_if_running(label, 'fail', array[job_fail.id], array[job_fail.attempt],
-                                            timings => array[job_fail.timings], error => job_fail.error,
-                                            error_code => job_fail.error_code);
+  update supabase_jobs.job as t
+     set status = 'failed', error = supabase_jobs.sentence(job_fail.error), error_code = coalesce(job_fail.error_code, 'failed'),
+         timings = coalesce(job_fail.timings, t.timings)
+   where t.job_table = label and t.id = job_fail.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
   if result.id is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'fail');
   end if;
@@ -1687,9 +1641,13 @@ begin
   if delay is null or delay < interval '0' then
     perform supabase_jobs.invalid('delay', 'delay must be zero or positive');
   end if;
-  select * into result
-    from supabase_jobs.set_state_if_running(label, 'retry', array[job_retry.id], array[job_retry.attempt],
-                                            error => job_retry.error, delay => job_retry.delay);
+  update supabase_jobs.job as t
+     set status = (case when t.attempts >= t.max_attempts then 'failed' else 'queued' end)::public.job_status,
+         error = supabase_jobs.sentence(job_retry.error),
+         error_code = case when t.attempts >= t.max_attempts then 'attempts_exhausted' else 'retrying' end,
+         available_at = case when t.attempts >= t.max_attempts then t.available_at else now() + delay end
+   where t.job_table = label and t.id = job_retry.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
   if result.id is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'retry');
   end if;
@@ -1712,7 +1670,9 @@ declare
   result supabase_jobs.job;
 begin
   perform supabase_jobs.check_call(id, attempt);
-  select * into result from supabase_jobs.set_state_if_running(label, 'release', array[job_release.id], array[job_release.attempt]);
+  update supabase_jobs.job as t set status = 'queued', attempts = t.attempts - 1
+   where t.job_table = label and t.id = job_release.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into result;
   if result.id is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'release');
   end if;
@@ -2954,8 +2914,10 @@ begin
     end if;
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
   end if;
-  select w.id into parked from supabase_jobs.set_state_if_running(label, 'wait', array[job_wait_for_children.id],
-                                                                         array[job_wait_for_children.attempt]) as w;
+  update supabase_jobs.job as t set status = 'waiting', stage = null
+   where t.job_table = label and t.id = job_wait_for_children.id and t.status = 'running'
+     and (attempt is null or t.attempts = attempt)
+  returning t.id into parked;
   if parked is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
   end if;
@@ -3977,7 +3939,6 @@ revoke all on function
   supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job,
   supabase_jobs.owner_for, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
-  supabase_jobs.set_state_if_running,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
   supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
   supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,
@@ -4026,7 +3987,6 @@ grant execute on function
   supabase_jobs.missed_beats, supabase_jobs.owner_for,
   supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
-  supabase_jobs.set_state_if_running,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
   supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
   supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,

@@ -223,8 +223,10 @@ begin
     end if;
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
   end if;
-  select w.id into parked from supabase_jobs.set_state_if_running(label, 'wait', array[job_wait_for_children.id],
-                                                                         array[job_wait_for_children.attempt]) as w;
+  update supabase_jobs.job as t set status = 'waiting', stage = null
+   where t.job_table = label and t.id = job_wait_for_children.id and t.status = 'running'
+     and (attempt is null or t.attempts = attempt)
+  returning t.id into parked;
   if parked is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
   end if;
