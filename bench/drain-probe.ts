@@ -11,12 +11,14 @@ import postgres from 'postgres';
 import { graphileWorker } from './graphile.ts';
 import { ours } from './ours.ts';
 import { pgBoss } from './pgboss.ts';
+import { percentile } from './stats.ts';
 import type { BenchSystem } from './system.ts';
 
 const sizes = (process.env.BENCH_PROBE_SIZES ?? '20000').split(',').map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 1);
 const names = (process.env.BENCH_PROBE_SYSTEMS ?? 'ours').split(',');
-// 'process' (runWorkers / each peer's runner) or 'byid' (the per-job path: claim by id + succeed, 8 loops).
+// 'process' (runWorkers / each peer's runner), 'byid' (the per-job path: claim by id + succeed, 8 loops)
+// or 'latency' (enqueue -> handler start on an idle runner; the size is the number of samples).
 const path = process.env.BENCH_PROBE_PATH ?? 'process';
 const pg = await startLocalPostgres();
 const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
@@ -38,6 +40,20 @@ try {
 		for (const n of sizes)
 			for (const s of systems) {
 				await s.reset();
+				if (path === 'latency') {
+					const probe = await s.latency();
+					await new Promise((r) => setTimeout(r, 300));
+					const times: number[] = [];
+					for (let i = 0; i < n; i++) {
+						await new Promise((r) => setTimeout(r, Math.random() * probe.jitterMs));
+						times.push(await probe.sample());
+					}
+					await probe.stop();
+					console.log(
+						`${s.name}: enqueue -> handler start p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} samples)`,
+					);
+					continue;
+				}
 				const cpu = process.cpuUsage();
 				const ms = path === 'byid' ? await s.processById!(n, 8) : await s.process(n, 8);
 				const used = process.cpuUsage(cpu);
