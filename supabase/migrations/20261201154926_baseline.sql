@@ -1565,6 +1565,10 @@ begin
     perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call', supabase_jobs.batch_max()));
   end if;
   perform supabase_jobs.check_batch_items(items);
+  -- The ids as an array and the status in a subquery: each job through the
+  -- primary key. A plain join to the items hash-joined every running row of
+  -- the table, and every entry left in the running-jobs index since the last
+  -- vacuum (docs/architecture.md, the lean row).
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -1575,7 +1579,8 @@ begin
        set status = 'done', result_id = w.result_id,
            timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
       from wanted w
-     where t.job_table = label and t.id = w.id and t.status = 'running' and (w.attempt is null or t.attempts = w.attempt)
+     where t.job_table = label and t.id = any (array(select x.id from wanted as x)) and t.id = w.id
+       and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
     returning t.*)
   -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
   select c.* from closed as c;

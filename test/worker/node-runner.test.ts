@@ -322,6 +322,15 @@ function startChild(graceMs: number): Child {
 	};
 }
 
+/** Waits until more than `slots` test.slow rows are running; returns how many beyond the slots. */
+async function runningBeyond(slots: number): Promise<number> {
+	for (;;) {
+		const [{ n }] = await db.sql`select count(*)::int as n from jobs where kind = 'test.slow' and status = 'running'`;
+		if (n > slots) return n - slots;
+		await new Promise((r) => setTimeout(r, 10));
+	}
+}
+
 async function finishTheRest(kind: string, expected: number, msOverride: number) {
 	const settled = settledCounter(expected);
 	const handler = slowHandler(db.sql, msOverride);
@@ -367,6 +376,66 @@ describe('SIGTERM on a runner process', () => {
 			await db.sql`select j.status, j.attempts, (select count(*)::int from worker_effects e where e.job_id = j.id) as effects from jobs j where j.id in ${db.sql(jobs.map((j) => j.id))}`;
 		expect(rows).toHaveLength(jobs.length);
 		expect(rows.every((r) => r.status === 'done' && r.attempts === 1 && r.effects === 1)).toBe(true);
+	});
+
+	it('SIGTERM with jobs claimed ahead in memory: the unstarted ones go back unspent, another runner finishes them; none lost, none done twice', async () => {
+		await db.sql`delete from jobs where kind = 'test.slow'`;
+		await db.sql`delete from worker_effects`;
+		const jobs = await store.enqueueMany(
+			'test.slow',
+			Array.from({ length: 1000 }, () => ({ params: { ms: 20 } })),
+		);
+		const child = startChild(10_000);
+		await child.waitFor(/^runner-child: started/);
+		// More running rows than its 4 slots: the rest are claimed ahead, waiting in its local queue.
+		const ahead = await runningBeyond(4);
+		child.kill('SIGTERM');
+		expect(await child.exited).toBe(0);
+		const [{ running }] =
+			await db.sql`select count(*)::int as running from jobs where kind = 'test.slow' and status = 'running'`;
+		expect(running).toBe(0);
+		const stopped = JSON.parse(
+			child.lines.find((l) => l.startsWith('runner-child: stopped '))!.slice('runner-child: stopped '.length),
+		);
+		const [{ unspent }] =
+			await db.sql`select count(*)::int as unspent from jobs where kind = 'test.slow' and status = 'queued' and attempts = 0`;
+		expect(unspent).toBe(jobs.length - stopped.claimed);
+		expect(ahead).toBeGreaterThan(0);
+
+		expect((await finishTheRest('test.slow', unspent, 1)).outcomes).toEqual({ done: unspent });
+		const rows =
+			await db.sql`select j.status, j.attempts, (select count(*)::int from worker_effects e where e.job_id = j.id) as effects from jobs j where j.kind = 'test.slow'`;
+		expect(rows).toHaveLength(jobs.length);
+		expect(rows.every((r) => r.status === 'done' && r.attempts === 1 && r.effects === 1)).toBe(true);
+	});
+
+	it('SIGKILL with jobs claimed ahead in memory: they stay running until reclaim readmits every one, and another runner finishes them', async () => {
+		await db.sql`delete from jobs where kind = 'test.slow'`;
+		await db.sql`delete from worker_effects`;
+		const jobs = await store.enqueueMany(
+			'test.slow',
+			Array.from({ length: 1000 }, () => ({ params: { ms: 20 } })),
+		);
+		const child = startChild(10_000);
+		await child.waitFor(/^runner-child: started/);
+		expect(await runningBeyond(4)).toBeGreaterThan(0);
+		child.kill('SIGKILL');
+		await child.exited;
+		const held = await db.sql`select id from jobs where kind = 'test.slow' and status = 'running'`;
+		expect(held.length).toBeGreaterThan(4); // the 4 in its slots and those it held in memory
+		// Its heartbeats stop; moved an hour back rather than waited for.
+		await db.sql`update jobs set started_at = started_at - interval '1 hour', heartbeat_at = heartbeat_at - interval '1 hour' where kind = 'test.slow' and status = 'running'`;
+		const reclaimer = new JobStore(postgresAdapter(db.sql), { staleAfterMs: 1000 });
+		const reclaimed = await reclaimer.reclaimStale();
+		expect(reclaimed.map((j) => j.id).sort()).toEqual(held.map((r) => r.id as string).sort());
+		expect(reclaimed.every((j) => j.status === 'queued')).toBe(true);
+
+		const [{ left }] =
+			await db.sql`select count(*)::int as left from jobs where kind = 'test.slow' and status = 'queued'`;
+		expect((await finishTheRest('test.slow', left, 1)).outcomes).toEqual({ done: left });
+		const rows = await db.sql`select status from jobs j where j.kind = 'test.slow'`;
+		expect(rows).toHaveLength(jobs.length);
+		expect(rows.every((r) => r.status === 'done')).toBe(true);
 	});
 
 	it('mid-run with jobs longer than the grace: they are released (attempt not spent) and finished by another runner', async () => {

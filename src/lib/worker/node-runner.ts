@@ -14,6 +14,7 @@ import { HandlerRegistry, type JobHandler } from './job-handler.ts';
 import { DEFAULT_HEARTBEAT_MS, JobRunner, type JobOutcome } from './job-runner.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { PlanSource } from './plan-source.ts';
+import { CLAIM_MAX, PrefetchSizer } from './prefetch.ts';
 import { SucceedBatcher } from './succeed-batcher.ts';
 
 /** Times of jobs announced as claimable later that the runner keeps a wake-up for (the nearest ones). */
@@ -90,7 +91,7 @@ export interface WorkerRunner {
 	readonly ready: Promise<void>;
 	/** Jobs running right now. */
 	readonly running: number;
-	/** Jobs claimed and how their runs ended, since start. */
+	/** Jobs claimed and started (a job claimed ahead and given back unstarted is not counted), and how their runs ended, since start. */
 	readonly stats: { claimed: number; outcomes: Partial<Record<JobOutcome, number>> };
 }
 
@@ -154,6 +155,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		// A slot is free once the handler is done: the next claim overlaps the close in flight.
 		onWorked: () => {
 			busy--;
+			dispatch();
 			poke();
 		},
 		onSettled: (job, outcome) => {
@@ -165,6 +167,11 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	/** Jobs whose handler is running: what `concurrency` bounds. */
 	let busy = 0;
 	let stopping = false;
+	/** Claimed jobs waiting in memory for a free slot (the local queue), in claim order. */
+	const local: Job[] = [];
+	const prefetch = new PrefetchSizer();
+	/** The last claim came back full (or a notification or poll came since): the table may hold more. */
+	let moreMayWait = true;
 
 	// Wake-ups: a notification, a finished job, the poll timer or stop(). `pending`
 	// keeps a wake-up that arrives while claiming from being lost.
@@ -179,7 +186,10 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			let timer: ReturnType<typeof setTimeout> | undefined;
 			await new Promise<void>((resolve) => {
 				wake = resolve;
-				timer = setTimeout(resolve, ms);
+				timer = setTimeout(() => {
+					moreMayWait = true; // the poll backstop: look again whatever the last claim said
+					resolve();
+				}, ms);
 			});
 			clearTimeout(timer);
 			wake = null;
@@ -201,6 +211,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		dueTimer = setTimeout(
 			() => {
 				dueTimer = undefined;
+				moreMayWait = true;
 				poke();
 				armDue();
 			},
@@ -228,54 +239,85 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		const announced = payload.kinds ?? (typeof payload.kind === 'string' ? [payload.kind] : null);
 		if (announced && !announced.some((k) => kinds.includes(k))) return;
 		const at = payload.available_at ? Date.parse(payload.available_at) : NaN;
-		if (!(at > Date.now())) return poke();
+		if (!(at > Date.now())) {
+			moreMayWait = true;
+			return poke();
+		}
 		// Claimable later: wake then rather than at the next poll.
 		wakeAt(at);
 	};
-	const listening = options.sql.listen(options.channel ?? 'supabase_jobs', onNotify, poke).catch((e: unknown) => {
-		logger.warn(`${PREFIX} LISTEN failed; the runner polls every ${pollMs} ms instead`, e);
-		return null;
-	});
+	const listening = options.sql
+		.listen(options.channel ?? 'supabase_jobs', onNotify, () => {
+			moreMayWait = true;
+			poke();
+		})
+		.catch((e: unknown) => {
+			logger.warn(`${PREFIX} LISTEN failed; the runner polls every ${pollMs} ms instead`, e);
+			return null;
+		});
 
 	const start = (job: Job) => {
 		stats.claimed++;
 		busy++;
+		prefetch.started++;
 		const run = runner.run(job, store).finally(() => {
 			runs.delete(run);
 			poke();
 		});
 		runs.add(run);
 	};
+	/** Hands claimed jobs waiting in memory to the free slots, oldest first. */
+	const dispatch = () => {
+		while (busy < concurrency && local.length > 0 && !stopping) start(local.shift()!);
+	};
+	/** Gives claimed jobs that never started back to the queue, unspent. */
+	const giveBack = async (jobs: Job[]) => {
+		await Promise.all(
+			jobs.map((j) =>
+				store
+					.release(j.id, { attempt: j.attempts })
+					.catch((e: unknown) => logger.warn(`${PREFIX} job ${j.id}: release failed`, e)),
+			),
+		);
+	};
 
 	let firstClaim!: () => void;
 	const claimedOnce = new Promise<void>((resolve) => (firstClaim = resolve));
 	const loop = (async () => {
 		while (!stopping) {
+			dispatch();
 			const free = concurrency - busy;
-			if (free > 0) {
-				let jobs: Job[];
-				try {
-					jobs = await store.claimNext({ kinds, limit: free, heartbeatMs: runner.heartbeatMs });
-					firstClaim();
-				} catch (e) {
-					firstClaim(); // answered, with an error: it polls from here
-					logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
-					await waitForWake(pollMs);
-					continue;
+			const ahead = prefetch.target();
+			// Claim when a slot waits with nothing in hand, or when the jobs in hand run low
+			// while the table still had more (a short claim means it ran dry: wait for a wake).
+			const low = local.length <= ahead / 2 && (moreMayWait || local.length === 0);
+			if ((free > 0 && local.length === 0) || (ahead > 0 && low)) {
+				const limit = Math.min(free + ahead - local.length, CLAIM_MAX);
+				if (limit > 0) {
+					moreMayWait = false;
+					prefetch.mark();
+					let jobs: Job[];
+					try {
+						jobs = await store.claimNext({ kinds, limit, heartbeatMs: runner.heartbeatMs });
+						firstClaim();
+					} catch (e) {
+						firstClaim(); // answered, with an error: it polls from here
+						logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
+						await waitForWake(pollMs);
+						continue;
+					}
+					if (stopping) {
+						// Claimed while stop() was called: give them straight back, unspent.
+						await giveBack(jobs);
+						break;
+					}
+					local.push(...jobs);
+					dispatch();
+					if (jobs.length === limit) {
+						moreMayWait = true;
+						continue; // more may be waiting: claim again as soon as a slot frees or the hand runs low
+					}
 				}
-				if (stopping) {
-					// Claimed while stop() was called: give them straight back, unspent.
-					await Promise.all(
-						jobs.map((j) =>
-							store
-								.release(j.id, { attempt: j.attempts })
-								.catch((e: unknown) => logger.warn(`${PREFIX} job ${j.id}: release failed`, e)),
-						),
-					);
-					break;
-				}
-				jobs.forEach(start);
-				if (jobs.length === free) continue; // more may be waiting: claim again as soon as a slot frees
 			}
 			await waitForWake(pollMs);
 		}
@@ -308,6 +350,8 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			removeSignals();
 			clearTimeout(dueTimer);
 			await loop;
+			// Claimed but never started: back to the queue, unspent, before waiting for the running ones.
+			await giveBack(local.splice(0));
 			const graceMs = stopOptions.graceMs ?? 30_000;
 			if (runs.size > 0) {
 				let timer: ReturnType<typeof setTimeout> | undefined;
