@@ -125,9 +125,11 @@ create or replace function supabase_jobs.uuid_v7()
 returns uuid
 language sql
 volatile parallel safe
-set search_path = ''
 as $$
   -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
+  -- No SET search_path (every name is pg_catalog's): the planner inlines the
+  -- body into the column default, where a call cost ~8 µs a row (a SQL
+  -- function's own executor per call), a fifth of a 500-job enqueue.
   select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
            pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
            pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
