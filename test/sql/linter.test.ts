@@ -57,6 +57,10 @@ const RUN: Record<string, Run> = {
 				detail: 'Function \\`supabase_jobs.uuid_v7\\` has a role mutable search_path',
 				why: 'the id default: a SET clause would stop the planner inlining it (a SQL function call per inserted row, a fifth of a batch enqueue); every name in its body is pg_catalog-qualified, so no search_path changes what it calls',
 			},
+			{
+				detail: 'Function \\`supabase_jobs.job_message\\` has a role mutable search_path',
+				why: 'the Realtime message builder: a SET clause would stop the planner inlining it into the statement that sends the messages (a PL/pgSQL call per changed row, ~30 µs); every name and operator in its body is pg_catalog-qualified, and its callers run with search_path empty',
+			},
 		],
 	},
 	'0013_rls_disabled_in_public': { title: 'RLS is on for every table in an exposed schema' },
