@@ -121,6 +121,34 @@ describe('a write to one job finds its row by id, whatever the statistics say', 
 	});
 });
 
+describe('a claim on a table with concurrency limits counts its running jobs by a plain index scan', () => {
+	test('no bitmap scan, which would never mark the entries of finished jobs dead and revisit them at every claim', async () => {
+		// Statistics taken while 3,000 jobs ran (a bitmap scan is what such statistics invite), then they finished.
+		await createJobTable(sql, 'limited');
+		await sql.begin(async (tx) => {
+			await tx`set local session_replication_role = replica`;
+			await tx`insert into public.limited (kind, status, params, attempts, started_at, job_table)
+				select 'work', 'running', '{}', 1, now(), 'limited' from generate_series(1, 3000)`;
+		});
+		await sql`analyze public.limited`;
+		await sql.begin(async (tx) => {
+			await tx`set local session_replication_role = replica`;
+			await tx`update public.limited set status = 'done', finished_at = now(), progress = 100`;
+		});
+		await sql`select count(*) from public.job_enqueue_many('work', '[{}, {}, {}]', 'limited')`;
+		await sql`select public.job_set_concurrency('work', max_running => 1000, job_table => 'limited')`;
+		logs.length = 0;
+		await traced`select * from public.job_claim_next(null, 2, 'limited')`;
+		const counts = logs
+			.flatMap((l) => l.split('\n'))
+			.map((l) => l.trim().replace(/\s+\(cost=.*$/, ''))
+			.filter((l) => /Scan.* on limited s(_1)?$/.test(l));
+		expect(counts.length).toBeGreaterThan(0);
+		for (const line of counts)
+			expect(line).toMatch(/^(->\s+)?Index (Only )?Scan using limited_id_idx on limited s(_1)?$/);
+	});
+});
+
 describe('listings read newest first by id, with no sort, from an index that holds no job_table', () => {
 	test("the table's newest jobs come from its primary key, a rare kind's from the kind index, a parent's children from the parent index", async () => {
 		const recent = await byIdScans(() => traced`select * from public.job_list_recent(job_table => 'plans')`);
