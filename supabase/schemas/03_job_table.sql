@@ -253,8 +253,9 @@ comment on column supabase_jobs.job.resumed_at is
 -- The indexes. Each partition holds one job_table, so no key carries it (the
 -- partition is chosen before any index is read); the primary key (id) of each
 -- partition is also the listing newest first, ids being time-ordered. A queued
--- job without an owner enters 4 (primary key, claim, kind, and no partial one);
--- with an owner 6. docs/architecture.md lists which query needs each.
+-- job without an owner enters 3 (primary key, claim order, kind; the partial
+-- ones only test their predicate), an owned one 5. docs/architecture.md lists
+-- which query needs each.
 -- Claims in claim order: the queued jobs, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (priority desc, available_at, created_at, id) where status = 'queued';
 -- The running jobs: the reclaimer, the running counts, and a write to a running job by id.
