@@ -723,8 +723,9 @@ comment on column supabase_jobs.job.resumed_at is
 -- The indexes. Each partition holds one job_table, so no key carries it (the
 -- partition is chosen before any index is read); the primary key (id) of each
 -- partition is also the listing newest first, ids being time-ordered. A queued
--- job without an owner enters 4 (primary key, claim, kind, and no partial one);
--- with an owner 6. docs/architecture.md lists which query needs each.
+-- job without an owner enters 3 (primary key, claim order, kind; the partial
+-- ones only test their predicate), an owned one 5. docs/architecture.md lists
+-- which query needs each.
 -- Claims in claim order: the queued jobs, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (priority desc, available_at, created_at, id) where status = 'queued';
 -- The running jobs: the reclaimer, the running counts, and a write to a running job by id.
@@ -1278,10 +1279,13 @@ begin
                offset 0) as e
        order by e.ordinality
       returning t as j)
-    -- The payload blanked by a plain function call per row, expanded outside (offset 0
-    -- keeps it one call per row): no set-returning call per row (docs/architecture.md).
+    -- The payload blanked by a plain function call on each row that has one, expanded
+    -- outside (offset 0 keeps it one call per row): no set-returning call per row
+    -- (docs/architecture.md).
     select (w.j).* from (
-      select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
+      select case when (added.j).payload is null then added.j
+                  else pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) end as j
+        from added offset 0) as w;
   exception when others then
     -- All or nothing: find the first bad item and name it.
     for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop

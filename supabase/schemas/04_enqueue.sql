@@ -223,10 +223,13 @@ begin
                offset 0) as e
        order by e.ordinality
       returning t as j)
-    -- The payload blanked by a plain function call per row, expanded outside (offset 0
-    -- keeps it one call per row): no set-returning call per row (docs/architecture.md).
+    -- The payload blanked by a plain function call on each row that has one, expanded
+    -- outside (offset 0 keeps it one call per row): no set-returning call per row
+    -- (docs/architecture.md).
     select (w.j).* from (
-      select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
+      select case when (added.j).payload is null then added.j
+                  else pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) end as j
+        from added offset 0) as w;
   exception when others then
     -- All or nothing: find the first bad item and name it.
     for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
