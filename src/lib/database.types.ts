@@ -630,7 +630,10 @@ export type Database = {
 					tags: string[];
 					timings: Json | null;
 					updated_at: string;
-					job_message: Record<string, unknown> | null;
+					job_message: {
+						payload: Json;
+						topic: string;
+					} | null;
 					without_payload: {
 						attempts: number;
 						available_at: string;
@@ -1456,7 +1459,10 @@ export type Database = {
 			};
 			job_message: {
 				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
-				Returns: Record<string, unknown>;
+				Returns: {
+					payload: Json;
+					topic: string;
+				}[];
 			};
 			job_row_rules: {
 				Args: {

@@ -595,14 +595,17 @@ create or replace function supabase_jobs.uuid_v7()
 returns uuid
 language sql
 volatile parallel safe
-set search_path = ''
 as $$
   -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
+  -- No SET search_path (every name, operator and type here is written
+  -- pg_catalog's): the planner then inlines the body into the id default,
+  -- where a call cost ~8 µs a row (a SQL function's own executor per call),
+  -- a fifth of a 500-job enqueue.
   select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
            pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
            pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
-             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
-           1, 6), 52, 1), 53, 1), 'hex')::uuid
+             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
+           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid
 $$;
 comment on function supabase_jobs.uuid_v7 is
   'A time-ordered UUID (RFC 9562 version 7): a new job id lands at the right edge of the primary-key index, and ids sort by creation to the millisecond.';
@@ -717,23 +720,28 @@ comment on column supabase_jobs.job.expected_seconds is
 comment on column supabase_jobs.job.resumed_at is
   'When this parent last came back from waiting (its last child ended): its handler runs again and reads its children''s outcomes.';
 
--- Claims in claim order: the queued jobs of a table, highest priority, then oldest.
-create index job_claim_idx on supabase_jobs.job (job_table, priority desc, available_at, created_at, id) where status = 'queued';
+-- The indexes. Each partition holds one job_table, so no key carries it (the
+-- partition is chosen before any index is read); the primary key (id) of each
+-- partition is also the listing newest first, ids being time-ordered. A queued
+-- job without an owner enters 3 (primary key, claim order, kind; the partial
+-- ones only test their predicate), an owned one 5. docs/architecture.md lists
+-- which query needs each.
+-- Claims in claim order: the queued jobs, highest priority, then oldest.
+create index job_claim_idx on supabase_jobs.job (priority desc, available_at, created_at, id) where status = 'queued';
 -- The running jobs: the reclaimer, the running counts, and a write to a running job by id.
-create index job_reclaim_idx on supabase_jobs.job (job_table, id) where status = 'running';
--- Listings, newest first: by table, by table and kind, by owner (owned jobs only).
-create index job_created_idx on supabase_jobs.job (job_table, created_at desc, id desc);
-create index job_kind_created_idx on supabase_jobs.job (job_table, kind, created_at desc, id desc);
-create index job_owner_created_idx on supabase_jobs.job (owner_id, created_at desc, id desc) where owner_id is not null;
+create index job_reclaim_idx on supabase_jobs.job (id) where status = 'running';
+-- Listings, newest first (by id): by kind, by owner (owned jobs only); by table: the primary key.
+create index job_kind_idx on supabase_jobs.job (kind, id);
+create index job_owner_idx on supabase_jobs.job (owner_id, id) where owner_id is not null;
 -- The per-owner quotas count an owner's live jobs.
-create index job_owner_active_idx on supabase_jobs.job (job_table, owner_id, kind)
+create index job_owner_active_idx on supabase_jobs.job (owner_id, kind)
   where status in ('queued', 'running') and owner_id is not null;
 create index job_tags_idx on supabase_jobs.job using gin (tags) where tags <> '{}';
-create index job_idempotency_key_idx on supabase_jobs.job (job_table, idempotency_key) where idempotency_key is not null;
-create index job_expiry_idx on supabase_jobs.job (job_table, expires_at) where status = 'queued' and expires_at is not null;
+create index job_idempotency_key_idx on supabase_jobs.job (idempotency_key) where idempotency_key is not null;
+create index job_expiry_idx on supabase_jobs.job (expires_at) where status = 'queued' and expires_at is not null;
 -- Finished rows in finishing order: what retention deletes first and what the windowed views read.
 create index job_finished_idx on supabase_jobs.job (finished_at) where finished_at is not null;
-create index job_parent_idx on supabase_jobs.job (job_table, parent_id, created_at, id) where parent_id is not null;
+create index job_parent_idx on supabase_jobs.job (parent_id, id) where parent_id is not null;
 
 -- Who is calling: an admin (by JWT claim), or a worker (a role RLS does not restrict).
 create or replace function supabase_jobs.is_admin()
@@ -1247,31 +1255,37 @@ begin
                  where pg_catalog.char_length(t) not between 1 and supabase_jobs.tag_max_length()))) then
       raise exception 'an item is out of range';
     end if;
+    -- One typed record per item (jsonb_to_recordset: no ->> and cast per field),
+    -- each optional field computed only when the item gives it.
     return query
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
-      select label, kind, coalesce(e.value -> 'params', '{}'::jsonb),
-             pg_catalog.decode(e.value ->> 'payload', 'base64'),
-             coalesce((e.value ->> 'max_attempts')::integer, supabase_jobs.max_attempts_default()),
-             e.value ->> 'locale',
-             case when worker then (e.value ->> 'owner_id')::uuid else uid end,
-             coalesce((e.value ->> 'run_at')::timestamptz,
-                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
-                      now()),
-             coalesce(array(select pg_catalog.jsonb_array_elements_text(e.value -> 'tags')), '{}'),
-             coalesce((e.value ->> 'priority')::smallint, 0),
-             coalesce((e.value ->> 'run_at')::timestamptz,
-                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
-                      now())
-               + pg_catalog.make_interval(secs => ((e.value ->> 'expire_after_ms')::bigint / 1000.0)::double precision),
-             e.value ->> 'concurrency_key'
-        from pg_catalog.jsonb_array_elements(items) with ordinality e
+      select label, kind, coalesce(e.params, '{}'::jsonb),
+             case when e.payload is not null then pg_catalog.decode(e.payload, 'base64') end,
+             coalesce(e.max_attempts, supabase_jobs.max_attempts_default()),
+             e.locale,
+             case when worker then e.owner_id else uid end,
+             e.starts,
+             coalesce(e.tags, '{}'),
+             coalesce(e.priority, 0),
+             case when e.expire_after_ms is not null then e.starts + e.expire_after_ms * interval '1 millisecond' end,
+             e.concurrency_key
+        from (select r.*, case when r.run_at is not null then r.run_at
+                               when r.delay_ms is not null then now() + r.delay_ms * interval '1 millisecond'
+                               else now() end as starts
+                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload text, max_attempts integer,
+                       locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
+                       expire_after_ms bigint, concurrency_key text)) with ordinality as r
+               offset 0) as e
        order by e.ordinality
       returning t as j)
-    -- The payload blanked by a plain function call per row, expanded outside (offset 0
-    -- keeps it one call per row): no set-returning call per row (docs/architecture.md).
+    -- The payload blanked by a plain function call on each row that has one, expanded
+    -- outside (offset 0 keeps it one call per row): no set-returning call per row
+    -- (docs/architecture.md).
     select (w.j).* from (
-      select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
+      select case when (added.j).payload is null then added.j
+                  else pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) end as j
+        from added offset 0) as w;
   exception when others then
     -- All or nothing: find the first bad item and name it.
     for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
@@ -1474,21 +1488,28 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- The label as the caller wrote it: the update finds no row in a table that
+  -- does not exist, and only then is the name checked (job_table_label), so a
+  -- tick that lands pays no lookup of the registry.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
   current_status public.job_status;
   current_attempts int;
 begin
-  perform supabase_jobs.check_call(id, attempt);
-  if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
-    perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
-  end if;
-  if stage is not null and char_length(stage) > supabase_jobs.stage_max() then
-    perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', supabase_jobs.stage_max()));
-  end if;
-  -- A year either way: anything further is a unit mistake, not an estimate.
-  if eta_seconds is not null and (eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000) then
-    perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
+  -- One test for the common tick; the checks that name the bad field only when it fails.
+  -- A year either way for eta_seconds: anything further is a unit mistake, not an estimate.
+  if id is null or attempt < 1 or progress = 'NaN'::real or progress < 0 or progress > 100
+     or char_length(stage) > supabase_jobs.stage_max() or eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000 then
+    perform supabase_jobs.check_call(id, attempt);
+    if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
+      perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
+    end if;
+    if stage is not null and char_length(stage) > supabase_jobs.stage_max() then
+      perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', supabase_jobs.stage_max()));
+    end if;
+    if eta_seconds is not null and (eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000) then
+      perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
+    end if;
   end if;
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
@@ -1503,6 +1524,7 @@ begin
   if updated is not null then
     return updated;
   end if;
+  label := supabase_jobs.job_table_label(job_table);
   select j.status, j.attempts into current_status, current_attempts
     from supabase_jobs.job j where j.job_table = label and j.id = job_tick.id;
   if current_status is null then
@@ -1886,13 +1908,13 @@ begin
      and (job_list_recent.kind is null or t.kind = job_list_recent.kind)
      and (wanted is null or t.status = any (wanted))
      and (job_list_recent.tags is null or job_list_recent.tags = '{}' or (t.tags <> '{}' and t.tags @> job_list_recent.tags))
-     and (after_created is null or (t.created_at, t.id) < (after_created, after_id))
-   order by t.created_at desc, t.id desc
+     and (after_id is null or t.id < after_id)
+   order by t.id desc
    limit "limit" offset 0) as w;
 end
 $$;
 comment on function public.job_list_recent is
-  'Newest jobs first, filtered by kind, status(es) and tags (rows having every tag given), keyset-paginated: pass "<created_at>~<id>" of the last row as cursor. [] when nothing matches.';
+  'Newest jobs first (by id: ids are time-ordered UUIDv7), filtered by kind, status(es) and tags (rows having every tag given), keyset-paginated: pass "<created_at>~<id>" of the last row as cursor (the id is the key). [] when nothing matches.';
 
 create or replace function public.job_queue_position(id uuid, job_table text default 'jobs')
 returns integer
@@ -2287,24 +2309,26 @@ $$;
 comment on function supabase_jobs.realtime_ready is
   'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends.';
 
-create or replace function supabase_jobs.job_message(j supabase_jobs.job, out topic text, out payload jsonb)
-language plpgsql
-immutable
-set search_path = ''
+create or replace function supabase_jobs.job_message(j supabase_jobs.job)
+returns table (topic text, payload jsonb)
+language sql
+stable
 as $$
-begin
-  topic := case when j.owner_id is not null then 'jobs:' || j.owner_id else 'job:' || coalesce(j.parent_id, j.id) end;
-  payload := pg_catalog.jsonb_build_object(
-      'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-      'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-      'attempts', j.attempts, 'max_attempts', j.max_attempts,
-      'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-      'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
-      'expected_end_at', j.expected_end_at,
-      'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
-    || case when j.parent_id is null then '{}'::jsonb
-            else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end;
-end
+  -- No SET search_path (every name and operator here is written pg_catalog's):
+  -- the planner inlines this into the statement that sends the messages, where
+  -- a PL/pgSQL call cost ~30 µs (its expressions set up again in every transaction).
+  select case when j.owner_id is not null then 'jobs:' operator(pg_catalog.||) j.owner_id
+              else 'job:' operator(pg_catalog.||) coalesce(j.parent_id, j.id) end,
+         pg_catalog.jsonb_build_object(
+           'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
+           'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
+           'attempts', j.attempts, 'max_attempts', j.max_attempts,
+           'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
+           'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
+           'expected_end_at', j.expected_end_at,
+           'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
+         operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
+                 else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
 $$;
 comment on function supabase_jobs.job_message is
   'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child).';
@@ -2642,6 +2666,11 @@ returns setof uuid
 language plpgsql
 rows 10
 set search_path = ''
+-- The running count reads the running index by a plain index scan, which marks
+-- the entries of jobs no longer running dead as it passes them; a bitmap scan
+-- never does, so each claim visited the heap for every job run since the last
+-- vacuum (admit: 107 -> 311 us a call after 1,500 jobs; docs/architecture.md).
+set enable_bitmapscan = off
 as $$
 declare
   limits jsonb;
@@ -2906,7 +2935,7 @@ begin
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(c, '{"payload": null}'::jsonb) as j from supabase_jobs.job as c
      where c.job_table = label and c.parent_id = job_children.parent_id
-     order by c.created_at, c.id
+     order by c.id
      limit supabase_jobs.list_max() offset 0) as w;
 end
 $$;

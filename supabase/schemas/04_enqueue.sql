@@ -199,31 +199,37 @@ begin
                  where pg_catalog.char_length(t) not between 1 and supabase_jobs.tag_max_length()))) then
       raise exception 'an item is out of range';
     end if;
+    -- One typed record per item (jsonb_to_recordset: no ->> and cast per field),
+    -- each optional field computed only when the item gives it.
     return query
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
-      select label, kind, coalesce(e.value -> 'params', '{}'::jsonb),
-             pg_catalog.decode(e.value ->> 'payload', 'base64'),
-             coalesce((e.value ->> 'max_attempts')::integer, supabase_jobs.max_attempts_default()),
-             e.value ->> 'locale',
-             case when worker then (e.value ->> 'owner_id')::uuid else uid end,
-             coalesce((e.value ->> 'run_at')::timestamptz,
-                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
-                      now()),
-             coalesce(array(select pg_catalog.jsonb_array_elements_text(e.value -> 'tags')), '{}'),
-             coalesce((e.value ->> 'priority')::smallint, 0),
-             coalesce((e.value ->> 'run_at')::timestamptz,
-                      now() + pg_catalog.make_interval(secs => ((e.value ->> 'delay_ms')::bigint / 1000.0)::double precision),
-                      now())
-               + pg_catalog.make_interval(secs => ((e.value ->> 'expire_after_ms')::bigint / 1000.0)::double precision),
-             e.value ->> 'concurrency_key'
-        from pg_catalog.jsonb_array_elements(items) with ordinality e
+      select label, kind, coalesce(e.params, '{}'::jsonb),
+             case when e.payload is not null then pg_catalog.decode(e.payload, 'base64') end,
+             coalesce(e.max_attempts, supabase_jobs.max_attempts_default()),
+             e.locale,
+             case when worker then e.owner_id else uid end,
+             e.starts,
+             coalesce(e.tags, '{}'),
+             coalesce(e.priority, 0),
+             case when e.expire_after_ms is not null then e.starts + e.expire_after_ms * interval '1 millisecond' end,
+             e.concurrency_key
+        from (select r.*, case when r.run_at is not null then r.run_at
+                               when r.delay_ms is not null then now() + r.delay_ms * interval '1 millisecond'
+                               else now() end as starts
+                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload text, max_attempts integer,
+                       locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
+                       expire_after_ms bigint, concurrency_key text)) with ordinality as r
+               offset 0) as e
        order by e.ordinality
       returning t as j)
-    -- The payload blanked by a plain function call per row, expanded outside (offset 0
-    -- keeps it one call per row): no set-returning call per row (docs/architecture.md).
+    -- The payload blanked by a plain function call on each row that has one, expanded
+    -- outside (offset 0 keeps it one call per row): no set-returning call per row
+    -- (docs/architecture.md).
     select (w.j).* from (
-      select pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) as j from added offset 0) as w;
+      select case when (added.j).payload is null then added.j
+                  else pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) end as j
+        from added offset 0) as w;
   exception when others then
     -- All or nothing: find the first bad item and name it.
     for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop

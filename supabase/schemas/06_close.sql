@@ -56,21 +56,28 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- The label as the caller wrote it: the update finds no row in a table that
+  -- does not exist, and only then is the name checked (job_table_label), so a
+  -- tick that lands pays no lookup of the registry.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
   current_status public.job_status;
   current_attempts int;
 begin
-  perform supabase_jobs.check_call(id, attempt);
-  if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
-    perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
-  end if;
-  if stage is not null and char_length(stage) > supabase_jobs.stage_max() then
-    perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', supabase_jobs.stage_max()));
-  end if;
-  -- A year either way: anything further is a unit mistake, not an estimate.
-  if eta_seconds is not null and (eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000) then
-    perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
+  -- One test for the common tick; the checks that name the bad field only when it fails.
+  -- A year either way for eta_seconds: anything further is a unit mistake, not an estimate.
+  if id is null or attempt < 1 or progress = 'NaN'::real or progress < 0 or progress > 100
+     or char_length(stage) > supabase_jobs.stage_max() or eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000 then
+    perform supabase_jobs.check_call(id, attempt);
+    if progress is not null and (progress = 'NaN'::real or progress < 0 or progress > 100) then
+      perform supabase_jobs.invalid('progress', pg_catalog.format('progress is a percentage between 0 and 100; got %s', progress));
+    end if;
+    if stage is not null and char_length(stage) > supabase_jobs.stage_max() then
+      perform supabase_jobs.invalid('stage', pg_catalog.format('stage is at most %s characters', supabase_jobs.stage_max()));
+    end if;
+    if eta_seconds is not null and (eta_seconds = 'NaN'::real or abs(eta_seconds) > 31536000) then
+      perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
+    end if;
   end if;
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
@@ -85,6 +92,7 @@ begin
   if updated is not null then
     return updated;
   end if;
+  label := supabase_jobs.job_table_label(job_table);
   select j.status, j.attempts into current_status, current_attempts
     from supabase_jobs.job j where j.job_table = label and j.id = job_tick.id;
   if current_status is null then

@@ -129,13 +129,13 @@ begin
      and (job_list_recent.kind is null or t.kind = job_list_recent.kind)
      and (wanted is null or t.status = any (wanted))
      and (job_list_recent.tags is null or job_list_recent.tags = '{}' or (t.tags <> '{}' and t.tags @> job_list_recent.tags))
-     and (after_created is null or (t.created_at, t.id) < (after_created, after_id))
-   order by t.created_at desc, t.id desc
+     and (after_id is null or t.id < after_id)
+   order by t.id desc
    limit "limit" offset 0) as w;
 end
 $$;
 comment on function public.job_list_recent is
-  'Newest jobs first, filtered by kind, status(es) and tags (rows having every tag given), keyset-paginated: pass "<created_at>~<id>" of the last row as cursor. [] when nothing matches.';
+  'Newest jobs first (by id: ids are time-ordered UUIDv7), filtered by kind, status(es) and tags (rows having every tag given), keyset-paginated: pass "<created_at>~<id>" of the last row as cursor (the id is the key). [] when nothing matches.';
 
 create or replace function public.job_queue_position(id uuid, job_table text default 'jobs')
 returns integer

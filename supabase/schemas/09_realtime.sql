@@ -52,24 +52,26 @@ $$;
 comment on function supabase_jobs.realtime_ready is
   'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends.';
 
-create or replace function supabase_jobs.job_message(j supabase_jobs.job, out topic text, out payload jsonb)
-language plpgsql
-immutable
-set search_path = ''
+create or replace function supabase_jobs.job_message(j supabase_jobs.job)
+returns table (topic text, payload jsonb)
+language sql
+stable
 as $$
-begin
-  topic := case when j.owner_id is not null then 'jobs:' || j.owner_id else 'job:' || coalesce(j.parent_id, j.id) end;
-  payload := pg_catalog.jsonb_build_object(
-      'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-      'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-      'attempts', j.attempts, 'max_attempts', j.max_attempts,
-      'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-      'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
-      'expected_end_at', j.expected_end_at,
-      'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
-    || case when j.parent_id is null then '{}'::jsonb
-            else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end;
-end
+  -- No SET search_path (every name and operator here is written pg_catalog's):
+  -- the planner inlines this into the statement that sends the messages, where
+  -- a PL/pgSQL call cost ~30 µs (its expressions set up again in every transaction).
+  select case when j.owner_id is not null then 'jobs:' operator(pg_catalog.||) j.owner_id
+              else 'job:' operator(pg_catalog.||) coalesce(j.parent_id, j.id) end,
+         pg_catalog.jsonb_build_object(
+           'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
+           'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
+           'attempts', j.attempts, 'max_attempts', j.max_attempts,
+           'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
+           'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
+           'expected_end_at', j.expected_end_at,
+           'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
+         operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
+                 else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
 $$;
 comment on function supabase_jobs.job_message is
   'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child).';

@@ -93,7 +93,7 @@ begin
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(c, '{"payload": null}'::jsonb) as j from supabase_jobs.job as c
      where c.job_table = label and c.parent_id = job_children.parent_id
-     order by c.created_at, c.id
+     order by c.id
      limit supabase_jobs.list_max() offset 0) as w;
 end
 $$;

@@ -39,21 +39,22 @@ afterAll(async () => {
 });
 
 /**
- * How the statements `call` runs read the job table (alias t or j): the index
+ * How the statements `call` runs read the job table (alias t or j, or those given): the index
  * of each scan (a bitmap scan's from its Bitmap Index Scan), or 'sequential'.
  */
-async function byIdScans(call: () => Promise<unknown>): Promise<string[]> {
+async function byIdScans(call: () => Promise<unknown>, aliases = 'tj'): Promise<string[]> {
+	const scan = new RegExp(`Scan.* on plans [${aliases}](_1)?$`);
 	logs.length = 0;
 	await call();
 	const lines = logs.flatMap((l) => l.split('\n')).map((l) => l.trim().replace(/\s+\(cost=.*$/, ''));
 	return lines.flatMap((line, i) => {
-		if (!/Scan.* on plans [tj](_1)?$/.test(line)) return [];
+		if (!scan.test(line)) return [];
 		if (line.includes('Seq Scan')) return ['sequential'];
 		if (line.includes('Bitmap Heap Scan')) {
 			const below = lines.slice(i + 1).find((l) => l.includes('Bitmap Index Scan on'));
 			return [/Bitmap Index Scan on (\S+)/.exec(below ?? '')?.[1] ?? line];
 		}
-		return [/Index (?:Only )?Scan using (\S+)/.exec(line)?.[1] ?? line];
+		return [/Index (?:Only )?Scan (?:Backward )?using (\S+)/.exec(line)?.[1] ?? line];
 	});
 }
 
@@ -62,8 +63,8 @@ const idsOf = async (status: string, n = 1) =>
 		(r) => r.id,
 	);
 
-/** Every by-id read is one probe: the primary key or the running index (job_table, id). */
-const PROBES = /^(plans_pkey|plans_job_table_id_idx)$/;
+/** Every by-id read is one probe: the primary key or the running index (id). */
+const PROBES = /^(plans_pkey|plans_id_idx)$/;
 
 describe('a write to one job finds its row by id, whatever the statistics say', () => {
 	test('the statistics say 20,000 finished jobs and nothing else; the table holds 300 queued and 300 running too', async () => {
@@ -117,5 +118,50 @@ describe('a write to one job finds its row by id, whatever the statistics say', 
 		const scans = await byIdScans(() => traced`select * from public.job_claim_next(null, 8, 'plans')`);
 		expect(scans.length).toBeGreaterThan(0);
 		for (const line of scans) expect(line).toMatch(PROBES);
+	});
+});
+
+describe('a claim on a table with concurrency limits counts its running jobs by a plain index scan', () => {
+	test('no bitmap scan, which would never mark the entries of finished jobs dead and revisit them at every claim', async () => {
+		// Statistics taken while 3,000 jobs ran (a bitmap scan is what such statistics invite), then they finished.
+		await createJobTable(sql, 'limited');
+		await sql.begin(async (tx) => {
+			await tx`set local session_replication_role = replica`;
+			await tx`insert into public.limited (kind, status, params, attempts, started_at, job_table)
+				select 'work', 'running', '{}', 1, now(), 'limited' from generate_series(1, 3000)`;
+		});
+		await sql`analyze public.limited`;
+		await sql.begin(async (tx) => {
+			await tx`set local session_replication_role = replica`;
+			await tx`update public.limited set status = 'done', finished_at = now(), progress = 100`;
+		});
+		await sql`select count(*) from public.job_enqueue_many('work', '[{}, {}, {}]', 'limited')`;
+		await sql`select public.job_set_concurrency('work', max_running => 1000, job_table => 'limited')`;
+		logs.length = 0;
+		await traced`select * from public.job_claim_next(null, 2, 'limited')`;
+		const counts = logs
+			.flatMap((l) => l.split('\n'))
+			.map((l) => l.trim().replace(/\s+\(cost=.*$/, ''))
+			.filter((l) => /Scan.* on limited s(_1)?$/.test(l));
+		expect(counts.length).toBeGreaterThan(0);
+		for (const line of counts)
+			expect(line).toMatch(/^(->\s+)?Index (Only )?Scan using limited_id_idx on limited s(_1)?$/);
+	});
+});
+
+describe('listings read newest first by id, with no sort, from an index that holds no job_table', () => {
+	test("the table's newest jobs come from its primary key, a rare kind's from the kind index, a parent's children from the parent index", async () => {
+		const recent = await byIdScans(() => traced`select * from public.job_list_recent(job_table => 'plans')`);
+		const kind = await byIdScans(
+			() => traced`select * from public.job_list_recent(kind => 'rare', job_table => 'plans')`,
+		);
+		const [parent] = await idsOf('done');
+		const children = await byIdScans(() => traced`select * from public.job_children(${parent!}, 'plans')`, 'c');
+		expect(recent).toEqual(['plans_pkey']);
+		expect(kind).toEqual(['plans_kind_id_idx']);
+		expect(children).toEqual(['plans_parent_id_id_idx']);
+		const [{ cols }] = await sql<{ cols: string }[]>`
+			select string_agg(pg_get_indexdef(indexrelid), ' ') as cols from pg_index where indrelid = 'public.plans'::regclass`;
+		expect(cols).not.toMatch(/\(job_table/);
 	});
 });

@@ -373,9 +373,7 @@ function matches(filter: Required<JobListFilter>, job: JobSnapshot): boolean {
 	return true;
 }
 
-/** Keyset order of `job_list_recent`: created_at desc, then id desc. Negative when a comes first. */
+/** Keyset order of `job_list_recent`: id desc (ids are UUIDv7, time-ordered). Negative when a comes first. */
 function compareNewestFirst(a: JobSnapshot, b: JobSnapshot): number {
-	const dt = b.createdAt.getTime() - a.createdAt.getTime();
-	if (dt !== 0) return dt;
 	return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
