@@ -4195,8 +4195,8 @@ begin
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
   end if;
   insert into supabase_jobs.job_question as q (job_id, key, job_table, owner_id, prompt, answer_schema, expires_at)
-  values (parked.id, key, label, parked.owner_id, prompt, answer_schema, deadline)
-  on conflict (job_id, key) do update
+  values (parked.id, job_ask.key, label, parked.owner_id, job_ask.prompt, job_ask.answer_schema, deadline)
+  on conflict on constraint job_question_pkey do update
     set prompt = excluded.prompt, answer_schema = excluded.answer_schema, asked_at = now(), expires_at = excluded.expires_at;
   return pg_catalog.jsonb_build_object('answered', false, 'expires_at', deadline);
 end
