@@ -4310,6 +4310,7 @@ comment on function supabase_jobs.expire_questions is
 create or replace function supabase_jobs.forget_questions()
 returns trigger
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
@@ -4317,6 +4318,7 @@ begin
   return null;
 end
 $$;
+-- As the owner of the table: the user whose cancel ends the job may not delete from it.
 create trigger forget_questions after update on supabase_jobs.job for each row
   when (new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
         and (old.status = 'waiting' or new.resumed_at is not null))

@@ -146,6 +146,14 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 			expect(await rejection(user.answer(job.id, 'en'))).toBeInstanceOf(NoOpenQuestionError);
 		});
 
+		test('the owner cancels a job waiting for an answer: cancelled at once, the question gone', async () => {
+			const { user, job } = await running();
+			await worker.ask(job.id, { key: 'ask-1', prompt: 'Qual é o idioma?', schema: LANGUAGE, attempt: job.attempts });
+			expect((await user.cancel(job.id))?.status).toBe('cancelled');
+			expect(await user.question(job.id)).toBeNull();
+			expect(await rejection(user.answer(job.id, 'en'))).toBeInstanceOf(NoOpenQuestionError);
+		});
+
 		test('a question unanswered past its deadline fails the job at the next reclaim, with a sentence in its language', async () => {
 			const { user, job } = await running();
 			await worker.ask(job.id, {
