@@ -1,5 +1,6 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
+import JobProgress from '../../src/lib/components/JobProgress.svelte';
 import JobQuestion from '../../src/lib/components/JobQuestion.svelte';
 import TryAgainButton from '../../src/lib/components/TryAgainButton.svelte';
 import { InvalidJobInputError, NotRetryableError } from '../../src/lib/errors.ts';
@@ -134,6 +135,16 @@ describe('JobQuestion', () => {
 		target.querySelector('form')!.requestSubmit();
 		flushSync();
 		expect(source.answerCalls.map((c) => c.value)).toEqual(['Because the scan is blurry']);
+	});
+
+	it('the bar of a job waiting on its question says it waits for the answer, in the locale', async () => {
+		await waitingOn(asked({ type: 'boolean' }));
+		const bar = mount(JobProgress, { target: host(), props: { job: job!, locale: 'pt-BR' } });
+		flushSync();
+		expect(target.querySelector('[role="progressbar"]')!.getAttribute('aria-valuetext')).toContain(
+			'aguardando a sua resposta',
+		);
+		unmount(bar);
 	});
 
 	it('a job waiting for its children asks and shows no question', async () => {

@@ -37,6 +37,8 @@ export interface JobMessages {
 	held: string;
 	/** A parent waiting for its children; `{n}` of `{total}` have not ended. */
 	waitingForChildren: string;
+	/** A job waiting for its owner's answer to the question it asked. */
+	waitingForAnswer: string;
 	/** Accessible name of the list of a job's children. */
 	children: string;
 	/** A queued job behind the same user's own jobs: one, or `{n}` of them. */
@@ -97,6 +99,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		longerThanUsual: 'taking longer than usual',
 		held: 'waiting: {n} {kind} already running',
 		waitingForChildren: 'waiting for {n} of {total} parts',
+		waitingForAnswer: 'waiting for your answer',
 		children: 'Parts',
 		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
 		question: {
@@ -140,6 +143,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		longerThanUsual: 'demorando mais que o normal',
 		held: 'aguardando: {n} {kind} já em execução',
 		waitingForChildren: 'aguardando {n} de {total} partes',
+		waitingForAnswer: 'aguardando a sua resposta',
 		children: 'Partes',
 		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
 		question: {
