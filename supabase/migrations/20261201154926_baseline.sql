@@ -4324,12 +4324,12 @@ create trigger forget_questions after update on supabase_jobs.job for each row
         and (old.status = 'waiting' or new.resumed_at is not null))
   execute function supabase_jobs.forget_questions();
 
--- Try again: one insert path, as the owner of the tables (an admin tries
--- again someone else's job); the caller is checked first.
+-- Try again: one insert path. The owner's own try again inserts as the
+-- caller (the per-owner quota and the kind registry apply, as to any enqueue);
+-- an admin's, or a replay, inserts as the owner of the tables.
 create or replace function supabase_jobs.insert_retry(old supabase_jobs.job)
 returns supabase_jobs.job
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
@@ -4338,7 +4338,8 @@ begin
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.retry:' || old.id::text, 0));
   -- Tried again already (a double click, a second replay): that job, not another.
   select t.* into result from supabase_jobs.job t
-   where t.job_table = old.job_table and t.retry_of = old.id order by t.created_at limit 1;
+   where t.job_table = old.job_table and t.retry_of = old.id and t.owner_id is not distinct from old.owner_id
+   order by t.created_at limit 1;
   if result.id is null then
     insert into supabase_jobs.job as t (job_table, kind, params, max_attempts, locale, owner_id, tags, priority,
                                         concurrency_key, expires_at, retry_of)
@@ -4351,7 +4352,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.insert_retry is
-  'The one insert of try again and replay: a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+  'The one insert of try again and replay, as whoever calls it: a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
 
 create or replace function supabase_jobs.try_again(label text, id uuid)
 returns supabase_jobs.job
@@ -4385,13 +4386,23 @@ language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  old supabase_jobs.job;
 begin
   perform supabase_jobs.check_call(id);
-  return supabase_jobs.try_again(supabase_jobs.job_table_label(job_table), id);
+  if not supabase_jobs.is_worker() then
+    -- The owner's own job: inserted as the owner, within their quota.
+    select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = job_try_again.id;
+    if old.id is not null and old.owner_id = (select auth.uid()) and old.status in ('failed', 'cancelled') then
+      return supabase_jobs.insert_retry(old);
+    end if;
+  end if;
+  return supabase_jobs.try_again(label, id);
 end
 $$;
 comment on function public.job_try_again is
-  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner or an admin; 42501 for anyone else, SJ002 for a job not failed or cancelled, PT404 unknown.';
+  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; 42501 for anyone else, SJ002 for a job not failed or cancelled, PT404 unknown.';
 
 create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
 returns setof supabase_jobs.job
@@ -4418,7 +4429,8 @@ begin
              and (replay.error_code is null or t.error_code = replay.error_code)
              and (ended_from is null or t.finished_at >= ended_from)
              and (ended_to is null or t.finished_at < ended_to)
-             and not exists (select 1 from supabase_jobs.job r where r.job_table = label and r.retry_of = t.id)
+             and not exists (select 1 from supabase_jobs.job r
+                              where r.job_table = label and r.retry_of = t.id and r.owner_id is not distinct from t.owner_id)
            limit supabase_jobs.batch_max() + 1) p;
   if pg_catalog.cardinality(picked) > supabase_jobs.batch_max() then
     perform supabase_jobs.invalid('filter', pg_catalog.format(
@@ -4466,8 +4478,11 @@ revoke all on function
   from public, anon, authenticated, service_role;
 grant execute on function
   public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
-  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.try_again, supabase_jobs.replay
+  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
+  supabase_jobs.replay
   to authenticated, service_role;
+-- The owner's try again inserts the link as the owner.
+grant insert (retry_of) on supabase_jobs.job to authenticated;
 grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;
 
 -- ============================================================================

@@ -87,7 +87,6 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.hold_of(text,text,text)',
 			'supabase_jobs.hold_of_job(uuid)',
 			// Recurring schedules: pg_cron's cron.schedule is the owner's to call (job_sync_schedules, service role).
-			'supabase_jobs.insert_retry(supabase_jobs.job)',
 			'supabase_jobs.install_recurring()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
 			'supabase_jobs.kick_body(jsonb)',

@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, createUser, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createJobTable } from '../store/harness.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -106,6 +107,29 @@ describe('the questions table', () => {
 				{ a: { b: 'no' } },
 			),
 		).toBe('field=answer.a.b');
+	});
+});
+
+describe('try again', () => {
+	it("the owner's try again is an enqueue of theirs: over their quota it is refused (PT429) and nothing is written", async () => {
+		const alice = await createUser(db.sql);
+		await createJobTable(db.sql, 'retries', { maxActivePerOwner: 1 });
+		const [{ id: failed }] =
+			await db.sql`select id from job_enqueue('work', owner_id => ${alice.sub}, job_table => 'retries')`;
+		await db.sql`select job_claim(${failed}, 'retries')`;
+		await db.sql`select job_fail(${failed}, 'Falhou.', job_table => 'retries')`;
+		await db.sql`select job_enqueue('work', owner_id => ${alice.sub}, job_table => 'retries')`;
+		expect(await code(as(db.sql, alice, (tx) => tx`select job_try_again(${failed}, 'retries')`))).toBe('PT429');
+		const [{ n }] = await db.sql`select count(*)::int as n from public.retries where retry_of = ${failed}`;
+		expect(n).toBe(0);
+		// An admin's is theirs to decide: past the owner's quota.
+		const boss = { ...(await createUser(db.sql)), admin: true };
+		const [row] = await as(
+			db.sql,
+			boss,
+			(tx) => tx`select retry_of, owner_id from job_try_again(${failed}, 'retries')`,
+		);
+		expect(row).toEqual({ retry_of: failed, owner_id: alice.sub });
 	});
 });
 
