@@ -38,6 +38,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -74,6 +75,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -110,6 +112,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -142,6 +145,28 @@ export type Database = {
 					running: number;
 					waiting: number;
 				}[];
+			};
+			job_answer: {
+				Args: { answer: Json; id: string; job_table?: string; key?: string };
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
+			job_ask: {
+				Args: {
+					answer_schema: Json;
+					attempt?: number;
+					id: string;
+					job_table?: string;
+					key: string;
+					prompt: string;
+					timeout?: string;
+				};
+				Returns: Json;
 			};
 			job_cancel: {
 				Args: { id: string; job_table?: string; reason?: string };
@@ -370,6 +395,16 @@ export type Database = {
 				};
 				Returns: number;
 			};
+			job_open_question: {
+				Args: { id: string; job_table?: string };
+				Returns: Database['supabase_jobs']['Tables']['job_question']['Row'][];
+				SetofOptions: {
+					from: '*';
+					to: 'job_question';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
 			job_pause_kind: {
 				Args: { job_table?: string; kind: string };
 				Returns: boolean;
@@ -413,6 +448,22 @@ export type Database = {
 					to: 'job';
 					isOneToOne: true;
 					isSetofReturn: false;
+				};
+			};
+			job_replay: {
+				Args: {
+					ended_from?: string;
+					ended_to?: string;
+					error_code?: string;
+					job_table?: string;
+					kind?: string;
+				};
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
 				};
 			};
 			job_reschedule: {
@@ -522,6 +573,16 @@ export type Database = {
 					user_facing: boolean;
 				}[];
 			};
+			job_try_again: {
+				Args: { id: string; job_table?: string };
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			job_wait_for_children: {
 				Args: { attempt?: number; id: string; job_table?: string };
 				Returns: Database['public']['Enums']['job_status'];
@@ -624,12 +685,50 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
 					tags: string[];
 					timings: Json | null;
 					updated_at: string;
+					insert_retry: {
+						attempts: number;
+						available_at: string;
+						concurrency_key: string | null;
+						created_at: string;
+						error: string | null;
+						error_code: string | null;
+						expected_end_at: string | null;
+						expected_seconds: number | null;
+						expires_at: string | null;
+						finished_at: string | null;
+						heartbeat_at: string | null;
+						heartbeat_ms: number | null;
+						id: string;
+						idempotency_expires_at: string | null;
+						idempotency_key: string | null;
+						is_active: boolean;
+						job_table: string;
+						kind: string;
+						locale: string | null;
+						max_attempts: number;
+						owner_id: string | null;
+						params: NonNullable<Json>;
+						parent_id: string | null;
+						payload: string | null;
+						priority: number;
+						progress: number;
+						result_id: string | null;
+						resumed_at: string | null;
+						retry_of: string | null;
+						stage: string | null;
+						started_at: string | null;
+						status: Database['public']['Enums']['job_status'];
+						tags: string[];
+						timings: Json | null;
+						updated_at: string;
+					} | null;
 					job_message: {
 						payload: Json;
 						topic: string;
@@ -663,6 +762,7 @@ export type Database = {
 						progress: number;
 						result_id: string | null;
 						resumed_at: string | null;
+						retry_of: string | null;
 						stage: string | null;
 						started_at: string | null;
 						status: Database['public']['Enums']['job_status'];
@@ -700,6 +800,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -736,6 +837,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -841,6 +943,48 @@ export type Database = {
 					message?: string;
 					seq?: number;
 					user_facing?: boolean;
+				};
+				Relationships: [];
+			};
+			job_question: {
+				Row: {
+					answer: Json | null;
+					answer_schema: NonNullable<Json>;
+					answered_at: string | null;
+					answered_by: string | null;
+					asked_at: string;
+					expires_at: string;
+					job_id: string;
+					job_table: string;
+					key: string;
+					owner_id: string | null;
+					prompt: string;
+				};
+				Insert: {
+					answer?: Json | null;
+					answer_schema: NonNullable<Json>;
+					answered_at?: string | null;
+					answered_by?: string | null;
+					asked_at?: string;
+					expires_at: string;
+					job_id: string;
+					job_table: string;
+					key: string;
+					owner_id?: string | null;
+					prompt: string;
+				};
+				Update: {
+					answer?: Json | null;
+					answer_schema?: NonNullable<Json>;
+					answered_at?: string | null;
+					answered_by?: string | null;
+					asked_at?: string;
+					expires_at?: string;
+					job_id?: string;
+					job_table?: string;
+					key?: string;
+					owner_id?: string | null;
+					prompt?: string;
 				};
 				Relationships: [];
 			};
@@ -1176,6 +1320,52 @@ export type Database = {
 				Args: { ids?: string[]; kinds: string[]; label: string; limit: number };
 				Returns: string[];
 			};
+			answer_question: {
+				Args: { answer: Json; id: string; key: string; label: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			attach_admin_policies: { Args: { tbl: unknown }; Returns: undefined };
 			attach_admission: { Args: { tbl: unknown }; Returns: undefined };
 			attach_partition: { Args: { tbl: unknown }; Returns: undefined };
@@ -1187,6 +1377,10 @@ export type Database = {
 					to_status: Database['public']['Enums']['job_status'];
 				};
 				Returns: boolean;
+			};
+			check_answer: {
+				Args: { answer_schema: Json; given: Json; path?: string };
+				Returns: undefined;
 			};
 			check_attempt: { Args: { attempt: number }; Returns: undefined };
 			check_batch_items: { Args: { items: Json }; Returns: undefined };
@@ -1286,6 +1480,53 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				}[];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
+			expire_questions: {
+				Args: { label: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1363,6 +1604,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1424,6 +1666,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1433,6 +1676,52 @@ export type Database = {
 				};
 				SetofOptions: {
 					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
+			insert_retry: {
+				Args: { old: Database['supabase_jobs']['Tables']['job']['Row'] };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: 'supabase_jobs.job';
 					to: 'job';
 					isOneToOne: true;
 					isSetofReturn: false;
@@ -1589,6 +1878,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1634,6 +1924,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1661,6 +1952,58 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			replay: {
+				Args: {
+					ended_from: string;
+					ended_to: string;
+					error_code: string;
+					kind: string;
+					label: string;
+				};
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				}[];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
 			require_admin: { Args: { action: string }; Returns: undefined };
 			require_id: { Args: { id: string }; Returns: undefined };
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
@@ -1682,6 +2025,52 @@ export type Database = {
 			table_label: { Args: { tbl: unknown }; Returns: string };
 			tag_max_length: { Args: Record<PropertyKey, never>; Returns: number };
 			tags_max: { Args: Record<PropertyKey, never>; Returns: number };
+			try_again: {
+				Args: { id: string; label: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			user_message: {
 				Args: { key: string; locale: string; n?: number };
 				Returns: string;
@@ -1718,6 +2107,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];

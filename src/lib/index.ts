@@ -39,6 +39,7 @@ export type {
 	KindOverview,
 	UnfinishedStatus,
 } from './store/store-options.ts';
+export type { AskedQuestion, ReplayFilter } from './store/questions.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
 export type { JobTimelineEntry, LogLine, LogLevel } from './store/job-timeline.ts';
@@ -75,6 +76,8 @@ export {
 	QuotaExceededError,
 	StageInterruptedError,
 	TimeoutError,
+	NotRetryableError,
+	NoOpenQuestionError,
 	isJobError,
 	type JobErrorCode,
 } from './errors.ts';

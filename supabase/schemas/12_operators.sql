@@ -467,11 +467,13 @@ begin
   return query
     select * from supabase_jobs.reclaim_jobs(label, stale_after)
     union all
-    select * from supabase_jobs.expire_jobs(label);
+    select * from supabase_jobs.expire_jobs(label)
+    union all
+    select * from supabase_jobs.expire_questions(label);
 end
 $$;
 comment on function supabase_jobs.reclaim_table is
-  'One reclaim pass over one job table, the one both the reclaim schedule (reclaim_all) and public.job_reclaim_silent run: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired).';
+  'One reclaim pass over one job table, the one both the reclaim schedule (reclaim_all) and public.job_reclaim_silent run: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired) and waiting jobs whose question went unanswered past its deadline (question_unanswered).';
 
 create or replace function public.job_reclaim_stale(stale_after interval, job_table text default 'jobs')
 returns setof supabase_jobs.job

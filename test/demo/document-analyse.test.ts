@@ -62,3 +62,43 @@ describe('document.analyse: permanent input errors are not retried', () => {
 		expect(await worker.process({ jobId: text.id })).toMatchObject({ outcomes: { done: 1 } });
 	});
 });
+
+describe('document.analyse: asking, and trying again', () => {
+	/** Words in no language the demo knows. */
+	const NO_LANGUAGE = 'Zorblat quimmen vask trelo. Brindo skaf plumet orvik. Tasko flen dorp wimble kraz.';
+
+	it('a document in no language it can tell asks which; answered, the job runs again and records it; tried again, the new job reads the same file', async () => {
+		const owner = (await createUser(db.sql)).sub;
+		const job = await store.enqueue('document.analyse', {
+			params: { filename: 'notes.txt', mime: 'text/plain' },
+			ownerId: owner,
+			payload: NO_LANGUAGE,
+			locale: 'pt-BR',
+		});
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { waiting: 1 } });
+		const question = await store.question(job.id);
+		expect(question?.prompt).toBe('Não consegui saber em que idioma está "notes.txt". Qual é?');
+		expect(question?.schema).toMatchObject({ type: 'string', enum: ['en', 'pt'] });
+		await store.answer(job.id, 'pt');
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { done: 1 } });
+		const done = await store.get(job.id);
+		const [analysis] = await db.sql<{ language: string }[]>`
+			select stats ->> 'language' as language from public.document_analyses where id = ${done.resultId}`;
+		expect(analysis!.language).toBe('pt');
+
+		// Cancelled while it waits for its answer, then tried again: the new job has no payload, and reads the kept file.
+		const second = await store.enqueue('document.analyse', {
+			params: { filename: 'notes.txt', mime: 'text/plain' },
+			ownerId: owner,
+			payload: NO_LANGUAGE,
+		});
+		await worker.process({ jobId: second.id });
+		await store.cancel(second.id);
+		const again = await store.tryAgain(second.id);
+		expect(again).toMatchObject({ retryOf: second.id, status: 'queued' });
+		expect(await worker.process({ jobId: again.id })).toMatchObject({ outcomes: { waiting: 1 } });
+		await store.answer(again.id, 'en');
+		expect(await worker.process({ jobId: again.id })).toMatchObject({ outcomes: { done: 1 } });
+		expect((await store.get(again.id)).resultId).not.toBeNull();
+	});
+});

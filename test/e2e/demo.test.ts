@@ -221,6 +221,54 @@ describe('the demo in a browser', () => {
 		console.log(`screenshots:\n  ${shots.join('\n  ')}`);
 	});
 
+	it('a document in no language the worker can tell: the job page asks which, the answer finishes it; cancelled, Try again goes to a new job on the same file', async () => {
+		// A visitor of their own, so the others' job lists stay as they are.
+		const context = await chromium.browser.newContext({ locale: 'en-US', viewport: { width: 1000, height: 800 } });
+		const gibberish = 'Zorblat quimmen vask trelo. Brindo skaf plumet orvik. Tasko flen dorp wimble kraz.\n';
+		try {
+			const page = await openDashboard(context);
+			const id = await upload(page, 'notes.txt', 'text/plain', gibberish);
+			const question = page.getByRole('form', { name: 'A question about this job' });
+			await question.waitFor({ timeout: 15_000 });
+			await page.locator('[data-testid=job][data-status=waiting]').waitFor();
+			expect(await question.textContent()).toContain('I could not tell which language "notes.txt" is in. Which is it?');
+			shots.push(await snap(page, '10-job-asks'));
+			await question.getByRole('radio', { name: 'Portuguese' }).check();
+			await question.getByRole('button', { name: 'Answer' }).click();
+			await page.locator('[data-testid=job][data-status=done]').waitFor({ timeout: 30_000 });
+			expect(await question.count(), 'the question is gone once answered').toBe(0);
+			await page.click('[data-testid=result-link]');
+			await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+			await expect.poll(() => page.locator('[data-testid=language]').textContent()).toBe('Portuguese');
+			const [asked] = await db.sql<{ attempts: number }[]>`select attempts from public.jobs where id = ${id}`;
+			expect(asked!.attempts, 'asking spent no attempt').toBe(1);
+
+			const next = await openDashboard(context);
+			const second = await upload(next, 'notes.txt', 'text/plain', gibberish);
+			await next.getByRole('form', { name: 'A question about this job' }).waitFor({ timeout: 15_000 });
+			await next.getByRole('button', { name: 'Cancel' }).click();
+			await next.locator('[data-testid=job][data-status=cancelled]').waitFor();
+			await next.getByRole('button', { name: 'Try again' }).click();
+			await next.waitForURL((url) => /\/jobs\/[0-9a-f-]{36}$/.test(url.pathname) && !url.pathname.endsWith(second));
+			const again = next.url().split('/').at(-1)!;
+			// The new job runs on the same file: it asks the same question.
+			const retried = next.getByRole('form', { name: 'A question about this job' });
+			await retried.waitFor({ timeout: 15_000 });
+			shots.push(await snap(next, '11-tried-again-asks'));
+			await retried.getByRole('radio', { name: 'English' }).check();
+			await retried.getByRole('button', { name: 'Answer' }).click();
+			await next.locator('[data-testid=job][data-status=done]').waitFor({ timeout: 30_000 });
+			const rows = await db.sql<{ id: string; status: string; retry_of: string | null }[]>`
+				select id, status, retry_of from public.jobs where id in (${second}, ${again}) order by created_at`;
+			expect(rows.map((r) => [r.id, r.status, r.retry_of])).toEqual([
+				[second, 'cancelled', null],
+				[again, 'done', second],
+			]);
+		} finally {
+			await context.close();
+		}
+	});
+
 	it('the demo supervises its worker: killed, it is started again and the next upload is done', async () => {
 		const worker = stack.worker!;
 		const restarted = worker.nextStart();

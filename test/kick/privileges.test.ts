@@ -76,12 +76,18 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			from pg_proc p join pg_namespace n on n.oid = p.pronamespace
 			where p.prosecdef and n.nspname in ('public', 'supabase_jobs') order by 1`;
 		expect(rows.map((r) => r.fn)).toEqual([
+			// The demo's (src/demo/sql/document_uploads.sql): a user's upload kept beside its job.
+			'keep_document_upload()',
 			// A child's change moves its parent, which the child's owner may not update directly.
 			'supabase_jobs.after_child_changed()',
 			'supabase_jobs.after_jobs_inserted()',
 			'supabase_jobs.after_jobs_updated()',
+			// Answering, trying again and replaying write for the owner or an admin, after checking the caller.
+			'supabase_jobs.answer_question(text,uuid,text,jsonb)',
 			// A job's timeline: its events are written and deleted with the job, whoever changes it (18_timeline.sql).
 			'supabase_jobs.forget_job_timeline()',
+			// A user's cancel ends a job whose questions the user may not delete.
+			'supabase_jobs.forget_questions()',
 			// Counts of running jobs behind a concurrency limit; for users, only through hold_of_job.
 			'supabase_jobs.hold_of(text,text,text)',
 			'supabase_jobs.hold_of_job(uuid)',
@@ -92,7 +98,11 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// A requeue wakes the worker through kick_body whoever requeues.
 			'supabase_jobs.notify_requeued_job()',
 			'supabase_jobs.owns_job_topic(text)',
+			// A job's timeline records what a change would erase, whoever makes the change.
 			'supabase_jobs.record_job_event()',
+			// Trying again and replaying insert for the owner or an admin, after checking the caller.
+			'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
+			'supabase_jobs.try_again(text,uuid)',
 			// A pause lifted (by an admin, under RLS) wakes the worker through kick_body.
 			'supabase_jobs.wake_resumed_kind()',
 		]);
@@ -101,7 +111,15 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// owns_job_topic is the Realtime policy's check (20261130160500_realtime_broadcast.sql):
 			// the policy runs as the joining user, so authenticated must be able to call it.
 			// hold_of_job answers a user for their own job only (20261202100100_parent_child_jobs.sql).
-			const userCallable = ['supabase_jobs.owns_job_topic(text)', 'supabase_jobs.hold_of_job(uuid)'].includes(r.fn);
+			// answer_question, try_again and replay check the caller themselves (16_questions_and_try_again.sql).
+			const userCallable = [
+				'supabase_jobs.answer_question(text,uuid,text,jsonb)',
+				'supabase_jobs.hold_of_job(uuid)',
+				'supabase_jobs.owns_job_topic(text)',
+				// Trying again and replaying insert for the owner or an admin, after checking the caller.
+				'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
+				'supabase_jobs.try_again(text,uuid)',
+			].includes(r.fn);
 			expect([r.anon, r.authenticated]).toEqual([false, userCallable]);
 		}
 	});

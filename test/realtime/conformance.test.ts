@@ -10,6 +10,7 @@
 import { describeAdminConformance } from '../store/admin-conformance.ts';
 import { describeJobStoreConformance } from '../store/conformance.ts';
 import { describeParentChildConformance } from '../store/family-conformance.ts';
+import { describeQuestionsConformance } from '../store/questions-conformance.ts';
 import { useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
@@ -17,3 +18,4 @@ const f = await useRealtimeFixture();
 describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeParentChildConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeAdminConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
+describeQuestionsConformance('supabase-js (stand-in, Realtime)', async () => f.harness);

@@ -114,6 +114,7 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 				);
 			},
 			createJobTable: (name, options) => createJobTable(db.sql, name, options),
+			reclaimAll: async () => void (await db.sql`select count(*) from supabase_jobs.reclaim_all(null)`),
 		},
 	};
 }

@@ -43,6 +43,8 @@ export interface ConformanceHarness {
 	 * sets the table's per-owner quota.
 	 */
 	createJobTable(name: string, options?: JobTableOptions): Promise<void>;
+	/** Runs what the supabase-jobs-reclaim schedule runs (supabase_jobs.reclaim_all): reclaims and expiries. */
+	reclaimAll(): Promise<void>;
 }
 
 /** Resolves once `predicate` holds, re-checked on every `notify()`: waits on events, never on time. */

@@ -11,6 +11,7 @@ import { claimsFor, createUser, useTestDatabase } from '../helpers/db.ts';
 import { describeAdminConformance } from './admin-conformance.ts';
 import { describeJobStoreConformance } from './conformance.ts';
 import { describeParentChildConformance } from './family-conformance.ts';
+import { describeQuestionsConformance } from './questions-conformance.ts';
 import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
 
 const db = await useTestDatabase();
@@ -28,10 +29,12 @@ const harness: ConformanceHarness = {
 		);
 	},
 	createJobTable: (name, options) => createJobTable(db.sql, name, options),
+	reclaimAll: async () => void (await db.sql`select count(*) from supabase_jobs.reclaim_all(null)`),
 };
 describeJobStoreConformance('postgres.js', async () => harness);
 describeParentChildConformance('postgres.js', async () => harness);
 describeAdminConformance('postgres.js', async () => harness);
+describeQuestionsConformance('postgres.js', async () => harness);
 
 describe('postgresAdapter', () => {
 	test('a worker connecting as the database owner needs no claims', async () => {

@@ -46,6 +46,9 @@ export class DemoJobs {
 		watch: (id, { signal }) => this.store.watch(id, { signal, intervalMs: WATCH_INTERVAL_MS }),
 		cancel: (id) => this.store.cancel(id),
 		queuePosition: (id) => this.store.queuePosition(id),
+		question: (id) => this.store.question(id),
+		answer: (id, value) => this.store.answer(id, value),
+		tryAgain: (id) => this.store.tryAgain(id),
 	};
 
 	/** What JobList reads: pages by cursor, and changes as they commit (Realtime; polling when it is unavailable). */

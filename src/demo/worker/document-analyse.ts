@@ -8,6 +8,7 @@
  * with postgres.js over SUPABASE_DB_URL, as the worker's own store does.
  */
 import postgres from 'postgres';
+import { z } from 'zod';
 import { postgresAdapter } from '../../lib/adapters/postgres.ts';
 import { JobStore } from '../../lib/store/job-store.ts';
 import { defineJobHandler } from '../../lib/worker/job-handler.ts';
@@ -22,6 +23,7 @@ import {
 	NotTextError,
 } from '../analysis/document.ts';
 import { modelDelayMs } from '../analysis/model-stand-in.ts';
+import { guessLanguage } from '../analysis/language.ts';
 import { UnreadablePdfError } from '../analysis/pdf.ts';
 import { DOCUMENT_PLAN, documentAnalyse } from '../jobs.ts';
 import { LivePlan } from './live-plan.ts';
@@ -69,6 +71,12 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 		sql ??= postgres(url, { max: 1, prepare: false, onnotice: () => {} });
 		return sql;
 	};
+	const keptUpload = async (jobId: string): Promise<Uint8Array | null> => {
+		const s = db();
+		if (!s) return null;
+		const [row] = await s<{ bytes: Uint8Array }[]>`select bytes from public.document_uploads where job_id = ${jobId}`;
+		return row?.bytes ?? null;
+	};
 	const plan = new LivePlan({
 		kind: documentAnalyse.name,
 		fallback: DOCUMENT_PLAN,
@@ -82,7 +90,9 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 
 	return defineJobHandler(
 		plan.bind(documentAnalyse),
-		async ({ job, params, payload, tracker }) => {
+		async ({ job, params, payload: claimed, tracker, ask }) => {
+			// A job tried again has no payload (a job drops it when it ends): its file was kept (document_uploads.sql).
+			const payload = claimed ?? (await keptUpload(job.id));
 			if (!payload || payload.byteLength === 0)
 				throw new JobUserError(
 					{ en: 'The file is empty.', 'pt-BR': 'O arquivo está vazio.' },
@@ -139,6 +149,17 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 					{ errorCode: 'no_text' },
 				);
 
+			// Unsure of the language: the person says (the job waits, its worker free; it runs again from the top with the answer).
+			const language =
+				guessLanguage(doc.text) ??
+				(await ask(z.enum(['en', 'pt']), {
+					prompt: {
+						en: `I could not tell which language "${params.filename}" is in. Which is it?`,
+						'pt-BR': `Não consegui saber em que idioma está "${params.filename}". Qual é?`,
+					},
+					timeoutMs: 24 * 3_600_000,
+				}));
+
 			const analysis = await tracker.run('analyse', (signal) =>
 				analyseText(doc.text, {
 					signal,
@@ -149,7 +170,8 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 			);
 
 			const resultId = await tracker.run('summarise', async (signal) => {
-				const report = buildReport(doc, analysis);
+				const built = buildReport(doc, analysis);
+				const report = { ...built, stats: { ...built.stats, language } };
 				signal.throwIfAborted();
 				const s = db();
 				if (!s) throw new Error('document.analyse: set SUPABASE_DB_URL (where document_analyses lives)');

@@ -15,6 +15,7 @@
 
 export { WatchedJob, type WatchedJobOptions } from './watched-job.svelte.ts';
 export { JobList, type JobListOptions } from './job-list.svelte.ts';
+export type { AnsweringJob } from './question-form.svelte.ts';
 export { JOB_MESSAGES, messagesFor, resolveJobLocale, type JobLocale, type JobMessages } from './messages.ts';
 export type { JobProgressView } from './internal/progress-view.svelte.ts';
 export type {
@@ -68,3 +69,20 @@ export { default as JobStatusBadge } from '../components/JobStatusBadge.svelte';
  */
 export { default as JobTimeline } from '../components/JobTimeline.svelte';
 export type { JobTimelineEntry } from '../store/job-timeline.ts';
+
+/**
+ * The question a waiting job asks its owner (`ctx.ask`): a choice, yes/no or a
+ * text, read from its schema; the refusal shown with the field named.
+ *
+ * @example
+ * <JobQuestion {job} labels={{ en: 'English', 'pt-BR': 'Português' }} />
+ */
+export { default as JobQuestion } from '../components/JobQuestion.svelte';
+
+/**
+ * "Try again" on a failed or cancelled job: a new linked job, handed to `onretried`.
+ *
+ * @example
+ * <TryAgainButton {job} onretried={(again) => goto(`/jobs/${again.id}`)} />
+ */
+export { default as TryAgainButton } from '../components/TryAgainButton.svelte';

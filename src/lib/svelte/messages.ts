@@ -42,6 +42,8 @@ export interface JobMessages {
 	rateLimited: string;
 	/** A parent waiting for its children; `{n}` of `{total}` have not ended. */
 	waitingForChildren: string;
+	/** A job waiting for its owner's answer to the question it asked. */
+	waitingForAnswer: string;
 	/** Accessible name of the list of a job's children. */
 	children: string;
 	/** A queued job behind the same user's own jobs: one, or `{n}` of them. */
@@ -72,6 +74,24 @@ export interface JobMessages {
 		/** `{actor}` is replaced by who made the change. */
 		by: string;
 	};
+	/** The question a waiting job asks its owner (JobQuestion). */
+	question: {
+		/** Accessible name of the form. */
+		label: string;
+		send: string;
+		sending: string;
+		yes: string;
+		no: string;
+		/** When it must be answered by; `{time}` is replaced. */
+		answerBy: string;
+		/** An answer refused; `{field}` names the field at fault. */
+		refused: string;
+	};
+	/** Start a failed or cancelled job again (TryAgainButton). */
+	tryAgain: string;
+	tryingAgain: string;
+	/** Trying again was refused; the reason follows. */
+	tryAgainRefused: string;
 }
 
 /**
@@ -112,6 +132,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		paused: 'waiting: {kind} is paused by the operator',
 		rateLimited: 'waiting for the rate limit of {kind}',
 		waitingForChildren: 'waiting for {n} of {total} parts',
+		waitingForAnswer: 'waiting for your answer',
 		children: 'Parts',
 		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
 		timeline: {
@@ -133,6 +154,18 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 			attempt: 'attempt {n}',
 			by: 'by {actor}',
 		},
+		question: {
+			label: 'A question about this job',
+			send: 'Answer',
+			sending: 'Sending…',
+			yes: 'Yes',
+			no: 'No',
+			answerBy: 'Please answer by {time}.',
+			refused: 'This answer was not accepted ({field}):',
+		},
+		tryAgain: 'Try again',
+		tryingAgain: 'Starting again…',
+		tryAgainRefused: 'It could not be started again:',
 	},
 	'pt-BR': {
 		status: {
@@ -164,6 +197,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		paused: 'aguardando: {kind} foi pausado pelo operador',
 		rateLimited: 'aguardando o limite de frequência de {kind}',
 		waitingForChildren: 'aguardando {n} de {total} partes',
+		waitingForAnswer: 'aguardando a sua resposta',
 		children: 'Partes',
 		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
 		timeline: {
@@ -185,6 +219,18 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 			attempt: 'tentativa {n}',
 			by: 'por {actor}',
 		},
+		question: {
+			label: 'Uma pergunta sobre este trabalho',
+			send: 'Responder',
+			sending: 'Enviando…',
+			yes: 'Sim',
+			no: 'Não',
+			answerBy: 'Responda até {time}.',
+			refused: 'Esta resposta não foi aceita ({field}):',
+		},
+		tryAgain: 'Tentar de novo',
+		tryingAgain: 'Começando de novo…',
+		tryAgainRefused: 'Não foi possível começar de novo:',
 	},
 };
 

@@ -24,6 +24,8 @@ export interface JobProgressView {
 	readonly expectedEndAt?: Date | null;
 	/** While queued: the owner's own jobs ahead of this one (see WatchedJob.queuedAhead). */
 	readonly queuedAhead?: number | null;
+	/** While waiting: the question it asked its owner, if any (see WatchedJob.question). */
+	readonly question?: object | null;
 }
 
 /**
