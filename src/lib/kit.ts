@@ -63,3 +63,19 @@ export function toHttpError(e: unknown): never {
 	// The cast lets projects whose App.Error declares more fields still compile.
 	return kit.error(status, body as unknown as App.Error);
 }
+
+export {
+	createAdminDashboard,
+	type AdminDashboard,
+	type AdminDashboardOptions,
+	type AdminDashboardStore,
+} from './dashboard/admin-route.ts';
+export type {
+	DashboardActionName,
+	DashboardActionResult,
+	DashboardFilter,
+	DashboardJob,
+	DashboardKind,
+	DashboardTimelineEntry,
+	JobsDashboardData,
+} from './dashboard/dashboard-data.ts';
