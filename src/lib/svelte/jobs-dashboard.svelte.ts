@@ -5,6 +5,7 @@
  * only lay it out.
  */
 import type {
+	DashboardActionName,
 	DashboardActionResult,
 	DashboardFilter,
 	DashboardKind,
@@ -34,7 +35,10 @@ export class JobsDashboardView {
 
 	readonly data = $derived.by(() => this.#props().data);
 	readonly m: DashboardMessages = $derived.by(() => dashboardMessagesFor(this.#props().locale ?? 'en'));
-	readonly can = $derived.by(() => new Set(this.data.actions));
+	/** Whether the store offers this action (the route lists what it offers). */
+	can(action: DashboardActionName): boolean {
+		return this.data.actions.includes(action);
+	}
 
 	/** The sentence of the live region: what the last action did, or why it did not. */
 	readonly result = $derived.by((): string => {
@@ -105,9 +109,10 @@ export function shortId(id: string | null | undefined): string {
 }
 
 function filterQuery(filter: DashboardFilter, extra: Record<string, string>): string {
-	const params = new URLSearchParams();
-	for (const [name, value] of Object.entries({ ...filter, ...extra })) if (value) params.set(name, value);
-	const query = params.toString();
+	const query = Object.entries({ ...filter, ...extra })
+		.filter(([, value]) => value)
+		.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+		.join('&');
 	return query ? `?${query}` : '';
 }
 
