@@ -124,6 +124,25 @@ export type Database = {
 			[_ in never]: never;
 		};
 		Functions: {
+			job_admin_kinds: {
+				Args: { job_table?: string };
+				Returns: {
+					cancelled: number;
+					done: number;
+					done_last_hour: number;
+					failed: number;
+					failed_last_hour: number;
+					kind: string;
+					max_running: number;
+					max_running_per_key: number;
+					paused_at: string;
+					queued: number;
+					rate_per_ms: number;
+					rate_starts: number;
+					running: number;
+					waiting: number;
+				}[];
+			};
 			job_cancel: {
 				Args: { id: string; job_table?: string; reason?: string };
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
@@ -133,6 +152,19 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
+			};
+			job_cancel_many: {
+				Args: {
+					created_after?: string;
+					created_before?: string;
+					job_table?: string;
+					kind?: string;
+					limit?: number;
+					owner_id?: string;
+					reason?: string;
+					statuses?: Database['public']['Enums']['job_status'][];
+				};
+				Returns: number;
 			};
 			job_children: {
 				Args: { job_table?: string; parent_id: string };
@@ -168,6 +200,16 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
+			};
+			job_delete_finished: {
+				Args: {
+					ended_before: string;
+					job_table?: string;
+					kind?: string;
+					limit?: number;
+					statuses?: Database['public']['Enums']['job_status'][];
+				};
+				Returns: number;
 			};
 			job_enqueue: {
 				Args: {
@@ -318,6 +360,10 @@ export type Database = {
 					isSetofReturn: true;
 				};
 			};
+			job_pause_kind: {
+				Args: { job_table?: string; kind: string };
+				Returns: boolean;
+			};
 			job_phase_history: {
 				Args: { job_table?: string; kind: string; limit?: number };
 				Returns: {
@@ -374,6 +420,10 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
+			job_resume_kind: {
+				Args: { job_table?: string; kind: string };
+				Returns: boolean;
+			};
 			job_retry: {
 				Args: {
 					attempt?: number;
@@ -396,6 +446,15 @@ export type Database = {
 					kind: string;
 					max_running?: number;
 					max_running_per_key?: number;
+				};
+				Returns: undefined;
+			};
+			job_set_rate_limit: {
+				Args: {
+					job_table?: string;
+					kind: string;
+					per_ms?: number;
+					starts?: number;
 				};
 				Returns: undefined;
 			};
@@ -693,6 +752,9 @@ export type Database = {
 					kind: string;
 					max_running: number | null;
 					max_running_per_key: number | null;
+					paused_at: string | null;
+					rate_per_ms: number | null;
+					rate_starts: number | null;
 					updated_at: string;
 				};
 				Insert: {
@@ -700,6 +762,9 @@ export type Database = {
 					kind: string;
 					max_running?: number | null;
 					max_running_per_key?: number | null;
+					paused_at?: string | null;
+					rate_per_ms?: number | null;
+					rate_starts?: number | null;
 					updated_at?: string;
 				};
 				Update: {
@@ -707,7 +772,31 @@ export type Database = {
 					kind?: string;
 					max_running?: number | null;
 					max_running_per_key?: number | null;
+					paused_at?: string | null;
+					rate_per_ms?: number | null;
+					rate_starts?: number | null;
 					updated_at?: string;
+				};
+				Relationships: [];
+			};
+			kind_starts: {
+				Row: {
+					job_table: string;
+					kind: string;
+					started_at: string;
+					starts: number;
+				};
+				Insert: {
+					job_table: string;
+					kind: string;
+					started_at: string;
+					starts: number;
+				};
+				Update: {
+					job_table?: string;
+					kind?: string;
+					started_at?: string;
+					starts?: number;
 				};
 				Relationships: [];
 			};
@@ -1010,6 +1099,14 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			check_kind_arg: { Args: { kind: string }; Returns: undefined };
+			check_statuses: {
+				Args: {
+					allowed: Database['public']['Enums']['job_status'][];
+					statuses: Database['public']['Enums']['job_status'][];
+				};
+				Returns: Database['public']['Enums']['job_status'][];
+			};
 			check_tags: {
 				Args: { prefix?: string; tags: string[] };
 				Returns: undefined;
@@ -1029,6 +1126,10 @@ export type Database = {
 			create_job_table: {
 				Args: { name: string; schema_name?: string };
 				Returns: unknown;
+			};
+			drop_empty_kind_limits: {
+				Args: { kind: string; label: string };
+				Returns: undefined;
 			};
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
@@ -1312,6 +1413,9 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			rate_per_ms_max: { Args: Record<PropertyKey, never>; Returns: number };
+			rate_per_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
+			rate_starts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };
@@ -1379,6 +1483,7 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			require_admin: { Args: { action: string }; Returns: undefined };
 			require_id: { Args: { id: string }; Returns: undefined };
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
 			run_schedule: { Args: { name: string; slot?: string }; Returns: string };

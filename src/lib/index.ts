@@ -33,6 +33,11 @@ export type {
 	SubscribeListOptions,
 	HoldReason,
 	ConcurrencyLimits,
+	RateLimit,
+	CancelManyFilter,
+	DeleteFinishedFilter,
+	KindOverview,
+	UnfinishedStatus,
 } from './store/store-options.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';

@@ -1952,7 +1952,7 @@ begin
 end
 $$;
 comment on function public.job_hold_reasons is
-  'For each queued job of ids (that the caller can see) held back by a concurrency limit: which limit (kind: max_running; key: max_running_per_key), how many of its kind (or key) run, and the limit. Jobs not held are left out.';
+  'For each queued job of ids (that the caller can see) held back: by a concurrency limit (held_by kind: max_running; key: max_running_per_key; running: how many of its kind or key run), a pause of its kind (paused), or its kind''s rate limit (rate; running: starts in the window, max_running: starts allowed). Jobs not held are left out.';
 
 create or replace function public.job_phase_history(kind text, "limit" integer default 50, job_table text default 'jobs')
 returns table (timings jsonb, finished_at timestamptz)
@@ -2377,7 +2377,9 @@ create trigger after_jobs_updated after update on supabase_jobs.job
 -- every kind), within per-owner quotas of live jobs and payload bytes; the
 -- admission trigger checks both per statement (PT403 / PT429, nothing
 -- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit.
+-- holds a job back while its kind or its concurrency_key is at its limit, its
+-- kind is paused, or its kind's rate window is full (the admin actions that
+-- set those: 17_admin_actions).
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
@@ -2398,12 +2400,46 @@ create table supabase_jobs.kind_limits (
   max_running         integer,
   max_running_per_key integer,
   updated_at          timestamptz not null default now(),
+  paused_at           timestamptz,
+  rate_starts         integer,
+  rate_per_ms         integer,
   primary key (job_table, kind),
   constraint kind_limits_max_running_positive check (max_running is null or max_running > 0),
-  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0)
+  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0),
+  constraint kind_limits_rate_whole check ((rate_starts is null) = (rate_per_ms is null) and (rate_starts is null or (rate_starts > 0 and rate_per_ms > 0)))
 );
 comment on table supabase_jobs.kind_limits is
-  'Concurrency limits per job table and kind: max_running across all workers, max_running_per_key per concurrency_key. Set with job_set_concurrency(kind, max_running, max_running_per_key).';
+  'What holds a kind back at claim, per job table: max_running across all workers, max_running_per_key per concurrency_key (job_set_concurrency), a pause (job_pause_kind / job_resume_kind) and a rate limit (job_set_rate_limit). A row exists only while one of them is set, so a table without any keeps the unlimited claim.';
+comment on column supabase_jobs.kind_limits.paused_at is
+  'Set: an operator paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
+comment on column supabase_jobs.kind_limits.rate_starts is
+  'At most this many jobs of the kind start in any rate_per_ms milliseconds (job_set_rate_limit); null: no rate limit.';
+comment on column supabase_jobs.kind_limits.rate_per_ms is
+  'The sliding window of rate_starts, in milliseconds.';
+
+-- The starts of rate-limited kinds, for the sliding window: admit() adds one
+-- row per claim batch and drops those older than the kind's window.
+create table supabase_jobs.kind_starts (
+  job_table  text not null,
+  kind       text not null,
+  started_at timestamptz not null,
+  starts     integer not null,
+  primary key (job_table, kind, started_at)
+);
+comment on table supabase_jobs.kind_starts is
+  'Recent starts of each rate-limited kind (kind_limits.rate_starts): how many jobs admit() let start at started_at. Rows older than the kind''s window are dropped as new ones come.';
+
+create or replace function supabase_jobs.drop_empty_kind_limits(label text, kind text)
+returns void
+language sql
+set search_path = ''
+as $$
+  delete from supabase_jobs.kind_limits l
+   where l.job_table = label and l.kind = drop_empty_kind_limits.kind
+     and l.max_running is null and l.max_running_per_key is null and l.paused_at is null and l.rate_starts is null
+$$;
+comment on function supabase_jobs.drop_empty_kind_limits is
+  'Deletes a kind''s kind_limits row once nothing in it is set, so a table with no limit, pause or rate claims on the unlimited path.';
 
 create or replace function supabase_jobs.register_job_kind(
   kind text,
@@ -2534,6 +2570,10 @@ begin
   if lim.kind is null then
     return;
   end if;
+  if lim.paused_at is not null then
+    return query select 'paused'::text, null::integer, null::integer;
+    return;
+  end if;
   if lim.max_running_per_key is not null and concurrency_key is not null then
     select pg_catalog.count(*) into n from supabase_jobs.job s
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind and s.concurrency_key = hold_of.concurrency_key;
@@ -2547,10 +2587,22 @@ begin
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind;
     if n >= lim.max_running then
       return query select 'kind'::text, n, lim.max_running;
+      return;
+    end if;
+  end if;
+  -- The rate window full: running = starts in the window, max_running = starts allowed.
+  if lim.rate_starts is not null then
+    select coalesce(pg_catalog.sum(s.starts), 0)::integer into n from supabase_jobs.kind_starts s
+     where s.job_table = label and s.kind = hold_of.kind
+       and s.started_at > pg_catalog.clock_timestamp() - lim.rate_per_ms * interval '1 millisecond';
+    if n >= lim.rate_starts then
+      return query select 'rate'::text, n, lim.rate_starts;
     end if;
   end if;
 end
 $$;
+comment on function supabase_jobs.hold_of is
+  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -2567,9 +2619,10 @@ $$;
 comment on function supabase_jobs.hold_of_job is
   'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
 
+-- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])
 returns setof uuid
-language plpgsql stable
+language plpgsql
 set search_path = ''
 as $$
 begin
@@ -2594,11 +2647,15 @@ declare
   ahead integer;
   key_of text;
   taken integer := 0;
+  clock timestamptz := pg_catalog.clock_timestamp();
+  rate_n jsonb;
+  skip text[];
+  started text[] := '{}';
 begin
   -- In one statement: the table's limits, and its running jobs counted once
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
-  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key))
+  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key, l.paused_at is not null, l.rate_starts))
                      from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
@@ -2608,11 +2665,23 @@ begin
             from supabase_jobs.job s
            where s.job_table = label and s.status = 'running'
            group by grouping sets ((s.kind), (s.kind, s.concurrency_key))) g;
+  -- Pause and rate (17_admin_actions): the starts in each rate-limited kind's
+  -- window, and the kinds none of whose jobs may start now (paused, or their
+  -- window full), which the queue read leaves out so they hide no other kind.
+  select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
+         coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
+    into rate_n, skip
+    from supabase_jobs.kind_limits l
+    cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
+                         where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
+                           and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
+   where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
   if ids is null then
     open candidates for
       select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
        where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
          and (admit.kinds is null or n.kind = any (admit.kinds))
+         and n.kind <> all (skip)
          and (n.expires_at is null or n.expires_at > now())
        order by n.priority desc, n.available_at, n.created_at, n.id
        limit greatest(admit."limit" * 20, 200)
@@ -2623,6 +2692,9 @@ begin
       select j.id, j.kind, j.concurrency_key
         from pg_catalog.unnest(ids) with ordinality as x(id, ord)
         join supabase_jobs.job j on j.job_table = label and j.id = x.id
+       -- Only jobs a claim would take: a start counted against a rate is a real one.
+       where j.status = 'queued' and j.available_at <= now() and j.attempts < j.max_attempts
+         and (j.expires_at is null or j.expires_at > now())
        order by x.ord;
   end if;
   while taken < admit."limit" loop
@@ -2630,6 +2702,9 @@ begin
     exit when not found;
     lim := limits -> c.kind;
     if lim is not null then
+      -- Paused, or its rate window full.
+      continue when (lim ->> 2)::boolean
+        or (lim ->> 3 is not null and (rate_n ->> c.kind)::integer >= (lim ->> 3)::integer);
       ahead := coalesce((kind_n ->> c.kind)::integer, 0);
       continue when lim ->> 0 is not null and ahead + 1 > (lim ->> 0)::integer;
       key_of := c.kind || ' ' || c.concurrency_key;
@@ -2640,15 +2715,27 @@ begin
       if key_of is not null then
         key_n := key_n || pg_catalog.jsonb_build_object(key_of, coalesce((key_n ->> key_of)::integer, 0) + 1);
       end if;
+      if lim ->> 3 is not null then
+        rate_n := rate_n || pg_catalog.jsonb_build_object(c.kind, (rate_n ->> c.kind)::integer + 1);
+        started := started || c.kind;
+      end if;
     end if;
     taken := taken + 1;
     return next c.id;
   end loop;
   close candidates;
+  if started <> '{}' then
+    insert into supabase_jobs.kind_starts as k (job_table, kind, started_at, starts)
+    select label, x.kind, clock, pg_catalog.count(*)::integer from pg_catalog.unnest(started) as x(kind) group by x.kind
+    on conflict (job_table, kind, started_at) do update set starts = k.starts + excluded.starts;
+    delete from supabase_jobs.kind_starts s using supabase_jobs.kind_limits l
+     where s.job_table = label and l.job_table = label and l.kind = s.kind and s.kind = any (started)
+       and s.started_at <= clock - l.rate_per_ms * interval '1 millisecond';
+  end if;
 end
 $$;
 comment on function supabase_jobs.admit is
-  'Up to "limit" jobs that may start now under the table''s kind_limits, in claim order: from the queue (kinds null: any kind) or, given ids, from those jobs in that order.';
+  'Up to "limit" jobs that may start now under the table''s kind_limits (concurrency, pause, rate), in claim order: from the queue (kinds null: any kind) or, given ids, from those of them a claim would take, in that order. Records the starts of rate-limited kinds in kind_starts.';
 
 create or replace function public.job_set_concurrency(
   kind text,
@@ -2672,14 +2759,12 @@ begin
   if max_running_per_key is not null and max_running_per_key < 1 then
     perform supabase_jobs.invalid('max_running_per_key', pg_catalog.format('max_running_per_key is at least 1; got %s', max_running_per_key));
   end if;
-  if max_running is null and max_running_per_key is null then
-    delete from supabase_jobs.kind_limits l where l.job_table = label and l.kind = job_set_concurrency.kind;
-    return;
-  end if;
   insert into supabase_jobs.kind_limits as l (job_table, kind, max_running, max_running_per_key)
   values (label, job_set_concurrency.kind, job_set_concurrency.max_running, job_set_concurrency.max_running_per_key)
   on conflict on constraint kind_limits_pkey do update
      set max_running = excluded.max_running, max_running_per_key = excluded.max_running_per_key, updated_at = now();
+  -- Both null: no limit (the row goes when no pause or rate limit keeps it).
+  perform supabase_jobs.drop_empty_kind_limits(label, job_set_concurrency.kind);
 end
 $$;
 comment on function public.job_set_concurrency is
@@ -4011,6 +4096,409 @@ grant execute on function
   supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
   supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label
   to service_role;
+
+-- ============================================================================
+-- supabase/schemas/17_admin_actions.sql
+-- ============================================================================
+
+-- Admin actions: what an operator does from a dashboard. Admins (JWT
+-- app_metadata.role = 'admin', supabase_jobs.is_admin) and the service role
+-- cancel jobs in bulk (each through job_cancel, so children and Realtime follow
+-- as for one), pause and resume a kind, limit a kind's starts per interval,
+-- delete finished jobs, and read every kind's figures at once. Each function
+-- runs as its caller: an admin acts through the policies at the end of this
+-- file, anyone else is refused with 42501. Pause and rate are kept in
+-- kind_limits and enforced by admit() (10_kinds_and_quotas).
+
+create or replace function supabase_jobs.rate_starts_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 100000; end $$;
+
+create or replace function supabase_jobs.rate_per_ms_min()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 100; end $$;
+
+create or replace function supabase_jobs.rate_per_ms_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 86400000; end $$;
+
+create or replace function supabase_jobs.require_admin(action text)
+returns void
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if not (supabase_jobs.is_admin() or supabase_jobs.is_worker()) then
+    raise exception using errcode = '42501',
+      message = pg_catalog.format('%s is for admins only', action),
+      hint = 'An admin is a user whose app_metadata.role is ''admin'' (set with the service role: Auth admin API or dashboard); the claim reaches the JWT at the next sign-in or refresh.';
+  end if;
+end
+$$;
+comment on function supabase_jobs.require_admin is
+  'Raises 42501 unless the caller is an admin (supabase_jobs.is_admin()) or the service role: the first step of every admin action.';
+
+create or replace function supabase_jobs.check_kind_arg(kind text)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if kind is null or not supabase_jobs.kind_is_valid(kind) then
+    perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits and _ . : / - (starting with a letter or digit); got %L',
+      supabase_jobs.kind_max(), left(kind, 100)));
+  end if;
+end
+$$;
+
+create or replace function supabase_jobs.check_statuses(statuses public.job_status[], allowed public.job_status[])
+returns public.job_status[]
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if statuses is null then
+    return allowed;
+  end if;
+  if pg_catalog.cardinality(statuses) = 0 or pg_catalog.array_position(statuses, null) is not null or not statuses <@ allowed then
+    perform supabase_jobs.invalid('statuses', pg_catalog.format('statuses are some of %s; got %s', allowed, statuses));
+  end if;
+  return statuses;
+end
+$$;
+
+create or replace function public.job_cancel_many(
+  kind text default null,
+  statuses public.job_status[] default null,
+  created_after timestamptz default null,
+  created_before timestamptz default null,
+  owner_id uuid default null,
+  reason text default null,
+  "limit" integer default 1000,
+  job_table text default 'jobs'
+)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  wanted public.job_status[];
+  target uuid;
+  n integer := 0;
+begin
+  perform supabase_jobs.require_admin('job_cancel_many');
+  label := supabase_jobs.job_table_label(job_table);
+  if kind is not null then
+    perform supabase_jobs.check_kind_arg(kind);
+  end if;
+  wanted := supabase_jobs.check_statuses(statuses, array['queued', 'running', 'waiting']::public.job_status[]);
+  if created_after is not null and created_before is not null and created_after >= created_before then
+    perform supabase_jobs.invalid('created_before', pg_catalog.format('created_before (%s) must be later than created_after (%s)', created_before, created_after));
+  end if;
+  if kind is null and statuses is null and created_after is null and created_before is null and owner_id is null then
+    perform supabase_jobs.invalid('kind', 'name at least one of kind, statuses, created_after, created_before or owner_id: a bulk cancel never means every job');
+  end if;
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
+  end if;
+  -- Oldest first; each through job_cancel, the one cancel path (its children
+  -- follow, one Realtime message per job). A job a cascade already cancelled
+  -- is not counted twice.
+  for target in
+    select j.id from supabase_jobs.job j
+     where j.job_table = label and j.status = any (wanted)
+       and (job_cancel_many.kind is null or j.kind = job_cancel_many.kind)
+       and (created_after is null or j.created_at >= created_after)
+       and (created_before is null or j.created_at < created_before)
+       and (job_cancel_many.owner_id is null or j.owner_id = job_cancel_many.owner_id)
+     order by j.created_at, j.id
+     limit "limit"
+  loop
+    perform 1 from public.job_cancel(target, reason, label);
+    if found then
+      n := n + 1;
+    end if;
+  end loop;
+  return n;
+end
+$$;
+comment on function public.job_cancel_many is
+  'Admins and the service role: cancels up to "limit" (at most list_max()) unfinished jobs matching every filter given (kind, statuses among queued/running/waiting, created_after inclusive, created_before exclusive, owner_id; at least one), oldest first, each through job_cancel (children cascade, one Realtime message per job). Returns how many it cancelled; call again while it returns "limit".';
+
+create or replace function public.job_pause_kind(kind text, job_table text default 'jobs')
+returns boolean
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  paused boolean;
+begin
+  perform supabase_jobs.require_admin('job_pause_kind');
+  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_kind_arg(kind);
+  insert into supabase_jobs.kind_limits as l (job_table, kind, paused_at)
+  values (label, job_pause_kind.kind, now())
+  on conflict on constraint kind_limits_pkey do update
+     set paused_at = now(), updated_at = now()
+   where l.paused_at is null
+  returning true into paused;
+  return coalesce(paused, false);
+end
+$$;
+comment on function public.job_pause_kind is
+  'Admins and the service role: no job of this kind is claimed (by id or next, by any worker) until job_resume_kind; running jobs run on, and the screen of a queued one says the kind is paused. True when this call paused it, false when it already was.';
+
+create or replace function public.job_resume_kind(kind text, job_table text default 'jobs')
+returns boolean
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  resumed boolean;
+begin
+  perform supabase_jobs.require_admin('job_resume_kind');
+  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_kind_arg(kind);
+  -- The row's update wakes the workers (trigger wake_resumed_kind).
+  update supabase_jobs.kind_limits as l set paused_at = null, updated_at = now()
+   where l.job_table = label and l.kind = job_resume_kind.kind and l.paused_at is not null
+  returning true into resumed;
+  perform supabase_jobs.drop_empty_kind_limits(label, kind);
+  return coalesce(resumed, false);
+end
+$$;
+comment on function public.job_resume_kind is
+  'Admins and the service role: undoes job_pause_kind and wakes the workers (NOTIFY and pg_net, reason resume) when jobs of the kind are waiting. True when this call resumed it, false when it was not paused.';
+
+create or replace function public.job_set_rate_limit(
+  kind text,
+  starts integer default null,
+  per_ms integer default null,
+  job_table text default 'jobs'
+)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+begin
+  perform supabase_jobs.require_admin('job_set_rate_limit');
+  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_kind_arg(kind);
+  if (starts is null) <> (per_ms is null) then
+    perform supabase_jobs.invalid(case when starts is null then 'starts' else 'per_ms' end,
+      'give starts and per_ms together (both null removes the rate limit)');
+  end if;
+  if starts is not null and (starts < 1 or starts > supabase_jobs.rate_starts_max()) then
+    perform supabase_jobs.invalid('starts', pg_catalog.format('starts is between 1 and %s; got %s', supabase_jobs.rate_starts_max(), starts));
+  end if;
+  if per_ms is not null and (per_ms < supabase_jobs.rate_per_ms_min() or per_ms > supabase_jobs.rate_per_ms_max()) then
+    perform supabase_jobs.invalid('per_ms', pg_catalog.format('per_ms is between %s and %s milliseconds; got %s',
+      supabase_jobs.rate_per_ms_min(), supabase_jobs.rate_per_ms_max(), per_ms));
+  end if;
+  if starts is null then
+    update supabase_jobs.kind_limits as l set rate_starts = null, rate_per_ms = null, updated_at = now()
+     where l.job_table = label and l.kind = job_set_rate_limit.kind;
+    perform supabase_jobs.drop_empty_kind_limits(label, kind);
+    return;
+  end if;
+  insert into supabase_jobs.kind_limits as l (job_table, kind, rate_starts, rate_per_ms)
+  values (label, job_set_rate_limit.kind, starts, per_ms)
+  on conflict on constraint kind_limits_pkey do update
+     set rate_starts = excluded.rate_starts, rate_per_ms = excluded.rate_per_ms, updated_at = now();
+end
+$$;
+comment on function public.job_set_rate_limit is
+  'Admins and the service role: at most "starts" jobs of this kind start in any per_ms milliseconds (a sliding window, enforced at claim across every worker), for work that calls an API answering 429. Both null removes the limit.';
+
+create or replace function public.job_delete_finished(
+  ended_before timestamptz,
+  kind text default null,
+  statuses public.job_status[] default null,
+  "limit" integer default 1000,
+  job_table text default 'jobs'
+)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  wanted public.job_status[];
+  n integer;
+begin
+  perform supabase_jobs.require_admin('job_delete_finished');
+  label := supabase_jobs.job_table_label(job_table);
+  if ended_before is null then
+    perform supabase_jobs.invalid('ended_before', 'ended_before is required: the jobs that finished before it are deleted');
+  end if;
+  if kind is not null then
+    perform supabase_jobs.check_kind_arg(kind);
+  end if;
+  wanted := supabase_jobs.check_statuses(statuses, array['done', 'failed', 'cancelled']::public.job_status[]);
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.batch_max(), "limit"));
+  end if;
+  -- As the cleanup does: rows another transaction holds are skipped, and the
+  -- timings of done jobs are kept for PhasePlan.fromHistory.
+  with batch as (
+    select b.id from supabase_jobs.job as b
+     where b.job_table = label and b.finished_at < ended_before and b.status = any (wanted)
+       and (job_delete_finished.kind is null or b.kind = job_delete_finished.kind)
+     order by b.finished_at
+     limit "limit"
+     for update skip locked
+  ), gone as (
+    delete from supabase_jobs.job as j using batch
+     where j.job_table = label and j.id = batch.id
+    returning j.id, j.job_table, j.kind, j.owner_id, j.finished_at, j.timings, j.status, j.is_active
+  ), kept as (
+    insert into supabase_jobs.phase_timings as p (id, job_table, kind, owner_id, finished_at, timings)
+    select g.id, g.job_table, g.kind, g.owner_id, g.finished_at, g.timings from gone as g
+     where g.status = 'done' and g.timings is not null and g.is_active
+    on conflict (id) do nothing
+  )
+  select pg_catalog.count(*)::integer into n from gone;
+  return n;
+end
+$$;
+comment on function public.job_delete_finished is
+  'Admins and the service role: deletes up to "limit" (at most batch_max()) finished jobs (statuses among done/failed/cancelled, all by default; kind if given) that finished before ended_before, oldest first, skipping rows another transaction holds; the timings of done ones are kept in phase_timings. Returns how many it deleted.';
+
+create or replace function public.job_admin_kinds(job_table text default 'jobs')
+returns table (
+  kind text,
+  queued integer,
+  running integer,
+  waiting integer,
+  done integer,
+  failed integer,
+  cancelled integer,
+  done_last_hour integer,
+  failed_last_hour integer,
+  paused_at timestamptz,
+  rate_starts integer,
+  rate_per_ms integer,
+  max_running integer,
+  max_running_per_key integer
+)
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  label text;
+begin
+  perform supabase_jobs.require_admin('job_admin_kinds');
+  label := supabase_jobs.job_table_label(job_table);
+  return query
+  with counts as (
+    select j.kind as k,
+           pg_catalog.count(*) filter (where j.status = 'queued')::integer as queued,
+           pg_catalog.count(*) filter (where j.status = 'running')::integer as running,
+           pg_catalog.count(*) filter (where j.status = 'waiting')::integer as waiting,
+           pg_catalog.count(*) filter (where j.status = 'done')::integer as done,
+           pg_catalog.count(*) filter (where j.status = 'failed')::integer as failed,
+           pg_catalog.count(*) filter (where j.status = 'cancelled')::integer as cancelled,
+           pg_catalog.count(*) filter (where j.status = 'done' and j.finished_at >= now() - interval '1 hour')::integer as done_last_hour,
+           pg_catalog.count(*) filter (where j.status = 'failed' and j.finished_at >= now() - interval '1 hour')::integer as failed_last_hour
+      from supabase_jobs.job as j
+     where j.job_table = label
+     group by j.kind
+  ), kinds as (
+    select c.k from counts c
+    union select l.kind from supabase_jobs.kind_limits l where l.job_table = label
+    union select r.kind from supabase_jobs.job_kinds r where r.job_table = label and r.kind <> '*'
+  )
+  select n.k, coalesce(c.queued, 0), coalesce(c.running, 0), coalesce(c.waiting, 0), coalesce(c.done, 0),
+         coalesce(c.failed, 0), coalesce(c.cancelled, 0), coalesce(c.done_last_hour, 0), coalesce(c.failed_last_hour, 0),
+         l.paused_at, l.rate_starts, l.rate_per_ms, l.max_running, l.max_running_per_key
+    from kinds as n
+    left join counts as c on c.k = n.k
+    left join supabase_jobs.kind_limits as l on l.job_table = label and l.kind = n.k
+   order by n.k;
+end
+$$;
+comment on function public.job_admin_kinds is
+  'Admins and the service role, for a dashboard: one row per kind of the job table (with jobs, limits, or registered): its jobs by status, done and failed in the last hour, when it was paused (null: not paused), its rate limit (rate_starts per rate_per_ms) and concurrency limits (max_running, max_running_per_key).';
+
+create or replace function supabase_jobs.wake_resumed_kind()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  n integer;
+begin
+  select pg_catalog.count(*)::integer into n
+    from (select 1 from supabase_jobs.job j
+           where j.job_table = old.job_table and j.kind = old.kind and j.status = 'queued' and j.available_at <= now()
+           limit supabase_jobs.list_max()) q;
+  if n > 0 then
+    perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
+      'job_table', old.job_table, 'kind', old.kind, 'kinds', pg_catalog.json_build_array(old.kind),
+      'count', n, 'available_at', now(), 'reason', 'resume')::text);
+    perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
+      'job_table', old.job_table, 'kind', old.kind, 'kinds', pg_catalog.jsonb_build_array(old.kind),
+      'count', n, 'reason', 'resume'));
+  end if;
+  return null;
+end
+$$;
+comment on function supabase_jobs.wake_resumed_kind is
+  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable.';
+
+create trigger wake_resumed_kind after update of paused_at on supabase_jobs.kind_limits for each row
+  when (old.paused_at is not null and new.paused_at is null)
+  execute function supabase_jobs.wake_resumed_kind();
+create trigger wake_deleted_pause after delete on supabase_jobs.kind_limits for each row
+  when (old.paused_at is not null)
+  execute function supabase_jobs.wake_resumed_kind();
+
+-- Security. Admins act through policies (the service role bypasses RLS); the
+-- job tables exposed to the Data API (public.jobs, ...) gain no privilege:
+-- deletes go through supabase_jobs.job, which PostgREST does not expose.
+create policy kind_limits_admins on supabase_jobs.kind_limits for all to authenticated
+  using ((select supabase_jobs.is_admin())) with check ((select supabase_jobs.is_admin()));
+grant select, insert, update, delete on supabase_jobs.kind_limits to authenticated;
+
+create policy admins_delete_finished on supabase_jobs.job for delete to authenticated
+  using ((select supabase_jobs.is_admin()) and finished_at is not null);
+grant delete on supabase_jobs.job to authenticated;
+
+create policy phase_timings_admins_keep on supabase_jobs.phase_timings for insert to authenticated
+  with check ((select supabase_jobs.is_admin()));
+grant insert on supabase_jobs.phase_timings to authenticated;
+
+alter table supabase_jobs.kind_starts enable row level security;
+create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
+
+revoke all on function
+  public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
+  public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,
+  supabase_jobs.check_statuses, supabase_jobs.rate_starts_max, supabase_jobs.rate_per_ms_min,
+  supabase_jobs.rate_per_ms_max, supabase_jobs.drop_empty_kind_limits, supabase_jobs.wake_resumed_kind
+  from public, anon, authenticated, service_role;
+
+-- Each action checks its caller (require_admin); the helpers run as the caller.
+grant execute on function
+  public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
+  public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,
+  supabase_jobs.check_statuses, supabase_jobs.rate_starts_max, supabase_jobs.rate_per_ms_min,
+  supabase_jobs.rate_per_ms_max, supabase_jobs.drop_empty_kind_limits
+  to authenticated, service_role;
 
 -- ============================================================================
 -- supabase/schemas/99_install.sql

@@ -200,7 +200,7 @@ begin
 end
 $$;
 comment on function public.job_hold_reasons is
-  'For each queued job of ids (that the caller can see) held back by a concurrency limit: which limit (kind: max_running; key: max_running_per_key), how many of its kind (or key) run, and the limit. Jobs not held are left out.';
+  'For each queued job of ids (that the caller can see) held back: by a concurrency limit (held_by kind: max_running; key: max_running_per_key; running: how many of its kind or key run), a pause of its kind (paused), or its kind''s rate limit (rate; running: starts in the window, max_running: starts allowed). Jobs not held are left out.';
 
 create or replace function public.job_phase_history(kind text, "limit" integer default 50, job_table text default 'jobs')
 returns table (timings jsonb, finished_at timestamptz)

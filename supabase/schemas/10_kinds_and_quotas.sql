@@ -3,7 +3,9 @@
 -- every kind), within per-owner quotas of live jobs and payload bytes; the
 -- admission trigger checks both per statement (PT403 / PT429, nothing
 -- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit.
+-- holds a job back while its kind or its concurrency_key is at its limit, its
+-- kind is paused, or its kind's rate window is full (the admin actions that
+-- set those: 17_admin_actions).
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
@@ -24,12 +26,46 @@ create table supabase_jobs.kind_limits (
   max_running         integer,
   max_running_per_key integer,
   updated_at          timestamptz not null default now(),
+  paused_at           timestamptz,
+  rate_starts         integer,
+  rate_per_ms         integer,
   primary key (job_table, kind),
   constraint kind_limits_max_running_positive check (max_running is null or max_running > 0),
-  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0)
+  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0),
+  constraint kind_limits_rate_whole check ((rate_starts is null) = (rate_per_ms is null) and (rate_starts is null or (rate_starts > 0 and rate_per_ms > 0)))
 );
 comment on table supabase_jobs.kind_limits is
-  'Concurrency limits per job table and kind: max_running across all workers, max_running_per_key per concurrency_key. Set with job_set_concurrency(kind, max_running, max_running_per_key).';
+  'What holds a kind back at claim, per job table: max_running across all workers, max_running_per_key per concurrency_key (job_set_concurrency), a pause (job_pause_kind / job_resume_kind) and a rate limit (job_set_rate_limit). A row exists only while one of them is set, so a table without any keeps the unlimited claim.';
+comment on column supabase_jobs.kind_limits.paused_at is
+  'Set: an operator paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
+comment on column supabase_jobs.kind_limits.rate_starts is
+  'At most this many jobs of the kind start in any rate_per_ms milliseconds (job_set_rate_limit); null: no rate limit.';
+comment on column supabase_jobs.kind_limits.rate_per_ms is
+  'The sliding window of rate_starts, in milliseconds.';
+
+-- The starts of rate-limited kinds, for the sliding window: admit() adds one
+-- row per claim batch and drops those older than the kind's window.
+create table supabase_jobs.kind_starts (
+  job_table  text not null,
+  kind       text not null,
+  started_at timestamptz not null,
+  starts     integer not null,
+  primary key (job_table, kind, started_at)
+);
+comment on table supabase_jobs.kind_starts is
+  'Recent starts of each rate-limited kind (kind_limits.rate_starts): how many jobs admit() let start at started_at. Rows older than the kind''s window are dropped as new ones come.';
+
+create or replace function supabase_jobs.drop_empty_kind_limits(label text, kind text)
+returns void
+language sql
+set search_path = ''
+as $$
+  delete from supabase_jobs.kind_limits l
+   where l.job_table = label and l.kind = drop_empty_kind_limits.kind
+     and l.max_running is null and l.max_running_per_key is null and l.paused_at is null and l.rate_starts is null
+$$;
+comment on function supabase_jobs.drop_empty_kind_limits is
+  'Deletes a kind''s kind_limits row once nothing in it is set, so a table with no limit, pause or rate claims on the unlimited path.';
 
 create or replace function supabase_jobs.register_job_kind(
   kind text,
@@ -160,6 +196,10 @@ begin
   if lim.kind is null then
     return;
   end if;
+  if lim.paused_at is not null then
+    return query select 'paused'::text, null::integer, null::integer;
+    return;
+  end if;
   if lim.max_running_per_key is not null and concurrency_key is not null then
     select pg_catalog.count(*) into n from supabase_jobs.job s
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind and s.concurrency_key = hold_of.concurrency_key;
@@ -173,10 +213,22 @@ begin
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind;
     if n >= lim.max_running then
       return query select 'kind'::text, n, lim.max_running;
+      return;
+    end if;
+  end if;
+  -- The rate window full: running = starts in the window, max_running = starts allowed.
+  if lim.rate_starts is not null then
+    select coalesce(pg_catalog.sum(s.starts), 0)::integer into n from supabase_jobs.kind_starts s
+     where s.job_table = label and s.kind = hold_of.kind
+       and s.started_at > pg_catalog.clock_timestamp() - lim.rate_per_ms * interval '1 millisecond';
+    if n >= lim.rate_starts then
+      return query select 'rate'::text, n, lim.rate_starts;
     end if;
   end if;
 end
 $$;
+comment on function supabase_jobs.hold_of is
+  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -193,9 +245,10 @@ $$;
 comment on function supabase_jobs.hold_of_job is
   'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
 
+-- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])
 returns setof uuid
-language plpgsql stable
+language plpgsql
 set search_path = ''
 as $$
 begin
@@ -220,11 +273,15 @@ declare
   ahead integer;
   key_of text;
   taken integer := 0;
+  clock timestamptz := pg_catalog.clock_timestamp();
+  rate_n jsonb;
+  skip text[];
+  started text[] := '{}';
 begin
   -- In one statement: the table's limits, and its running jobs counted once
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
-  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key))
+  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key, l.paused_at is not null, l.rate_starts))
                      from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
@@ -234,11 +291,23 @@ begin
             from supabase_jobs.job s
            where s.job_table = label and s.status = 'running'
            group by grouping sets ((s.kind), (s.kind, s.concurrency_key))) g;
+  -- Pause and rate (17_admin_actions): the starts in each rate-limited kind's
+  -- window, and the kinds none of whose jobs may start now (paused, or their
+  -- window full), which the queue read leaves out so they hide no other kind.
+  select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
+         coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
+    into rate_n, skip
+    from supabase_jobs.kind_limits l
+    cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
+                         where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
+                           and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
+   where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
   if ids is null then
     open candidates for
       select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
        where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
          and (admit.kinds is null or n.kind = any (admit.kinds))
+         and n.kind <> all (skip)
          and (n.expires_at is null or n.expires_at > now())
        order by n.priority desc, n.available_at, n.created_at, n.id
        limit greatest(admit."limit" * 20, 200)
@@ -249,6 +318,9 @@ begin
       select j.id, j.kind, j.concurrency_key
         from pg_catalog.unnest(ids) with ordinality as x(id, ord)
         join supabase_jobs.job j on j.job_table = label and j.id = x.id
+       -- Only jobs a claim would take: a start counted against a rate is a real one.
+       where j.status = 'queued' and j.available_at <= now() and j.attempts < j.max_attempts
+         and (j.expires_at is null or j.expires_at > now())
        order by x.ord;
   end if;
   while taken < admit."limit" loop
@@ -256,6 +328,9 @@ begin
     exit when not found;
     lim := limits -> c.kind;
     if lim is not null then
+      -- Paused, or its rate window full.
+      continue when (lim ->> 2)::boolean
+        or (lim ->> 3 is not null and (rate_n ->> c.kind)::integer >= (lim ->> 3)::integer);
       ahead := coalesce((kind_n ->> c.kind)::integer, 0);
       continue when lim ->> 0 is not null and ahead + 1 > (lim ->> 0)::integer;
       key_of := c.kind || ' ' || c.concurrency_key;
@@ -266,15 +341,27 @@ begin
       if key_of is not null then
         key_n := key_n || pg_catalog.jsonb_build_object(key_of, coalesce((key_n ->> key_of)::integer, 0) + 1);
       end if;
+      if lim ->> 3 is not null then
+        rate_n := rate_n || pg_catalog.jsonb_build_object(c.kind, (rate_n ->> c.kind)::integer + 1);
+        started := started || c.kind;
+      end if;
     end if;
     taken := taken + 1;
     return next c.id;
   end loop;
   close candidates;
+  if started <> '{}' then
+    insert into supabase_jobs.kind_starts as k (job_table, kind, started_at, starts)
+    select label, x.kind, clock, pg_catalog.count(*)::integer from pg_catalog.unnest(started) as x(kind) group by x.kind
+    on conflict (job_table, kind, started_at) do update set starts = k.starts + excluded.starts;
+    delete from supabase_jobs.kind_starts s using supabase_jobs.kind_limits l
+     where s.job_table = label and l.job_table = label and l.kind = s.kind and s.kind = any (started)
+       and s.started_at <= clock - l.rate_per_ms * interval '1 millisecond';
+  end if;
 end
 $$;
 comment on function supabase_jobs.admit is
-  'Up to "limit" jobs that may start now under the table''s kind_limits, in claim order: from the queue (kinds null: any kind) or, given ids, from those jobs in that order.';
+  'Up to "limit" jobs that may start now under the table''s kind_limits (concurrency, pause, rate), in claim order: from the queue (kinds null: any kind) or, given ids, from those of them a claim would take, in that order. Records the starts of rate-limited kinds in kind_starts.';
 
 create or replace function public.job_set_concurrency(
   kind text,
@@ -298,14 +385,12 @@ begin
   if max_running_per_key is not null and max_running_per_key < 1 then
     perform supabase_jobs.invalid('max_running_per_key', pg_catalog.format('max_running_per_key is at least 1; got %s', max_running_per_key));
   end if;
-  if max_running is null and max_running_per_key is null then
-    delete from supabase_jobs.kind_limits l where l.job_table = label and l.kind = job_set_concurrency.kind;
-    return;
-  end if;
   insert into supabase_jobs.kind_limits as l (job_table, kind, max_running, max_running_per_key)
   values (label, job_set_concurrency.kind, job_set_concurrency.max_running, job_set_concurrency.max_running_per_key)
   on conflict on constraint kind_limits_pkey do update
      set max_running = excluded.max_running, max_running_per_key = excluded.max_running_per_key, updated_at = now();
+  -- Both null: no limit (the row goes when no pause or rate limit keeps it).
+  perform supabase_jobs.drop_empty_kind_limits(label, job_set_concurrency.kind);
 end
 $$;
 comment on function public.job_set_concurrency is

@@ -33,7 +33,7 @@ describe('the job API in TypeScript is the one in pg_proc', () => {
 		expect(inTs).toEqual(inSql);
 	});
 
-	it('the job_* functions plan once per session, except the listings (whose filters pick an index per call), the hold reasons (read for a few queued jobs) and the rare calls (the cron reclaims, setting limits, the schedule sync)', async () => {
+	it('the job_* functions plan once per session, except the listings (whose filters pick an index per call), the hold reasons (read for a few queued jobs) and the rare calls (the cron reclaims, setting limits, the schedule sync, the admin actions)', async () => {
 		// A redefinition (create or replace) drops every SET it does not repeat: this catches one that forgot.
 		const rows = await db.sql<{ name: string }[]>`
 			select p.proname as name
@@ -42,12 +42,18 @@ describe('the job API in TypeScript is the one in pg_proc', () => {
 			  and not ('plan_cache_mode=force_generic_plan' = any (coalesce(p.proconfig, '{}')))
 			order by 1`;
 		expect(rows.map((r) => r.name)).toEqual([
+			'job_admin_kinds',
+			'job_cancel_many',
+			'job_delete_finished',
 			'job_hold_reasons',
 			'job_list_recent',
+			'job_pause_kind',
 			'job_phase_history',
 			'job_reclaim_silent',
 			'job_reclaim_stale',
+			'job_resume_kind',
 			'job_set_concurrency',
+			'job_set_rate_limit',
 			'job_sync_schedules',
 		]);
 	});

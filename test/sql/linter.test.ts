@@ -81,6 +81,11 @@ const RUN: Record<string, Run> = {
 			},
 			{
 				detail:
+					'table `supabase_jobs.kind_limits` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
+				why: 'admins pause a kind and set its rate limit through the SECURITY INVOKER admin actions, so the policy kind_limits_admins lets them (and only them: is_admin()) read and write it; supabase_jobs is on no search_path pg_graphql reflects',
+			},
+			{
+				detail:
 					'table `supabase_jobs.phase_timings` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'job_phase_history (SECURITY INVOKER, callable by users) reads the timings retention kept as the caller; RLS limits a user to their own, as on the job tables, and supabase_jobs is on no search_path pg_graphql reflects',
 			},

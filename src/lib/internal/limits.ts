@@ -33,3 +33,9 @@ export const CONCURRENCY_KEY_MAX = 200;
 /** A priority is a smallint: supabase_jobs.priority_min()/priority_max(). */
 export const PRIORITY_MIN = -32768;
 export const PRIORITY_MAX = 32767;
+/** Mirrors supabase_jobs.batch_max(): the most rows one batch call writes. */
+export const BATCH_MAX = 5000;
+/** Mirror supabase_jobs.rate_starts_max(), rate_per_ms_min() and rate_per_ms_max(): a rate limit's bounds. */
+export const RATE_STARTS_MAX = 100_000;
+export const RATE_PER_MS_MIN = 100;
+export const RATE_PER_MS_MAX = 86_400_000;

@@ -8,19 +8,24 @@
  */
 import { InvalidJobInputError, JobNotFoundError } from '../errors.ts';
 import {
+	BATCH_MAX,
 	CONCURRENCY_KEY_MAX,
 	KIND_MAX,
+	LIST_MAX,
 	KIND_PATTERN,
 	LOCALE_PATTERN,
 	MAX_ATTEMPTS_MAX,
 	PRIORITY_MAX,
 	PRIORITY_MIN,
+	RATE_PER_MS_MAX,
+	RATE_PER_MS_MIN,
+	RATE_STARTS_MAX,
 	TAG_MAX_LENGTH,
 	TAGS_MAX,
 } from '../internal/limits.ts';
 import { isJobKind, type JobKind } from './job-kind.ts';
 import type { JobParams } from './job.ts';
-import type { ChildInput, EnqueueInput } from './store-options.ts';
+import type { CancelManyFilter, ChildInput, DeleteFinishedFilter, EnqueueInput, RateLimit } from './store-options.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -204,4 +209,71 @@ export function checkEnqueue(
 			cause: e,
 		});
 	}
+}
+
+function checkStatuses(field: string, statuses: readonly string[] | undefined, allowed: readonly string[]) {
+	if (statuses === undefined) return undefined;
+	if (!Array.isArray(statuses) || statuses.length === 0 || statuses.some((v) => !allowed.includes(v)))
+		throw invalid(field, `${field} are some of ${allowed.join(', ')}; got ${JSON.stringify(statuses)}`);
+	return [...statuses];
+}
+
+function checkFilterObject(filter: unknown, method: string): void {
+	if (typeof filter !== 'object' || filter === null) throw invalid('filter', `${method} takes a filter object`);
+}
+
+/** The SQL arguments of job_cancel_many, every filter checked (at least one given). */
+export function cancelManyArgs(filter: CancelManyFilter) {
+	checkFilterObject(filter, 'cancelMany');
+	const createdAfter = checkDate('createdAfter', filter.createdAfter);
+	const createdBefore = checkDate('createdBefore', filter.createdBefore);
+	if (createdAfter && createdBefore && createdAfter.getTime() >= createdBefore.getTime())
+		throw invalid('createdBefore', 'createdBefore must be later than createdAfter');
+	const args = {
+		kind: filter.kind === undefined ? undefined : checkKind(filter.kind),
+		statuses: checkStatuses('statuses', filter.statuses, ['queued', 'running', 'waiting']),
+		created_after: createdAfter?.toISOString(),
+		created_before: createdBefore?.toISOString(),
+		owner_id: checkText('ownerId', filter.ownerId, (v) => UUID.test(v), 'must be a user id (a UUID)'),
+		reason: checkText('reason', filter.reason, () => true, 'must be a sentence'),
+		limit: checkRange('limit', filter.limit, 1, LIST_MAX),
+	};
+	if (
+		args.kind === undefined &&
+		args.statuses === undefined &&
+		args.created_after === undefined &&
+		args.created_before === undefined &&
+		args.owner_id === undefined
+	)
+		throw invalid(
+			'kind',
+			'name at least one of kind, statuses, createdAfter, createdBefore or ownerId: a bulk cancel never means every job',
+		);
+	return args;
+}
+
+/** The SQL arguments of job_delete_finished, every filter checked (endedBefore required). */
+export function deleteFinishedArgs(filter: DeleteFinishedFilter) {
+	checkFilterObject(filter, 'deleteFinished');
+	const endedBefore = checkDate('endedBefore', filter.endedBefore);
+	if (endedBefore === undefined)
+		throw invalid('endedBefore', 'endedBefore is required: the jobs that finished before it are deleted');
+	return {
+		ended_before: endedBefore.toISOString(),
+		kind: filter.kind === undefined ? undefined : checkKind(filter.kind),
+		statuses: checkStatuses('statuses', filter.statuses, ['done', 'failed', 'cancelled']),
+		limit: checkRange('limit', filter.limit, 1, BATCH_MAX),
+	};
+}
+
+/** The SQL arguments of job_set_rate_limit: both null clears the limit. */
+export function rateLimitArgs(limit: RateLimit | null): { starts: number | null; per_ms: number | null } {
+	if (limit === null) return { starts: null, per_ms: null };
+	if (typeof limit !== 'object') throw invalid('limit', 'a rate limit is { starts, perMs }, or null to remove it');
+	if (limit.starts === undefined) throw invalid('starts', 'starts is required: how many jobs start per window');
+	if (limit.perMs === undefined) throw invalid('perMs', 'perMs is required: the window, in milliseconds');
+	return {
+		starts: checkRange('starts', limit.starts, 1, RATE_STARTS_MAX)!,
+		per_ms: checkRange('perMs', limit.perMs, RATE_PER_MS_MIN, RATE_PER_MS_MAX)!,
+	};
 }

@@ -10,6 +10,7 @@
 import type { JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter } from './adapter.ts';
+import * as admin from './admin-actions.ts';
 import { JobCalls } from './job-calls.ts';
 import type { JobKind, JobKindInput, JobKindParams } from './job-kind.ts';
 import type { JobSchedule } from './job-schedule.ts';
@@ -19,18 +20,22 @@ import * as producer from './producer.ts';
 import * as reads from './screen-reads.ts';
 import type {
 	AttemptOptions,
+	CancelManyFilter,
 	CancelOptions,
 	ChildInput,
 	ClaimNextOptions,
 	ClaimOptions,
 	ConcurrencyLimits,
 	EnqueueInput,
+	DeleteFinishedFilter,
 	Enqueued,
 	FailOptions,
 	HoldReason,
 	JobPage,
 	JobStoreOptions,
+	KindOverview,
 	ListRecentOptions,
+	RateLimit,
 	RescheduleOptions,
 	RetryOptions,
 	SubscribeListOptions,
@@ -502,5 +507,73 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
 		return operator.syncSchedules(this.calls, schedules);
+	}
+
+	// The admin (app_metadata.role = 'admin', or the service role; anyone else: PermissionDeniedError).
+
+	/**
+	 * Cancels up to `limit` (1,000) unfinished jobs matching every filter
+	 * given, oldest first, each as {@link cancel} would (children too, one
+	 * Realtime message per job). Returns how many; call again while it returns `limit`.
+	 *
+	 * @example
+	 * await admin.cancelMany({ kind: 'export', statuses: ['queued'], reason: 'Exports are paused for maintenance.' });
+	 */
+	cancelMany(filter: CancelManyFilter): Promise<number> {
+		return admin.cancelMany(this.calls, filter);
+	}
+
+	/**
+	 * Stops claims of a kind in this table (running jobs run on) until
+	 * {@link resumeKind}; a queued job's screen says so. True when this call paused it.
+	 *
+	 * @example
+	 * await admin.pauseKind('email.send'); // the provider is down
+	 */
+	pauseKind(kind: string | JobKind): Promise<boolean> {
+		return admin.pauseKind(this.calls, kind);
+	}
+
+	/**
+	 * Lets a paused kind be claimed again and wakes the workers. True when it was paused.
+	 *
+	 * @example
+	 * await admin.resumeKind('email.send');
+	 */
+	resumeKind(kind: string | JobKind): Promise<boolean> {
+		return admin.resumeKind(this.calls, kind);
+	}
+
+	/**
+	 * At most `starts` jobs of a kind start in any `perMs` milliseconds, across
+	 * every worker (for work calling an API that answers 429); null removes it.
+	 *
+	 * @example
+	 * await admin.setRateLimit('geocode', { starts: 10, perMs: 1000 }); // 10 a second
+	 */
+	setRateLimit(kind: string | JobKind, limit: RateLimit | null): Promise<void> {
+		return admin.setRateLimit(this.calls, kind, limit);
+	}
+
+	/**
+	 * Deletes up to `limit` (5,000) jobs that finished before `endedBefore`,
+	 * oldest first (the timings of done ones are kept for phase plans). Returns how many.
+	 *
+	 * @example
+	 * await admin.deleteFinished({ endedBefore: new Date(Date.now() - 7 * 86_400_000), statuses: ['cancelled'] });
+	 */
+	deleteFinished(filter: DeleteFinishedFilter): Promise<number> {
+		return admin.deleteFinished(this.calls, filter);
+	}
+
+	/**
+	 * Every kind of this table, for a dashboard: jobs by status, done and
+	 * failed in the last hour, paused or not, its rate and concurrency limits.
+	 *
+	 * @example
+	 * for (const k of await admin.adminKinds()) console.log(k.kind, k.counts.queued, k.pausedAt ? 'paused' : '');
+	 */
+	adminKinds(): Promise<KindOverview[]> {
+		return admin.adminKinds(this.calls);
 	}
 }

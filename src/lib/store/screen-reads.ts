@@ -43,6 +43,9 @@ export async function children<R extends Job>(calls: JobCalls<R>, parentId: stri
 	return await calls.many('job_children', { parent_id: parentId });
 }
 
+const heldBy = (value: unknown): HoldReason['heldBy'] =>
+	value === 'key' || value === 'paused' || value === 'rate' ? value : 'kind';
+
 export async function holdReasons<R extends Job>(
 	calls: JobCalls<R>,
 	ids: readonly string[],
@@ -55,9 +58,9 @@ export async function holdReasons<R extends Job>(
 			String(r.id),
 			{
 				kind: String(r.kind),
-				heldBy: r.held_by === 'key' ? 'key' : 'kind',
-				running: Number(r.running),
-				maxRunning: Number(r.max_running),
+				heldBy: heldBy(r.held_by),
+				running: Number(r.running ?? 0),
+				maxRunning: Number(r.max_running ?? 0),
 			},
 		]),
 	);

@@ -88,13 +88,88 @@ export interface ChildInput<P = JobParams> extends Pick<
 /**
  * Why a queued job is not starting: a concurrency limit of its kind
  * (`heldBy: 'kind'`, `maxRunning`) or of its key (`heldBy: 'key'`,
- * `maxRunningPerKey`) is full, `running` of them running.
+ * `maxRunningPerKey`) is full, `running` of them running; an operator paused
+ * its kind (`heldBy: 'paused'`, both counts 0); or its kind's rate limit is
+ * spent (`heldBy: 'rate'`: `running` jobs started in the window, `maxRunning`
+ * the starts it allows).
  */
 export interface HoldReason {
 	kind: string;
-	heldBy: 'kind' | 'key';
+	heldBy: 'kind' | 'key' | 'paused' | 'rate';
 	running: number;
 	maxRunning: number;
+}
+
+/**
+ * A rate limit of {@link JobStore.setRateLimit}: at most `starts` jobs of the
+ * kind start in any `perMs` milliseconds (a sliding window).
+ */
+export interface RateLimit {
+	/** Starts allowed per window, 1 to 100,000. */
+	starts: number;
+	/** The window, in milliseconds: 100 to 86,400,000 (a day). */
+	perMs: number;
+}
+
+/** Statuses {@link JobStore.cancelMany} may cancel. */
+export type UnfinishedStatus = 'queued' | 'running' | 'waiting';
+
+/**
+ * Which unfinished jobs {@link JobStore.cancelMany} cancels: those matching
+ * every filter given (at least one is required: a bulk cancel never means
+ * every job).
+ */
+export interface CancelManyFilter {
+	/** Jobs of this kind. */
+	kind?: string | JobKind;
+	/** @default ['queued', 'running', 'waiting'] */
+	statuses?: readonly UnfinishedStatus[];
+	/** Enqueued at or after this time. */
+	createdAfter?: Date;
+	/** Enqueued before this time. */
+	createdBefore?: Date;
+	/** Jobs of this user. */
+	ownerId?: string;
+	/** The sentence each job's owner sees; the default cancellation sentence otherwise. */
+	reason?: string;
+	/** At most this many jobs per call (1 to 1,000), oldest first. @default 1000 */
+	limit?: number;
+}
+
+/**
+ * Which finished jobs {@link JobStore.deleteFinished} deletes: those that
+ * finished before `endedBefore` and match the other filters given.
+ */
+export interface DeleteFinishedFilter {
+	/** Finished before this time (required). */
+	endedBefore: Date;
+	/** Jobs of this kind. */
+	kind?: string | JobKind;
+	/** @default ['done', 'failed', 'cancelled'] */
+	statuses?: readonly ('done' | 'failed' | 'cancelled')[];
+	/** At most this many jobs per call (1 to 5,000), oldest first. @default 1000 */
+	limit?: number;
+}
+
+/**
+ * One kind of a job table as {@link JobStore.adminKinds} reads it for a
+ * dashboard: its jobs by status, its last hour, and what holds it back.
+ */
+export interface KindOverview {
+	kind: string;
+	/** How many jobs of the kind the table holds, per status. */
+	counts: Record<JobStatusValue, number>;
+	/** Finished done in the last hour. */
+	doneLastHour: number;
+	/** Finished failed in the last hour. */
+	failedLastHour: number;
+	/** When an operator paused it; null when it is not paused. */
+	pausedAt: Date | null;
+	/** Its rate limit; null when it has none. */
+	rateLimit: RateLimit | null;
+	/** Its concurrency limits ({@link JobStore.setConcurrency}); null when unset. */
+	maxRunning: number | null;
+	maxRunningPerKey: number | null;
 }
 
 /**
