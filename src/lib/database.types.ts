@@ -38,6 +38,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -74,6 +75,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -110,6 +112,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -124,24 +127,27 @@ export type Database = {
 			[_ in never]: never;
 		};
 		Functions: {
-			job_admin_kinds: {
-				Args: { job_table?: string };
-				Returns: {
-					cancelled: number;
-					done: number;
-					done_last_hour: number;
-					failed: number;
-					failed_last_hour: number;
-					kind: string;
-					max_running: number;
-					max_running_per_key: number;
-					paused_at: string;
-					queued: number;
-					rate_per_ms: number;
-					rate_starts: number;
-					running: number;
-					waiting: number;
-				}[];
+			job_answer: {
+				Args: { answer: Json; id: string; job_table?: string; key?: string };
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
+			job_ask: {
+				Args: {
+					answer_schema: Json;
+					attempt?: number;
+					id: string;
+					job_table?: string;
+					key: string;
+					prompt: string;
+					timeout?: string;
+				};
+				Returns: Json;
 			};
 			job_cancel: {
 				Args: { id: string; job_table?: string; reason?: string };
@@ -152,19 +158,6 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
-			};
-			job_cancel_many: {
-				Args: {
-					created_after?: string;
-					created_before?: string;
-					job_table?: string;
-					kind?: string;
-					limit?: number;
-					owner_id?: string;
-					reason?: string;
-					statuses?: Database['public']['Enums']['job_status'][];
-				};
-				Returns: number;
 			};
 			job_children: {
 				Args: { job_table?: string; parent_id: string };
@@ -200,16 +193,6 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
-			};
-			job_delete_finished: {
-				Args: {
-					ended_before: string;
-					job_table?: string;
-					kind?: string;
-					limit?: number;
-					statuses?: Database['public']['Enums']['job_status'][];
-				};
-				Returns: number;
 			};
 			job_enqueue: {
 				Args: {
@@ -360,9 +343,15 @@ export type Database = {
 					isSetofReturn: true;
 				};
 			};
-			job_pause_kind: {
-				Args: { job_table?: string; kind: string };
-				Returns: boolean;
+			job_open_question: {
+				Args: { id: string; job_table?: string };
+				Returns: Database['supabase_jobs']['Tables']['job_question']['Row'][];
+				SetofOptions: {
+					from: '*';
+					to: 'job_question';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
 			};
 			job_phase_history: {
 				Args: { job_table?: string; kind: string; limit?: number };
@@ -405,6 +394,22 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
+			job_replay: {
+				Args: {
+					ended_from?: string;
+					ended_to?: string;
+					error_code?: string;
+					job_table?: string;
+					kind?: string;
+				};
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
 			job_reschedule: {
 				Args: {
 					delay?: string;
@@ -419,10 +424,6 @@ export type Database = {
 					isOneToOne: true;
 					isSetofReturn: false;
 				};
-			};
-			job_resume_kind: {
-				Args: { job_table?: string; kind: string };
-				Returns: boolean;
 			};
 			job_retry: {
 				Args: {
@@ -446,15 +447,6 @@ export type Database = {
 					kind: string;
 					max_running?: number;
 					max_running_per_key?: number;
-				};
-				Returns: undefined;
-			};
-			job_set_rate_limit: {
-				Args: {
-					job_table?: string;
-					kind: string;
-					per_ms?: number;
-					starts?: number;
 				};
 				Returns: undefined;
 			};
@@ -498,6 +490,16 @@ export type Database = {
 					stage?: string;
 				};
 				Returns: Database['public']['Enums']['job_status'];
+			};
+			job_try_again: {
+				Args: { id: string; job_table?: string };
+				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
 			};
 			job_wait_for_children: {
 				Args: { attempt?: number; id: string; job_table?: string };
@@ -583,12 +585,50 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
 					tags: string[];
 					timings: Json | null;
 					updated_at: string;
+					insert_retry: {
+						attempts: number;
+						available_at: string;
+						concurrency_key: string | null;
+						created_at: string;
+						error: string | null;
+						error_code: string | null;
+						expected_end_at: string | null;
+						expected_seconds: number | null;
+						expires_at: string | null;
+						finished_at: string | null;
+						heartbeat_at: string | null;
+						heartbeat_ms: number | null;
+						id: string;
+						idempotency_expires_at: string | null;
+						idempotency_key: string | null;
+						is_active: boolean;
+						job_table: string;
+						kind: string;
+						locale: string | null;
+						max_attempts: number;
+						owner_id: string | null;
+						params: NonNullable<Json>;
+						parent_id: string | null;
+						payload: string | null;
+						priority: number;
+						progress: number;
+						result_id: string | null;
+						resumed_at: string | null;
+						retry_of: string | null;
+						stage: string | null;
+						started_at: string | null;
+						status: Database['public']['Enums']['job_status'];
+						tags: string[];
+						timings: Json | null;
+						updated_at: string;
+					} | null;
 					job_message: Record<string, unknown> | null;
 					without_payload: {
 						attempts: number;
@@ -619,6 +659,7 @@ export type Database = {
 						progress: number;
 						result_id: string | null;
 						resumed_at: string | null;
+						retry_of: string | null;
 						stage: string | null;
 						started_at: string | null;
 						status: Database['public']['Enums']['job_status'];
@@ -656,6 +697,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -692,6 +734,7 @@ export type Database = {
 					progress?: number;
 					result_id?: string | null;
 					resumed_at?: string | null;
+					retry_of?: string | null;
 					stage?: string | null;
 					started_at?: string | null;
 					status?: Database['public']['Enums']['job_status'];
@@ -719,6 +762,48 @@ export type Database = {
 					job_table?: string;
 					kind?: string;
 					max_active_per_owner?: number | null;
+				};
+				Relationships: [];
+			};
+			job_question: {
+				Row: {
+					answer: Json | null;
+					answer_schema: NonNullable<Json>;
+					answered_at: string | null;
+					answered_by: string | null;
+					asked_at: string;
+					expires_at: string;
+					job_id: string;
+					job_table: string;
+					key: string;
+					owner_id: string | null;
+					prompt: string;
+				};
+				Insert: {
+					answer?: Json | null;
+					answer_schema: NonNullable<Json>;
+					answered_at?: string | null;
+					answered_by?: string | null;
+					asked_at?: string;
+					expires_at: string;
+					job_id: string;
+					job_table: string;
+					key: string;
+					owner_id?: string | null;
+					prompt: string;
+				};
+				Update: {
+					answer?: Json | null;
+					answer_schema?: NonNullable<Json>;
+					answered_at?: string | null;
+					answered_by?: string | null;
+					asked_at?: string;
+					expires_at?: string;
+					job_id?: string;
+					job_table?: string;
+					key?: string;
+					owner_id?: string | null;
+					prompt?: string;
 				};
 				Relationships: [];
 			};
@@ -752,9 +837,6 @@ export type Database = {
 					kind: string;
 					max_running: number | null;
 					max_running_per_key: number | null;
-					paused_at: string | null;
-					rate_per_ms: number | null;
-					rate_starts: number | null;
 					updated_at: string;
 				};
 				Insert: {
@@ -762,9 +844,6 @@ export type Database = {
 					kind: string;
 					max_running?: number | null;
 					max_running_per_key?: number | null;
-					paused_at?: string | null;
-					rate_per_ms?: number | null;
-					rate_starts?: number | null;
 					updated_at?: string;
 				};
 				Update: {
@@ -772,31 +851,7 @@ export type Database = {
 					kind?: string;
 					max_running?: number | null;
 					max_running_per_key?: number | null;
-					paused_at?: string | null;
-					rate_per_ms?: number | null;
-					rate_starts?: number | null;
 					updated_at?: string;
-				};
-				Relationships: [];
-			};
-			kind_starts: {
-				Row: {
-					job_table: string;
-					kind: string;
-					started_at: string;
-					starts: number;
-				};
-				Insert: {
-					job_table: string;
-					kind: string;
-					started_at: string;
-					starts: number;
-				};
-				Update: {
-					job_table?: string;
-					kind?: string;
-					started_at?: string;
-					starts?: number;
 				};
 				Relationships: [];
 			};
@@ -1054,6 +1109,52 @@ export type Database = {
 				Args: { ids?: string[]; kinds: string[]; label: string; limit: number };
 				Returns: string[];
 			};
+			answer_question: {
+				Args: { answer: Json; id: string; key: string; label: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			attach_admin_policies: { Args: { tbl: unknown }; Returns: undefined };
 			attach_admission: { Args: { tbl: unknown }; Returns: undefined };
 			attach_partition: { Args: { tbl: unknown }; Returns: undefined };
@@ -1065,6 +1166,10 @@ export type Database = {
 					to_status: Database['public']['Enums']['job_status'];
 				};
 				Returns: boolean;
+			};
+			check_answer: {
+				Args: { answer_schema: Json; path?: string; value: Json };
+				Returns: undefined;
 			};
 			check_attempt: { Args: { attempt: number }; Returns: undefined };
 			check_batch_items: { Args: { items: Json }; Returns: undefined };
@@ -1099,14 +1204,6 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
-			check_kind_arg: { Args: { kind: string }; Returns: undefined };
-			check_statuses: {
-				Args: {
-					allowed: Database['public']['Enums']['job_status'][];
-					statuses: Database['public']['Enums']['job_status'][];
-				};
-				Returns: Database['public']['Enums']['job_status'][];
-			};
 			check_tags: {
 				Args: { prefix?: string; tags: string[] };
 				Returns: undefined;
@@ -1126,10 +1223,6 @@ export type Database = {
 			create_job_table: {
 				Args: { name: string; schema_name?: string };
 				Returns: unknown;
-			};
-			drop_empty_kind_limits: {
-				Args: { kind: string; label: string };
-				Returns: undefined;
 			};
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
@@ -1163,6 +1256,53 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				}[];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
+			expire_questions: {
+				Args: { label: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1240,6 +1380,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1301,6 +1442,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1310,6 +1452,52 @@ export type Database = {
 				};
 				SetofOptions: {
 					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
+			insert_retry: {
+				Args: { old: Database['supabase_jobs']['Tables']['job']['Row'] };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: 'supabase_jobs.job';
 					to: 'job';
 					isOneToOne: true;
 					isSetofReturn: false;
@@ -1413,9 +1601,6 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
-			rate_per_ms_max: { Args: Record<PropertyKey, never>; Returns: number };
-			rate_per_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
-			rate_starts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };
@@ -1456,6 +1641,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];
@@ -1483,7 +1669,58 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
-			require_admin: { Args: { action: string }; Returns: undefined };
+			replay: {
+				Args: {
+					ended_from: string;
+					ended_to: string;
+					error_code: string;
+					kind: string;
+					label: string;
+				};
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				}[];
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: false;
+					isSetofReturn: true;
+				};
+			};
 			require_id: { Args: { id: string }; Returns: undefined };
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
 			run_schedule: { Args: { name: string; slot?: string }; Returns: string };
@@ -1504,6 +1741,52 @@ export type Database = {
 			table_label: { Args: { tbl: unknown }; Returns: string };
 			tag_max_length: { Args: Record<PropertyKey, never>; Returns: number };
 			tags_max: { Args: Record<PropertyKey, never>; Returns: number };
+			try_again: {
+				Args: { id: string; label: string };
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			user_message: {
 				Args: { key: string; locale: string; n?: number };
 				Returns: string;
@@ -1540,6 +1823,7 @@ export type Database = {
 					progress: number;
 					result_id: string | null;
 					resumed_at: string | null;
+					retry_of: string | null;
 					stage: string | null;
 					started_at: string | null;
 					status: Database['public']['Enums']['job_status'];

@@ -28,6 +28,8 @@ export type JobErrorCode =
 	| 'stage_interrupted'
 	| 'timeout'
 	| 'job_user_error'
+	| 'not_retryable'
+	| 'no_open_question'
 	| (string & {});
 
 /**
@@ -285,6 +287,34 @@ export class TimeoutError extends JobError {
 	}
 }
 
+/**
+ * Try again was asked of a job that is neither failed nor cancelled (SQLSTATE
+ * SJ002): a queued, running, waiting or done job has nothing to try again.
+ *
+ * @example
+ * if (isJobError(e, 'not_retryable')) toast('This job is still going, or it finished well.');
+ */
+export class NotRetryableError extends JobError {
+	constructor(message = 'only a failed or cancelled job is tried again', options?: JobErrorOptions) {
+		super('not_retryable', message, options);
+		this.name = 'NotRetryableError';
+	}
+}
+
+/**
+ * An answer was sent to a job with no open question (SQLSTATE SJ003): it was
+ * answered already, its deadline passed, or it was cancelled.
+ *
+ * @example
+ * if (isJobError(e, 'no_open_question')) await job.refresh();
+ */
+export class NoOpenQuestionError extends JobError {
+	constructor(message = 'the job has no open question', options?: JobErrorOptions) {
+		super('no_open_question', message, options);
+		this.name = 'NoOpenQuestionError';
+	}
+}
+
 /** The class each code narrows to in {@link isJobError}. */
 interface JobErrorClasses {
 	job_not_found: JobNotFoundError;
@@ -300,6 +330,8 @@ interface JobErrorClasses {
 	stage_interrupted: StageInterruptedError;
 	timeout: TimeoutError;
 	job_user_error: JobUserError;
+	not_retryable: NotRetryableError;
+	no_open_question: NoOpenQuestionError;
 }
 
 /**

@@ -39,6 +39,7 @@ export type {
 	KindOverview,
 	UnfinishedStatus,
 } from './store/store-options.ts';
+export type { JobQuestion, AnswerOptions, AnswerSchema, ReplayFilter } from './store/questions.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
 
@@ -72,6 +73,8 @@ export {
 	QuotaExceededError,
 	StageInterruptedError,
 	TimeoutError,
+	NotRetryableError,
+	NoOpenQuestionError,
 	isJobError,
 	type JobErrorCode,
 } from './errors.ts';

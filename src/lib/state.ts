@@ -18,7 +18,10 @@ import { Constants, type Database } from './database.types.ts';
 export const JobStatus = {
 	QUEUED: 'queued',
 	RUNNING: 'running',
-	/** A parent waiting for its children, its worker slot free; queued again when the last one ends. */
+	/**
+	 * Its worker slot free: a parent waiting for its children (queued again when the last one ends),
+	 * or a job waiting for its owner's answer (queued again when it comes; failed past its deadline).
+	 */
 	WAITING: 'waiting',
 	DONE: 'done',
 	FAILED: 'failed',
@@ -67,7 +70,7 @@ export const TERMINAL_JOB_STATUSES = [
 export const JOB_TRANSITIONS = {
 	queued: ['running', 'cancelled', 'failed'],
 	running: ['done', 'failed', 'cancelled', 'queued', 'waiting'],
-	waiting: ['queued', 'cancelled'],
+	waiting: ['queued', 'cancelled', 'failed'],
 	done: [],
 	failed: [],
 	cancelled: [],

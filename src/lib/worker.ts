@@ -19,6 +19,7 @@ export { createWorker } from './worker/create-worker.ts';
 export type { CreateWorkerOptions, JobWorker, KickReport, KickStop } from './worker/create-worker.ts';
 export { JobUserError, type JobUserErrorOptions } from './worker/job-user-error.ts';
 export { WaitingForChildren, isWaitingForChildren } from './worker/waiting-for-children.ts';
+export { WaitingForAnswer, isWaitingForAnswer, type AskOptions } from './worker/asking.ts';
 export type { LocalizedText } from './worker/messages.ts';
 export { DEFAULT_PHASE } from './worker/plan-source.ts';
 export type { RetryBackoff } from './worker/backoff.ts';

@@ -23,7 +23,7 @@ comment on schema supabase_jobs is
 
 create type public.job_status as enum ('queued', 'running', 'waiting', 'done', 'failed', 'cancelled');
 comment on type public.job_status is
-  'Where a job is in its life: queued -> running -> done | failed | cancelled (cancelled is terminal, not a failure); running -> waiting -> queued while a parent waits for its children. See docs/state-machine.md.';
+  'Where a job is in its life: queued -> running -> done | failed | cancelled (cancelled is terminal, not a failure); running -> waiting -> queued while a parent waits for its children or a job waits for its owner''s answer (waiting -> failed when that answer never comes). See docs/state-machine.md.';
 
 create table supabase_jobs.transitions (
   from_status public.job_status not null,
@@ -44,7 +44,8 @@ insert into supabase_jobs.transitions (from_status, to_status, via) values
   ('queued',  'failed',    'expiry: the reclaim schedule closes a queued job past expires_at'),
   ('running', 'waiting',   'job_wait_for_children (the parent frees its worker slot)'),
   ('waiting', 'queued',    'resume: its last child ended (the attempt is given back)'),
-  ('waiting', 'cancelled', 'job_cancel (cascades to the children)');
+  ('waiting', 'cancelled', 'job_cancel (cascades to the children)'),
+  ('waiting', 'failed',    'expiry: the reclaim schedule closes a job whose question went unanswered past its deadline');
 
 create or replace function supabase_jobs.can_transition(from_status public.job_status, to_status public.job_status)
 returns boolean
@@ -55,7 +56,7 @@ begin
   return case from_status
     when 'queued' then to_status in ('running', 'cancelled', 'failed')
     when 'running' then to_status in ('done', 'failed', 'cancelled', 'queued', 'waiting')
-    when 'waiting' then to_status in ('queued', 'cancelled')
+    when 'waiting' then to_status in ('queued', 'cancelled', 'failed')
     else false
   end;
 end
@@ -253,6 +254,7 @@ as $$
         when 'worker_lost' then format('O processamento parou inesperadamente %s vez(es) e não foi concluído. Tente novamente mais tarde.', n)
         when 'cancelled' then 'Cancelado a pedido do usuário.'
         when 'expired' then 'Expirou antes de poder começar. Tente novamente.'
+        when 'question_unanswered' then 'A pergunta ficou sem resposta até o prazo, então o trabalho parou. Tente novamente.'
         else key
       end
     else
@@ -260,6 +262,7 @@ as $$
         when 'worker_lost' then format('The work stopped unexpectedly %s time(s) and could not finish. Please try again later.', n)
         when 'cancelled' then 'Cancelled at the user''s request.'
         when 'expired' then 'It expired before it could start. Please try again.'
+        when 'question_unanswered' then 'The question was not answered in time, so the work stopped. Please try again.'
         else key
       end
   end
@@ -642,6 +645,7 @@ create table supabase_jobs.job (
   parent_id              uuid,
   expected_seconds       real,
   resumed_at             timestamptz,
+  retry_of               uuid,
   constraint job_row_rules check (supabase_jobs.job_row_rules(
     id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
     stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
@@ -715,7 +719,9 @@ comment on column supabase_jobs.job.parent_id is
 comment on column supabase_jobs.job.expected_seconds is
   'What the kind''s plan predicts for this job, in seconds: its weight in its parent''s progress (null weighs 1).';
 comment on column supabase_jobs.job.resumed_at is
-  'When this parent last came back from waiting (its last child ended): its handler runs again and reads its children''s outcomes.';
+  'When this job last came back from waiting (its last child ended, or its question was answered): its handler runs again and reads its children''s outcomes or the answer.';
+comment on column supabase_jobs.job.retry_of is
+  'The failed or cancelled job this one tries again (job_try_again, job_replay): same kind, params, owner and options; that row is left as it was. Null for a job enqueued on its own.';
 
 -- Claims in claim order: the queued jobs of a table, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (job_table, priority desc, available_at, created_at, id) where status = 'queued';
@@ -1952,7 +1958,7 @@ begin
 end
 $$;
 comment on function public.job_hold_reasons is
-  'For each queued job of ids (that the caller can see) held back: by a concurrency limit (held_by kind: max_running; key: max_running_per_key; running: how many of its kind or key run), a pause of its kind (paused), or its kind''s rate limit (rate; running: starts in the window, max_running: starts allowed). Jobs not held are left out.';
+  'For each queued job of ids (that the caller can see) held back by a concurrency limit: which limit (kind: max_running; key: max_running_per_key), how many of its kind (or key) run, and the limit. Jobs not held are left out.';
 
 create or replace function public.job_phase_history(kind text, "limit" integer default 50, job_table text default 'jobs')
 returns table (timings jsonb, finished_at timestamptz)
@@ -2377,9 +2383,7 @@ create trigger after_jobs_updated after update on supabase_jobs.job
 -- every kind), within per-owner quotas of live jobs and payload bytes; the
 -- admission trigger checks both per statement (PT403 / PT429, nothing
 -- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit, its
--- kind is paused, or its kind's rate window is full (the admin actions that
--- set those: 17_admin_actions).
+-- holds a job back while its kind or its concurrency_key is at its limit.
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
@@ -2400,46 +2404,12 @@ create table supabase_jobs.kind_limits (
   max_running         integer,
   max_running_per_key integer,
   updated_at          timestamptz not null default now(),
-  paused_at           timestamptz,
-  rate_starts         integer,
-  rate_per_ms         integer,
   primary key (job_table, kind),
   constraint kind_limits_max_running_positive check (max_running is null or max_running > 0),
-  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0),
-  constraint kind_limits_rate_whole check ((rate_starts is null) = (rate_per_ms is null) and (rate_starts is null or (rate_starts > 0 and rate_per_ms > 0)))
+  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0)
 );
 comment on table supabase_jobs.kind_limits is
-  'What holds a kind back at claim, per job table: max_running across all workers, max_running_per_key per concurrency_key (job_set_concurrency), a pause (job_pause_kind / job_resume_kind) and a rate limit (job_set_rate_limit). A row exists only while one of them is set, so a table without any keeps the unlimited claim.';
-comment on column supabase_jobs.kind_limits.paused_at is
-  'Set: an operator paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
-comment on column supabase_jobs.kind_limits.rate_starts is
-  'At most this many jobs of the kind start in any rate_per_ms milliseconds (job_set_rate_limit); null: no rate limit.';
-comment on column supabase_jobs.kind_limits.rate_per_ms is
-  'The sliding window of rate_starts, in milliseconds.';
-
--- The starts of rate-limited kinds, for the sliding window: admit() adds one
--- row per claim batch and drops those older than the kind's window.
-create table supabase_jobs.kind_starts (
-  job_table  text not null,
-  kind       text not null,
-  started_at timestamptz not null,
-  starts     integer not null,
-  primary key (job_table, kind, started_at)
-);
-comment on table supabase_jobs.kind_starts is
-  'Recent starts of each rate-limited kind (kind_limits.rate_starts): how many jobs admit() let start at started_at. Rows older than the kind''s window are dropped as new ones come.';
-
-create or replace function supabase_jobs.drop_empty_kind_limits(label text, kind text)
-returns void
-language sql
-set search_path = ''
-as $$
-  delete from supabase_jobs.kind_limits l
-   where l.job_table = label and l.kind = drop_empty_kind_limits.kind
-     and l.max_running is null and l.max_running_per_key is null and l.paused_at is null and l.rate_starts is null
-$$;
-comment on function supabase_jobs.drop_empty_kind_limits is
-  'Deletes a kind''s kind_limits row once nothing in it is set, so a table with no limit, pause or rate claims on the unlimited path.';
+  'Concurrency limits per job table and kind: max_running across all workers, max_running_per_key per concurrency_key. Set with job_set_concurrency(kind, max_running, max_running_per_key).';
 
 create or replace function supabase_jobs.register_job_kind(
   kind text,
@@ -2570,10 +2540,6 @@ begin
   if lim.kind is null then
     return;
   end if;
-  if lim.paused_at is not null then
-    return query select 'paused'::text, null::integer, null::integer;
-    return;
-  end if;
   if lim.max_running_per_key is not null and concurrency_key is not null then
     select pg_catalog.count(*) into n from supabase_jobs.job s
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind and s.concurrency_key = hold_of.concurrency_key;
@@ -2587,22 +2553,10 @@ begin
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind;
     if n >= lim.max_running then
       return query select 'kind'::text, n, lim.max_running;
-      return;
-    end if;
-  end if;
-  -- The rate window full: running = starts in the window, max_running = starts allowed.
-  if lim.rate_starts is not null then
-    select coalesce(pg_catalog.sum(s.starts), 0)::integer into n from supabase_jobs.kind_starts s
-     where s.job_table = label and s.kind = hold_of.kind
-       and s.started_at > pg_catalog.clock_timestamp() - lim.rate_per_ms * interval '1 millisecond';
-    if n >= lim.rate_starts then
-      return query select 'rate'::text, n, lim.rate_starts;
     end if;
   end if;
 end
 $$;
-comment on function supabase_jobs.hold_of is
-  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -2619,10 +2573,9 @@ $$;
 comment on function supabase_jobs.hold_of_job is
   'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
 
--- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])
 returns setof uuid
-language plpgsql
+language plpgsql stable
 set search_path = ''
 as $$
 begin
@@ -2647,15 +2600,11 @@ declare
   ahead integer;
   key_of text;
   taken integer := 0;
-  clock timestamptz := pg_catalog.clock_timestamp();
-  rate_n jsonb;
-  skip text[];
-  started text[] := '{}';
 begin
   -- In one statement: the table's limits, and its running jobs counted once
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
-  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key, l.paused_at is not null, l.rate_starts))
+  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key))
                      from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
@@ -2665,23 +2614,11 @@ begin
             from supabase_jobs.job s
            where s.job_table = label and s.status = 'running'
            group by grouping sets ((s.kind), (s.kind, s.concurrency_key))) g;
-  -- Pause and rate (17_admin_actions): the starts in each rate-limited kind's
-  -- window, and the kinds none of whose jobs may start now (paused, or their
-  -- window full), which the queue read leaves out so they hide no other kind.
-  select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
-         coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
-    into rate_n, skip
-    from supabase_jobs.kind_limits l
-    cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
-                         where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
-                           and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
-   where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
   if ids is null then
     open candidates for
       select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
        where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
          and (admit.kinds is null or n.kind = any (admit.kinds))
-         and n.kind <> all (skip)
          and (n.expires_at is null or n.expires_at > now())
        order by n.priority desc, n.available_at, n.created_at, n.id
        limit greatest(admit."limit" * 20, 200)
@@ -2692,9 +2629,6 @@ begin
       select j.id, j.kind, j.concurrency_key
         from pg_catalog.unnest(ids) with ordinality as x(id, ord)
         join supabase_jobs.job j on j.job_table = label and j.id = x.id
-       -- Only jobs a claim would take: a start counted against a rate is a real one.
-       where j.status = 'queued' and j.available_at <= now() and j.attempts < j.max_attempts
-         and (j.expires_at is null or j.expires_at > now())
        order by x.ord;
   end if;
   while taken < admit."limit" loop
@@ -2702,9 +2636,6 @@ begin
     exit when not found;
     lim := limits -> c.kind;
     if lim is not null then
-      -- Paused, or its rate window full.
-      continue when (lim ->> 2)::boolean
-        or (lim ->> 3 is not null and (rate_n ->> c.kind)::integer >= (lim ->> 3)::integer);
       ahead := coalesce((kind_n ->> c.kind)::integer, 0);
       continue when lim ->> 0 is not null and ahead + 1 > (lim ->> 0)::integer;
       key_of := c.kind || ' ' || c.concurrency_key;
@@ -2715,27 +2646,15 @@ begin
       if key_of is not null then
         key_n := key_n || pg_catalog.jsonb_build_object(key_of, coalesce((key_n ->> key_of)::integer, 0) + 1);
       end if;
-      if lim ->> 3 is not null then
-        rate_n := rate_n || pg_catalog.jsonb_build_object(c.kind, (rate_n ->> c.kind)::integer + 1);
-        started := started || c.kind;
-      end if;
     end if;
     taken := taken + 1;
     return next c.id;
   end loop;
   close candidates;
-  if started <> '{}' then
-    insert into supabase_jobs.kind_starts as k (job_table, kind, started_at, starts)
-    select label, x.kind, clock, pg_catalog.count(*)::integer from pg_catalog.unnest(started) as x(kind) group by x.kind
-    on conflict (job_table, kind, started_at) do update set starts = k.starts + excluded.starts;
-    delete from supabase_jobs.kind_starts s using supabase_jobs.kind_limits l
-     where s.job_table = label and l.job_table = label and l.kind = s.kind and s.kind = any (started)
-       and s.started_at <= clock - l.rate_per_ms * interval '1 millisecond';
-  end if;
 end
 $$;
 comment on function supabase_jobs.admit is
-  'Up to "limit" jobs that may start now under the table''s kind_limits (concurrency, pause, rate), in claim order: from the queue (kinds null: any kind) or, given ids, from those of them a claim would take, in that order. Records the starts of rate-limited kinds in kind_starts.';
+  'Up to "limit" jobs that may start now under the table''s kind_limits, in claim order: from the queue (kinds null: any kind) or, given ids, from those jobs in that order.';
 
 create or replace function public.job_set_concurrency(
   kind text,
@@ -2759,12 +2678,14 @@ begin
   if max_running_per_key is not null and max_running_per_key < 1 then
     perform supabase_jobs.invalid('max_running_per_key', pg_catalog.format('max_running_per_key is at least 1; got %s', max_running_per_key));
   end if;
+  if max_running is null and max_running_per_key is null then
+    delete from supabase_jobs.kind_limits l where l.job_table = label and l.kind = job_set_concurrency.kind;
+    return;
+  end if;
   insert into supabase_jobs.kind_limits as l (job_table, kind, max_running, max_running_per_key)
   values (label, job_set_concurrency.kind, job_set_concurrency.max_running, job_set_concurrency.max_running_per_key)
   on conflict on constraint kind_limits_pkey do update
      set max_running = excluded.max_running, max_running_per_key = excluded.max_running_per_key, updated_at = now();
-  -- Both null: no limit (the row goes when no pause or rate limit keeps it).
-  perform supabase_jobs.drop_empty_kind_limits(label, job_set_concurrency.kind);
 end
 $$;
 comment on function public.job_set_concurrency is
@@ -3399,12 +3320,14 @@ begin
     return query
       select label, r.id, r.status from supabase_jobs.reclaim_jobs(label, stale_after) r
       union all
-      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x;
+      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x
+      union all
+      select label, q.id, q.status from supabase_jobs.expire_questions(label) q;
   end loop;
 end
 $$;
 comment on function supabase_jobs.reclaim_all is
-  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired). One row per job readmitted (queued) or closed (failed).';
+  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired) and jobs whose question went unanswered past its deadline (question_unanswered). One row per job readmitted (queued) or closed (failed).';
 
 create or replace function public.job_reclaim_stale(stale_after interval, job_table text default 'jobs')
 returns setof supabase_jobs.job
@@ -4098,407 +4021,452 @@ grant execute on function
   to service_role;
 
 -- ============================================================================
--- supabase/schemas/17_admin_actions.sql
+-- supabase/schemas/16_questions_and_try_again.sql
 -- ============================================================================
 
--- Admin actions: what an operator does from a dashboard. Admins (JWT
--- app_metadata.role = 'admin', supabase_jobs.is_admin) and the service role
--- cancel jobs in bulk (each through job_cancel, so children and Realtime follow
--- as for one), pause and resume a kind, limit a kind's starts per interval,
--- delete finished jobs, and read every kind's figures at once. Each function
--- runs as its caller: an admin acts through the policies at the end of this
--- file, anyone else is refused with 42501. Pause and rate are kept in
--- kind_limits and enforced by admit() (10_kinds_and_quotas).
+-- Questions and try again. A running job asks its owner a question (job_ask:
+-- running -> waiting, its worker slot free); the question lives in
+-- supabase_jobs.job_question keyed by (job, key), so the handler, run again
+-- from the top on any worker, gets the stored answer back for the same key.
+-- The owner (or an admin) answers (job_answer: checked against the answer's
+-- JSON Schema, then waiting -> queued); past its deadline the reclaim
+-- schedule fails the job (question_unanswered). A failed or cancelled job is
+-- tried again as a new linked job (job_try_again, retry_of); admins replay
+-- failed jobs by filter (job_replay), a batch at most.
 
-create or replace function supabase_jobs.rate_starts_max()
-returns integer
-language plpgsql immutable parallel safe
-set search_path = ''
-as $$ begin return 100000; end $$;
+create table supabase_jobs.job_question (
+  job_id        uuid not null,
+  key           text not null,
+  job_table     text not null,
+  owner_id      uuid references auth.users (id) on delete cascade,
+  prompt        text not null,
+  answer_schema jsonb not null,
+  asked_at      timestamptz not null default now(),
+  expires_at    timestamptz not null,
+  answer        jsonb,
+  answered_at   timestamptz,
+  answered_by   uuid,
+  primary key (job_id, key),
+  constraint job_question_key_length check (char_length(key) between 1 and 100),
+  constraint job_question_prompt_length check (char_length(prompt) between 1 and 2000),
+  constraint job_question_schema_object check (jsonb_typeof(answer_schema) = 'object'),
+  constraint job_question_answered_together check ((answer is null) = (answered_at is null))
+);
+comment on table supabase_jobs.job_question is
+  'Questions jobs asked their owner (job_ask) and the answers (job_answer), keyed by job and key: a handler run again gets the answer stored for the same key. Deleted when the job ends. Read the open one with public.job_open_question.';
+comment on column supabase_jobs.job_question.key is
+  'Names the question within its job (ask-1, ask-2, ... in the order a run asks, unless the handler names it).';
+comment on column supabase_jobs.job_question.prompt is
+  'What the owner is asked, in their language.';
+comment on column supabase_jobs.job_question.answer_schema is
+  'The JSON Schema an answer must satisfy (derived from the handler''s zod schema); job_answer checks its shape.';
+comment on column supabase_jobs.job_question.expires_at is
+  'Unanswered by then, the job fails (error_code question_unanswered) at the next reclaim.';
+create index job_question_open_idx on supabase_jobs.job_question (job_table, expires_at) where answered_at is null;
+create index job_question_owner_idx on supabase_jobs.job_question (owner_id);
+create index job_retry_of_idx on supabase_jobs.job (job_table, retry_of) where retry_of is not null;
 
-create or replace function supabase_jobs.rate_per_ms_min()
-returns integer
-language plpgsql immutable parallel safe
-set search_path = ''
-as $$ begin return 100; end $$;
-
-create or replace function supabase_jobs.rate_per_ms_max()
-returns integer
-language plpgsql immutable parallel safe
-set search_path = ''
-as $$ begin return 86400000; end $$;
-
-create or replace function supabase_jobs.require_admin(action text)
-returns void
-language plpgsql stable
-set search_path = ''
-as $$
-begin
-  if not (supabase_jobs.is_admin() or supabase_jobs.is_worker()) then
-    raise exception using errcode = '42501',
-      message = pg_catalog.format('%s is for admins only', action),
-      hint = 'An admin is a user whose app_metadata.role is ''admin'' (set with the service role: Auth admin API or dashboard); the claim reaches the JWT at the next sign-in or refresh.';
-  end if;
-end
-$$;
-comment on function supabase_jobs.require_admin is
-  'Raises 42501 unless the caller is an admin (supabase_jobs.is_admin()) or the service role: the first step of every admin action.';
-
-create or replace function supabase_jobs.check_kind_arg(kind text)
+-- The shape of an answer, against the subset of JSON Schema a zod schema of
+-- the common kinds gives: type, enum, const, lengths, bounds, properties,
+-- required, additionalProperties: false, items, anyOf. 22023 names the field.
+create or replace function supabase_jobs.check_answer(answer_schema jsonb, value jsonb, path text default 'answer')
 returns void
 language plpgsql immutable
-set search_path = ''
-as $$
-begin
-  if kind is null or not supabase_jobs.kind_is_valid(kind) then
-    perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits and _ . : / - (starting with a letter or digit); got %L',
-      supabase_jobs.kind_max(), left(kind, 100)));
-  end if;
-end
-$$;
-
-create or replace function supabase_jobs.check_statuses(statuses public.job_status[], allowed public.job_status[])
-returns public.job_status[]
-language plpgsql immutable
-set search_path = ''
-as $$
-begin
-  if statuses is null then
-    return allowed;
-  end if;
-  if pg_catalog.cardinality(statuses) = 0 or pg_catalog.array_position(statuses, null) is not null or not statuses <@ allowed then
-    perform supabase_jobs.invalid('statuses', pg_catalog.format('statuses are some of %s; got %s', allowed, statuses));
-  end if;
-  return statuses;
-end
-$$;
-
-create or replace function public.job_cancel_many(
-  kind text default null,
-  statuses public.job_status[] default null,
-  created_after timestamptz default null,
-  created_before timestamptz default null,
-  owner_id uuid default null,
-  reason text default null,
-  "limit" integer default 1000,
-  job_table text default 'jobs'
-)
-returns integer
-language plpgsql
 set search_path = ''
 as $$
 declare
-  label text;
-  wanted public.job_status[];
-  target uuid;
-  n integer := 0;
+  want jsonb := answer_schema -> 'type';
+  got text := pg_catalog.jsonb_typeof(value);
+  branch jsonb;
+  k text;
+  i integer;
 begin
-  perform supabase_jobs.require_admin('job_cancel_many');
-  label := supabase_jobs.job_table_label(job_table);
-  if kind is not null then
-    perform supabase_jobs.check_kind_arg(kind);
+  if answer_schema ? 'anyOf' then
+    for branch in select b from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b loop
+      begin
+        perform supabase_jobs.check_answer(branch, value, path);
+        return;
+      exception when invalid_parameter_value then
+        null;
+      end;
+    end loop;
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s fits none of the answers this question takes', path));
   end if;
-  wanted := supabase_jobs.check_statuses(statuses, array['queued', 'running', 'waiting']::public.job_status[]);
-  if created_after is not null and created_before is not null and created_after >= created_before then
-    perform supabase_jobs.invalid('created_before', pg_catalog.format('created_before (%s) must be later than created_after (%s)', created_before, created_after));
+  if want is not null and not exists (
+       select 1 from pg_catalog.jsonb_array_elements_text(case when pg_catalog.jsonb_typeof(want) = 'array' then want else pg_catalog.jsonb_build_array(want) end) w
+        where w = got or (w = 'integer' and case when got = 'number' then value::text::numeric = pg_catalog.trunc(value::text::numeric) else false end)) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s; got %s', path,
+      case when pg_catalog.jsonb_typeof(want) = 'array' then want::text else want #>> '{}' end, got));
   end if;
-  if kind is null and statuses is null and created_after is null and created_before is null and owner_id is null then
-    perform supabase_jobs.invalid('kind', 'name at least one of kind, statuses, created_after, created_before or owner_id: a bulk cancel never means every job');
+  if answer_schema ? 'enum' and not exists (select 1 from pg_catalog.jsonb_array_elements(answer_schema -> 'enum') e where e = value) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be one of %s; got %s', path, answer_schema -> 'enum', left(value::text, 100)));
   end if;
-  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
+  if answer_schema ? 'const' and value is distinct from answer_schema -> 'const' then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s', path, answer_schema -> 'const'));
   end if;
-  -- Oldest first; each through job_cancel, the one cancel path (its children
-  -- follow, one Realtime message per job). A job a cascade already cancelled
-  -- is not counted twice.
-  for target in
-    select j.id from supabase_jobs.job j
-     where j.job_table = label and j.status = any (wanted)
-       and (job_cancel_many.kind is null or j.kind = job_cancel_many.kind)
-       and (created_after is null or j.created_at >= created_after)
-       and (created_before is null or j.created_at < created_before)
-       and (job_cancel_many.owner_id is null or j.owner_id = job_cancel_many.owner_id)
-     order by j.created_at, j.id
-     limit "limit"
-  loop
-    perform 1 from public.job_cancel(target, reason, label);
-    if found then
-      n := n + 1;
+  if got = 'string' and (pg_catalog.char_length(value #>> '{}') < coalesce((answer_schema ->> 'minLength')::integer, 0)
+                         or pg_catalog.char_length(value #>> '{}') > coalesce((answer_schema ->> 'maxLength')::integer, 2147483647)) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s to %s characters', path,
+      coalesce(answer_schema ->> 'minLength', '0'), coalesce(answer_schema ->> 'maxLength', 'any number of')));
+  end if;
+  if got = 'number' then
+    if value::text::numeric < (answer_schema ->> 'minimum')::numeric or value::text::numeric > (answer_schema ->> 'maximum')::numeric
+       or value::text::numeric <= (answer_schema ->> 'exclusiveMinimum')::numeric
+       or value::text::numeric >= (answer_schema ->> 'exclusiveMaximum')::numeric then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s is out of range; got %s', path, value));
     end if;
-  end loop;
-  return n;
+  end if;
+  if got = 'object' then
+    for k in select pg_catalog.jsonb_array_elements_text(coalesce(answer_schema -> 'required', '[]')) loop
+      if not value ? k then
+        perform supabase_jobs.invalid(path || '.' || k, pg_catalog.format('%s.%s is required', path, k));
+      end if;
+    end loop;
+    for k in select pg_catalog.jsonb_object_keys(value) loop
+      if answer_schema -> 'properties' ? k then
+        perform supabase_jobs.check_answer(answer_schema -> 'properties' -> k, value -> k, path || '.' || k);
+      elsif answer_schema -> 'additionalProperties' = 'false'::jsonb then
+        perform supabase_jobs.invalid(path || '.' || k, pg_catalog.format('%s.%s is not part of this answer', path, k));
+      end if;
+    end loop;
+  end if;
+  if got = 'array' then
+    if pg_catalog.jsonb_array_length(value) < coalesce((answer_schema ->> 'minItems')::integer, 0)
+       or pg_catalog.jsonb_array_length(value) > coalesce((answer_schema ->> 'maxItems')::integer, 2147483647) then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s has %s items, out of range', path, pg_catalog.jsonb_array_length(value)));
+    end if;
+    if pg_catalog.jsonb_typeof(answer_schema -> 'items') = 'object' then
+      for i in 0 .. pg_catalog.jsonb_array_length(value) - 1 loop
+        perform supabase_jobs.check_answer(answer_schema -> 'items', value -> i, path || '[' || i || ']');
+      end loop;
+    end if;
+  end if;
 end
 $$;
-comment on function public.job_cancel_many is
-  'Admins and the service role: cancels up to "limit" (at most list_max()) unfinished jobs matching every filter given (kind, statuses among queued/running/waiting, created_after inclusive, created_before exclusive, owner_id; at least one), oldest first, each through job_cancel (children cascade, one Realtime message per job). Returns how many it cancelled; call again while it returns "limit".';
+comment on function supabase_jobs.check_answer is
+  'Checks an answer against its question''s JSON Schema (type, enum, const, lengths, bounds, properties, required, additionalProperties false, items, anyOf); 22023 with field=answer.<path> when it does not fit.';
 
-create or replace function public.job_pause_kind(kind text, job_table text default 'jobs')
-returns boolean
-language plpgsql
-set search_path = ''
-as $$
-declare
-  label text;
-  paused boolean;
-begin
-  perform supabase_jobs.require_admin('job_pause_kind');
-  label := supabase_jobs.job_table_label(job_table);
-  perform supabase_jobs.check_kind_arg(kind);
-  insert into supabase_jobs.kind_limits as l (job_table, kind, paused_at)
-  values (label, job_pause_kind.kind, now())
-  on conflict on constraint kind_limits_pkey do update
-     set paused_at = now(), updated_at = now()
-   where l.paused_at is null
-  returning true into paused;
-  return coalesce(paused, false);
-end
-$$;
-comment on function public.job_pause_kind is
-  'Admins and the service role: no job of this kind is claimed (by id or next, by any worker) until job_resume_kind; running jobs run on, and the screen of a queued one says the kind is paused. True when this call paused it, false when it already was.';
-
-create or replace function public.job_resume_kind(kind text, job_table text default 'jobs')
-returns boolean
-language plpgsql
-set search_path = ''
-as $$
-declare
-  label text;
-  resumed boolean;
-begin
-  perform supabase_jobs.require_admin('job_resume_kind');
-  label := supabase_jobs.job_table_label(job_table);
-  perform supabase_jobs.check_kind_arg(kind);
-  -- The row's update wakes the workers (trigger wake_resumed_kind).
-  update supabase_jobs.kind_limits as l set paused_at = null, updated_at = now()
-   where l.job_table = label and l.kind = job_resume_kind.kind and l.paused_at is not null
-  returning true into resumed;
-  perform supabase_jobs.drop_empty_kind_limits(label, kind);
-  return coalesce(resumed, false);
-end
-$$;
-comment on function public.job_resume_kind is
-  'Admins and the service role: undoes job_pause_kind and wakes the workers (NOTIFY and pg_net, reason resume) when jobs of the kind are waiting. True when this call resumed it, false when it was not paused.';
-
-create or replace function public.job_set_rate_limit(
-  kind text,
-  starts integer default null,
-  per_ms integer default null,
+create or replace function public.job_ask(
+  id uuid,
+  key text,
+  prompt text,
+  answer_schema jsonb,
+  timeout interval default '1 day'::interval,
+  attempt integer default null,
   job_table text default 'jobs'
 )
-returns void
+returns jsonb
 language plpgsql
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
-  label text;
+  label text := supabase_jobs.job_table_label(job_table);
+  asked supabase_jobs.job_question;
+  parked supabase_jobs.job;
+  deadline timestamptz := now() + timeout;
 begin
-  perform supabase_jobs.require_admin('job_set_rate_limit');
-  label := supabase_jobs.job_table_label(job_table);
-  perform supabase_jobs.check_kind_arg(kind);
-  if (starts is null) <> (per_ms is null) then
-    perform supabase_jobs.invalid(case when starts is null then 'starts' else 'per_ms' end,
-      'give starts and per_ms together (both null removes the rate limit)');
+  perform supabase_jobs.check_call(id, attempt);
+  if key is null or pg_catalog.char_length(key) not between 1 and 100 then
+    perform supabase_jobs.invalid('key', 'key names the question within its job: 1 to 100 characters');
   end if;
-  if starts is not null and (starts < 1 or starts > supabase_jobs.rate_starts_max()) then
-    perform supabase_jobs.invalid('starts', pg_catalog.format('starts is between 1 and %s; got %s', supabase_jobs.rate_starts_max(), starts));
+  if prompt is null or prompt ~ '^[[:space:]]*$' or pg_catalog.char_length(prompt) > 2000 then
+    perform supabase_jobs.invalid('prompt', 'prompt is the question for the user: 1 to 2000 characters');
   end if;
-  if per_ms is not null and (per_ms < supabase_jobs.rate_per_ms_min() or per_ms > supabase_jobs.rate_per_ms_max()) then
-    perform supabase_jobs.invalid('per_ms', pg_catalog.format('per_ms is between %s and %s milliseconds; got %s',
-      supabase_jobs.rate_per_ms_min(), supabase_jobs.rate_per_ms_max(), per_ms));
+  if answer_schema is null or pg_catalog.jsonb_typeof(answer_schema) <> 'object' or pg_catalog.octet_length(answer_schema::text) > 65536 then
+    perform supabase_jobs.invalid('answer_schema', 'answer_schema is a JSON Schema object of at most 64 KiB');
   end if;
-  if starts is null then
-    update supabase_jobs.kind_limits as l set rate_starts = null, rate_per_ms = null, updated_at = now()
-     where l.job_table = label and l.kind = job_set_rate_limit.kind;
-    perform supabase_jobs.drop_empty_kind_limits(label, kind);
-    return;
+  if timeout is null or timeout <= interval '0' or timeout > interval '30 days' then
+    perform supabase_jobs.invalid('timeout', pg_catalog.format('timeout is more than 0 and at most 30 days; got %s', timeout));
   end if;
-  insert into supabase_jobs.kind_limits as l (job_table, kind, rate_starts, rate_per_ms)
-  values (label, job_set_rate_limit.kind, starts, per_ms)
-  on conflict on constraint kind_limits_pkey do update
-     set rate_starts = excluded.rate_starts, rate_per_ms = excluded.rate_per_ms, updated_at = now();
+  select q.* into asked from supabase_jobs.job_question q where q.job_id = job_ask.id and q.key = job_ask.key;
+  if asked.answered_at is not null then
+    -- Asked before and answered: the run goes on, still this attempt's (or say why not).
+    if not exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = job_ask.id
+                      and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
+      perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
+    end if;
+    return pg_catalog.jsonb_build_object('answered', true, 'answer', asked.answer);
+  end if;
+  update supabase_jobs.job as t set status = 'waiting', stage = null
+   where t.job_table = label and t.id = job_ask.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into parked;
+  if parked.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
+  end if;
+  insert into supabase_jobs.job_question as q (job_id, key, job_table, owner_id, prompt, answer_schema, expires_at)
+  values (parked.id, job_ask.key, label, parked.owner_id, job_ask.prompt, job_ask.answer_schema, deadline)
+  on conflict on constraint job_question_pkey do update
+    set prompt = excluded.prompt, answer_schema = excluded.answer_schema, asked_at = now(), expires_at = excluded.expires_at;
+  return pg_catalog.jsonb_build_object('answered', false, 'expires_at', deadline);
 end
 $$;
-comment on function public.job_set_rate_limit is
-  'Admins and the service role: at most "starts" jobs of this kind start in any per_ms milliseconds (a sliding window, enforced at claim across every worker), for work that calls an API answering 429. Both null removes the limit.';
+comment on function public.job_ask(uuid, text, text, jsonb, interval, integer, text) is
+  'A running job asks its owner a question: the stored answer when this key was answered already ({"answered": true, "answer": ...}, nothing changes); otherwise the question is kept and the job goes running -> waiting, its worker slot free ({"answered": false, "expires_at": ...}). Workers only; 22023 names the field.';
 
-create or replace function public.job_delete_finished(
-  ended_before timestamptz,
-  kind text default null,
-  statuses public.job_status[] default null,
-  "limit" integer default 1000,
-  job_table text default 'jobs'
-)
-returns integer
-language plpgsql
-set search_path = ''
-as $$
-declare
-  label text;
-  wanted public.job_status[];
-  n integer;
-begin
-  perform supabase_jobs.require_admin('job_delete_finished');
-  label := supabase_jobs.job_table_label(job_table);
-  if ended_before is null then
-    perform supabase_jobs.invalid('ended_before', 'ended_before is required: the jobs that finished before it are deleted');
-  end if;
-  if kind is not null then
-    perform supabase_jobs.check_kind_arg(kind);
-  end if;
-  wanted := supabase_jobs.check_statuses(statuses, array['done', 'failed', 'cancelled']::public.job_status[]);
-  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.batch_max() then
-    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.batch_max(), "limit"));
-  end if;
-  -- As the cleanup does: rows another transaction holds are skipped, and the
-  -- timings of done jobs are kept for PhasePlan.fromHistory.
-  with batch as (
-    select b.id from supabase_jobs.job as b
-     where b.job_table = label and b.finished_at < ended_before and b.status = any (wanted)
-       and (job_delete_finished.kind is null or b.kind = job_delete_finished.kind)
-     order by b.finished_at
-     limit "limit"
-     for update skip locked
-  ), gone as (
-    delete from supabase_jobs.job as j using batch
-     where j.job_table = label and j.id = batch.id
-    returning j.id, j.job_table, j.kind, j.owner_id, j.finished_at, j.timings, j.status, j.is_active
-  ), kept as (
-    insert into supabase_jobs.phase_timings as p (id, job_table, kind, owner_id, finished_at, timings)
-    select g.id, g.job_table, g.kind, g.owner_id, g.finished_at, g.timings from gone as g
-     where g.status = 'done' and g.timings is not null and g.is_active
-    on conflict (id) do nothing
-  )
-  select pg_catalog.count(*)::integer into n from gone;
-  return n;
-end
-$$;
-comment on function public.job_delete_finished is
-  'Admins and the service role: deletes up to "limit" (at most batch_max()) finished jobs (statuses among done/failed/cancelled, all by default; kind if given) that finished before ended_before, oldest first, skipping rows another transaction holds; the timings of done ones are kept in phase_timings. Returns how many it deleted.';
-
-create or replace function public.job_admin_kinds(job_table text default 'jobs')
-returns table (
-  kind text,
-  queued integer,
-  running integer,
-  waiting integer,
-  done integer,
-  failed integer,
-  cancelled integer,
-  done_last_hour integer,
-  failed_last_hour integer,
-  paused_at timestamptz,
-  rate_starts integer,
-  rate_per_ms integer,
-  max_running integer,
-  max_running_per_key integer
-)
+create or replace function public.job_open_question(id uuid, job_table text default 'jobs')
+returns setof supabase_jobs.job_question
 language plpgsql stable
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
-  label text;
+  label text := supabase_jobs.job_table_label(job_table);
 begin
-  perform supabase_jobs.require_admin('job_admin_kinds');
-  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_call(id);
   return query
-  with counts as (
-    select j.kind as k,
-           pg_catalog.count(*) filter (where j.status = 'queued')::integer as queued,
-           pg_catalog.count(*) filter (where j.status = 'running')::integer as running,
-           pg_catalog.count(*) filter (where j.status = 'waiting')::integer as waiting,
-           pg_catalog.count(*) filter (where j.status = 'done')::integer as done,
-           pg_catalog.count(*) filter (where j.status = 'failed')::integer as failed,
-           pg_catalog.count(*) filter (where j.status = 'cancelled')::integer as cancelled,
-           pg_catalog.count(*) filter (where j.status = 'done' and j.finished_at >= now() - interval '1 hour')::integer as done_last_hour,
-           pg_catalog.count(*) filter (where j.status = 'failed' and j.finished_at >= now() - interval '1 hour')::integer as failed_last_hour
-      from supabase_jobs.job as j
-     where j.job_table = label
-     group by j.kind
-  ), kinds as (
-    select c.k from counts c
-    union select l.kind from supabase_jobs.kind_limits l where l.job_table = label
-    union select r.kind from supabase_jobs.job_kinds r where r.job_table = label and r.kind <> '*'
-  )
-  select n.k, coalesce(c.queued, 0), coalesce(c.running, 0), coalesce(c.waiting, 0), coalesce(c.done, 0),
-         coalesce(c.failed, 0), coalesce(c.cancelled, 0), coalesce(c.done_last_hour, 0), coalesce(c.failed_last_hour, 0),
-         l.paused_at, l.rate_starts, l.rate_per_ms, l.max_running, l.max_running_per_key
-    from kinds as n
-    left join counts as c on c.k = n.k
-    left join supabase_jobs.kind_limits as l on l.job_table = label and l.kind = n.k
-   order by n.k;
+  select q.* from supabase_jobs.job_question q
+   where q.job_id = job_open_question.id and q.job_table = label and q.answered_at is null
+     and exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = q.job_id and t.status = 'waiting')
+   order by q.asked_at desc
+   limit 1;
 end
 $$;
-comment on function public.job_admin_kinds is
-  'Admins and the service role, for a dashboard: one row per kind of the job table (with jobs, limits, or registered): its jobs by status, done and failed in the last hour, when it was paused (null: not paused), its rate limit (rate_starts per rate_per_ms) and concurrency limits (max_running, max_running_per_key).';
+comment on function public.job_open_question is
+  'The question a waiting job asked and nobody answered yet (prompt, answer_schema, expires_at); no row when there is none or the job is not the caller''s (RLS: the owner, or an admin).';
 
-create or replace function supabase_jobs.wake_resumed_kind()
-returns trigger
+create or replace function supabase_jobs.answer_question(label text, id uuid, key text, answer jsonb)
+returns supabase_jobs.job
 language plpgsql
 security definer
 set search_path = ''
 as $$
 declare
-  n integer;
+  j supabase_jobs.job;
+  open_question supabase_jobs.job_question;
+  -- Security definer: who is calling is the role the request set, not current_user.
+  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
 begin
-  select pg_catalog.count(*)::integer into n
-    from (select 1 from supabase_jobs.job j
-           where j.job_table = old.job_table and j.kind = old.kind and j.status = 'queued' and j.available_at <= now()
-           limit supabase_jobs.list_max()) q;
-  if n > 0 then
-    perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
-      'job_table', old.job_table, 'kind', old.kind, 'kinds', pg_catalog.json_build_array(old.kind),
-      'count', n, 'available_at', now(), 'reason', 'resume')::text);
-    perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
-      'job_table', old.job_table, 'kind', old.kind, 'kinds', pg_catalog.jsonb_build_array(old.kind),
-      'count', n, 'reason', 'resume'));
+  select t.* into j from supabase_jobs.job t where t.job_table = label and t.id = answer_question.id for update;
+  if j.id is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
   end if;
+  if user_call and not (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin()) then
+    raise exception using errcode = '42501',
+      message = pg_catalog.format('only the owner of job %s (or an admin) may answer its question', id);
+  end if;
+  select q.* into open_question from supabase_jobs.job_question q
+   where q.job_id = j.id and q.answered_at is null and (answer_question.key is null or q.key = answer_question.key)
+   order by q.asked_at desc limit 1;
+  if j.status <> 'waiting' or open_question.job_id is null then
+    raise exception using errcode = 'SJ003',
+      message = pg_catalog.format('job %s is %s with no open question%s: nothing to answer', id, j.status,
+        case when answer_question.key is null then '' else ' ' || pg_catalog.quote_literal(answer_question.key) end);
+  end if;
+  if answer is null or pg_catalog.octet_length(answer::text) > 65536 then
+    perform supabase_jobs.invalid('answer', 'answer is a JSON value of at most 64 KiB');
+  end if;
+  perform supabase_jobs.check_answer(open_question.answer_schema, answer, 'answer');
+  update supabase_jobs.job_question as q set answer = answer_question.answer, answered_at = now(), answered_by = (select auth.uid())
+   where q.job_id = open_question.job_id and q.key = open_question.key;
+  update supabase_jobs.job as t
+     set status = 'queued', attempts = t.attempts - 1, available_at = now(), resumed_at = now()
+   where t.job_table = label and t.id = j.id
+  returning t.* into j;
+  j.payload := null;
+  return j;
+end
+$$;
+comment on function supabase_jobs.answer_question is
+  'job_answer''s write, as the owner of the tables: the caller must own the job or be an admin (42501), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+
+create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  perform supabase_jobs.check_call(id);
+  return supabase_jobs.answer_question(supabase_jobs.job_table_label(job_table), id, key, answer);
+end
+$$;
+comment on function public.job_answer is
+  'The owner (or an admin) answers the open question of a waiting job: checked against its answer schema (22023 names the field; the job keeps waiting), then the job is queued again and its handler, run again, gets the answer. 42501 for anyone else, SJ003 when no question is open, PT404 for an unknown job.';
+
+create or replace function supabase_jobs.expire_questions(label text)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return query
+  with due as (
+    select q.job_id from supabase_jobs.job_question q
+     where q.job_table = label and q.answered_at is null and q.expires_at <= now())
+  , expired as (
+    update supabase_jobs.job as t
+       set status = 'failed', error = supabase_jobs.user_message('question_unanswered', t.locale), error_code = 'question_unanswered'
+      from due
+     where t.job_table = label and t.id = due.job_id and t.status = 'waiting'
+    returning t as j)
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(expired.j, '{"payload": null}'::jsonb) as j from expired offset 0) as w;
+end
+$$;
+comment on function supabase_jobs.expire_questions is
+  'Run by the reclaim schedule (reclaim_all): a waiting job whose question is unanswered past its deadline ends failed (error_code question_unanswered, a sentence in the job''s language).';
+
+create or replace function supabase_jobs.forget_questions()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  delete from supabase_jobs.job_question q where q.job_id = new.id;
   return null;
 end
 $$;
-comment on function supabase_jobs.wake_resumed_kind is
-  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable.';
+create trigger forget_questions after update on supabase_jobs.job for each row
+  when (new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
+        and (old.status = 'waiting' or new.resumed_at is not null))
+  execute function supabase_jobs.forget_questions();
 
-create trigger wake_resumed_kind after update of paused_at on supabase_jobs.kind_limits for each row
-  when (old.paused_at is not null and new.paused_at is null)
-  execute function supabase_jobs.wake_resumed_kind();
-create trigger wake_deleted_pause after delete on supabase_jobs.kind_limits for each row
-  when (old.paused_at is not null)
-  execute function supabase_jobs.wake_resumed_kind();
+-- Try again: one insert path, as the owner of the tables (an admin tries
+-- again someone else's job); the caller is checked first.
+create or replace function supabase_jobs.insert_retry(old supabase_jobs.job)
+returns supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  result supabase_jobs.job;
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.retry:' || old.id::text, 0));
+  -- Tried again already (a double click, a second replay): that job, not another.
+  select t.* into result from supabase_jobs.job t
+   where t.job_table = old.job_table and t.retry_of = old.id order by t.created_at limit 1;
+  if result.id is null then
+    insert into supabase_jobs.job as t (job_table, kind, params, max_attempts, locale, owner_id, tags, priority,
+                                        concurrency_key, expires_at, retry_of)
+    values (old.job_table, old.kind, old.params, old.max_attempts, old.locale, old.owner_id, old.tags, old.priority,
+            old.concurrency_key, now() + (old.expires_at - old.available_at), old.id)
+    returning t.* into result;
+  end if;
+  result.payload := null;
+  return result;
+end
+$$;
+comment on function supabase_jobs.insert_retry is
+  'The one insert of try again and replay: a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
 
--- Security. Admins act through policies (the service role bypasses RLS); the
--- job tables exposed to the Data API (public.jobs, ...) gain no privilege:
--- deletes go through supabase_jobs.job, which PostgREST does not expose.
-create policy kind_limits_admins on supabase_jobs.kind_limits for all to authenticated
-  using ((select supabase_jobs.is_admin())) with check ((select supabase_jobs.is_admin()));
-grant select, insert, update, delete on supabase_jobs.kind_limits to authenticated;
+create or replace function supabase_jobs.try_again(label text, id uuid)
+returns supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  old supabase_jobs.job;
+  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+begin
+  select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = try_again.id;
+  if old.id is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  end if;
+  if user_call and not (old.owner_id = (select auth.uid()) or supabase_jobs.is_admin()) then
+    raise exception using errcode = '42501',
+      message = pg_catalog.format('only the owner of job %s (or an admin) may try it again', id);
+  end if;
+  if old.status not in ('failed', 'cancelled') then
+    raise exception using errcode = 'SJ002',
+      message = pg_catalog.format('job %s is %s: only a failed or cancelled job is tried again', id, old.status);
+  end if;
+  return supabase_jobs.insert_retry(old);
+end
+$$;
 
-create policy admins_delete_finished on supabase_jobs.job for delete to authenticated
-  using ((select supabase_jobs.is_admin()) and finished_at is not null);
-grant delete on supabase_jobs.job to authenticated;
+create or replace function public.job_try_again(id uuid, job_table text default 'jobs')
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  perform supabase_jobs.check_call(id);
+  return supabase_jobs.try_again(supabase_jobs.job_table_label(job_table), id);
+end
+$$;
+comment on function public.job_try_again is
+  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner or an admin; 42501 for anyone else, SJ002 for a job not failed or cancelled, PT404 unknown.';
 
-create policy phase_timings_admins_keep on supabase_jobs.phase_timings for insert to authenticated
-  with check ((select supabase_jobs.is_admin()));
-grant insert on supabase_jobs.phase_timings to authenticated;
+create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
+returns setof supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+  picked supabase_jobs.job[];
+  old supabase_jobs.job;
+begin
+  if user_call and not supabase_jobs.is_admin() then
+    raise exception using errcode = '42501', message = 'replaying failed jobs is for admins only',
+      hint = 'An admin is a user whose app_metadata.role is ''admin''; a user tries again their own jobs with job_try_again.';
+  end if;
+  if ended_from is not null and ended_to is not null and ended_from >= ended_to then
+    perform supabase_jobs.invalid('to', pg_catalog.format('to (%s) must come after from (%s)', ended_to, ended_from));
+  end if;
+  select pg_catalog.array_agg(p.j order by (p.j).finished_at, (p.j).id) into picked
+    from (select t as j from supabase_jobs.job t
+           where t.job_table = label and t.status = 'failed'
+             and (replay.kind is null or t.kind = replay.kind)
+             and (replay.error_code is null or t.error_code = replay.error_code)
+             and (ended_from is null or t.finished_at >= ended_from)
+             and (ended_to is null or t.finished_at < ended_to)
+             and not exists (select 1 from supabase_jobs.job r where r.job_table = label and r.retry_of = t.id)
+           limit supabase_jobs.batch_max() + 1) p;
+  if pg_catalog.cardinality(picked) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('filter', pg_catalog.format(
+      'more than %s failed jobs match: a replay takes at most %s; narrow it by kind, error code or time', supabase_jobs.batch_max(), supabase_jobs.batch_max()));
+  end if;
+  foreach old in array coalesce(picked, '{}') loop
+    return next supabase_jobs.insert_retry(old);
+  end loop;
+end
+$$;
 
-alter table supabase_jobs.kind_starts enable row level security;
-create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
-grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
+create or replace function public.job_replay(
+  kind text default null,
+  error_code text default null,
+  ended_from timestamptz default null,
+  ended_to timestamptz default null,
+  job_table text default 'jobs'
+)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  return query select * from supabase_jobs.replay(supabase_jobs.job_table_label(job_table), kind, error_code, ended_from, ended_to);
+end
+$$;
+comment on function public.job_replay is
+  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. 42501 for anyone but an admin or a worker.';
+
+-- Who may read and call what.
+alter table supabase_jobs.job_question enable row level security;
+create policy job_question_owner_reads on supabase_jobs.job_question for select to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+create policy job_question_service_role on supabase_jobs.job_question for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.job_question from public, anon, authenticated;
+grant select on supabase_jobs.job_question to authenticated;
+grant select, insert, update, delete on supabase_jobs.job_question to service_role;
+grant usage on type supabase_jobs.job_question to authenticated, service_role;
 
 revoke all on function
-  public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
-  public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,
-  supabase_jobs.check_statuses, supabase_jobs.rate_starts_max, supabase_jobs.rate_per_ms_min,
-  supabase_jobs.rate_per_ms_max, supabase_jobs.drop_empty_kind_limits, supabase_jobs.wake_resumed_kind
+  public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
+  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.expire_questions,
+  supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay
   from public, anon, authenticated, service_role;
-
--- Each action checks its caller (require_admin); the helpers run as the caller.
 grant execute on function
-  public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
-  public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,
-  supabase_jobs.check_statuses, supabase_jobs.rate_starts_max, supabase_jobs.rate_per_ms_min,
-  supabase_jobs.rate_per_ms_max, supabase_jobs.drop_empty_kind_limits
+  public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
+  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.try_again, supabase_jobs.replay
   to authenticated, service_role;
+grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;
 
 -- ============================================================================
 -- supabase/schemas/99_install.sql

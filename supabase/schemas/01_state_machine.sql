@@ -9,7 +9,7 @@ comment on schema supabase_jobs is
 
 create type public.job_status as enum ('queued', 'running', 'waiting', 'done', 'failed', 'cancelled');
 comment on type public.job_status is
-  'Where a job is in its life: queued -> running -> done | failed | cancelled (cancelled is terminal, not a failure); running -> waiting -> queued while a parent waits for its children. See docs/state-machine.md.';
+  'Where a job is in its life: queued -> running -> done | failed | cancelled (cancelled is terminal, not a failure); running -> waiting -> queued while a parent waits for its children or a job waits for its owner''s answer (waiting -> failed when that answer never comes). See docs/state-machine.md.';
 
 create table supabase_jobs.transitions (
   from_status public.job_status not null,
@@ -30,7 +30,8 @@ insert into supabase_jobs.transitions (from_status, to_status, via) values
   ('queued',  'failed',    'expiry: the reclaim schedule closes a queued job past expires_at'),
   ('running', 'waiting',   'job_wait_for_children (the parent frees its worker slot)'),
   ('waiting', 'queued',    'resume: its last child ended (the attempt is given back)'),
-  ('waiting', 'cancelled', 'job_cancel (cascades to the children)');
+  ('waiting', 'cancelled', 'job_cancel (cascades to the children)'),
+  ('waiting', 'failed',    'expiry: the reclaim schedule closes a job whose question went unanswered past its deadline');
 
 create or replace function supabase_jobs.can_transition(from_status public.job_status, to_status public.job_status)
 returns boolean
@@ -41,7 +42,7 @@ begin
   return case from_status
     when 'queued' then to_status in ('running', 'cancelled', 'failed')
     when 'running' then to_status in ('done', 'failed', 'cancelled', 'queued', 'waiting')
-    when 'waiting' then to_status in ('queued', 'cancelled')
+    when 'waiting' then to_status in ('queued', 'cancelled', 'failed')
     else false
   end;
 end

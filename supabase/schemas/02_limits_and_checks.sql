@@ -178,6 +178,7 @@ as $$
         when 'worker_lost' then format('O processamento parou inesperadamente %s vez(es) e não foi concluído. Tente novamente mais tarde.', n)
         when 'cancelled' then 'Cancelado a pedido do usuário.'
         when 'expired' then 'Expirou antes de poder começar. Tente novamente.'
+        when 'question_unanswered' then 'A pergunta ficou sem resposta até o prazo, então o trabalho parou. Tente novamente.'
         else key
       end
     else
@@ -185,6 +186,7 @@ as $$
         when 'worker_lost' then format('The work stopped unexpectedly %s time(s) and could not finish. Please try again later.', n)
         when 'cancelled' then 'Cancelled at the user''s request.'
         when 'expired' then 'It expired before it could start. Please try again.'
+        when 'question_unanswered' then 'The question was not answered in time, so the work stopped. Please try again.'
         else key
       end
   end

@@ -172,6 +172,7 @@ create table supabase_jobs.job (
   parent_id              uuid,
   expected_seconds       real,
   resumed_at             timestamptz,
+  retry_of               uuid,
   constraint job_row_rules check (supabase_jobs.job_row_rules(
     id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
     stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
@@ -245,7 +246,9 @@ comment on column supabase_jobs.job.parent_id is
 comment on column supabase_jobs.job.expected_seconds is
   'What the kind''s plan predicts for this job, in seconds: its weight in its parent''s progress (null weighs 1).';
 comment on column supabase_jobs.job.resumed_at is
-  'When this parent last came back from waiting (its last child ended): its handler runs again and reads its children''s outcomes.';
+  'When this job last came back from waiting (its last child ended, or its question was answered): its handler runs again and reads its children''s outcomes or the answer.';
+comment on column supabase_jobs.job.retry_of is
+  'The failed or cancelled job this one tries again (job_try_again, job_replay): same kind, params, owner and options; that row is left as it was. Null for a job enqueued on its own.';
 
 -- Claims in claim order: the queued jobs of a table, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (job_table, priority desc, available_at, created_at, id) where status = 'queued';

@@ -372,12 +372,14 @@ begin
     return query
       select label, r.id, r.status from supabase_jobs.reclaim_jobs(label, stale_after) r
       union all
-      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x;
+      select label, x.id, x.status from supabase_jobs.expire_jobs(label) x
+      union all
+      select label, q.id, q.status from supabase_jobs.expire_questions(label) q;
   end loop;
 end
 $$;
 comment on function supabase_jobs.reclaim_all is
-  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired). One row per job readmitted (queued) or closed (failed).';
+  'The supabase-jobs-reclaim schedule, on every registered job table: readmits jobs whose worker missed its declared heartbeat, and (only when stale_after is not null) jobs silent that long; closes queued jobs past expires_at as failed (expired) and jobs whose question went unanswered past its deadline (question_unanswered). One row per job readmitted (queued) or closed (failed).';
 
 create or replace function public.job_reclaim_stale(stale_after interval, job_table text default 'jobs')
 returns setof supabase_jobs.job

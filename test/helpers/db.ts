@@ -52,13 +52,16 @@ export interface Caller {
 	role: Role;
 	/** The user's id (sub claim) for authenticated callers. */
 	sub?: string;
+	/** Their JWT says app_metadata.role = 'admin'. */
+	admin?: boolean;
 }
 
 /** Claims as a Supabase JWT carries them. */
 export function claimsFor(caller: Caller): Record<string, unknown> {
 	const now = Math.floor(Date.now() / 1000);
+	const admin = caller.admin ? { app_metadata: { role: 'admin' } } : {};
 	return caller.sub
-		? { sub: caller.sub, role: caller.role, aud: 'authenticated', exp: now + 3600, iat: now }
+		? { sub: caller.sub, role: caller.role, aud: 'authenticated', exp: now + 3600, iat: now, ...admin }
 		: { role: caller.role, exp: now + 3600, iat: now };
 }
 

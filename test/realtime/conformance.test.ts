@@ -9,9 +9,11 @@
  */
 import { describeJobStoreConformance } from '../store/conformance.ts';
 import { describeParentChildConformance } from '../store/family-conformance.ts';
+import { describeQuestionsConformance } from '../store/questions-conformance.ts';
 import { useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
 
 describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeParentChildConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
+describeQuestionsConformance('supabase-js (stand-in, Realtime)', async () => f.harness);

@@ -25,10 +25,13 @@ export interface RealtimeFixture {
 	/** Every statement the stand-in sent, in order (REST and Realtime). */
 	queries: QueryEvent[];
 	/** A new supabase-js client: the service key, a user's minted token, or anon. */
-	client(as: 'service_role' | 'anon' | { sub: string }, options?: { transport?: typeof WebSocket }): SupabaseClient;
+	client(
+		as: 'service_role' | 'anon' | { sub: string; admin?: boolean },
+		options?: { transport?: typeof WebSocket },
+	): SupabaseClient;
 	/** client(), once its Realtime token is set (a fresh client sets it asynchronously). */
 	connect(
-		as: 'service_role' | 'anon' | { sub: string },
+		as: 'service_role' | 'anon' | { sub: string; admin?: boolean },
 		options?: { transport?: typeof WebSocket },
 	): Promise<SupabaseClient>;
 	/** A user in auth.users with a supabase-js client of their own. */
@@ -46,11 +49,14 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 	const clients: SupabaseClient[] = [];
 
 	const client = (
-		as: 'service_role' | 'anon' | { sub: string },
+		as: 'service_role' | 'anon' | { sub: string; admin?: boolean },
 		options: { transport?: typeof WebSocket } = {},
 	): SupabaseClient => {
 		const key = as === 'service_role' ? standin.serviceRoleKey : standin.anonKey;
-		const token = typeof as === 'object' ? standin.mintUserToken(as.sub) : null;
+		const token =
+			typeof as === 'object'
+				? standin.mintUserToken(as.sub, as.admin ? { claims: { app_metadata: { role: 'admin' } } } : undefined)
+				: null;
 		const c = createClient(standin.url, key, {
 			// Reconnect quickly after the stand-in restarts (the default backs off up to 10 s).
 			realtime: { transport: (options.transport ?? WebSocket) as never, reconnectAfterMs: () => 100 },
@@ -63,10 +69,12 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 
 	const adapters = new Map<string, JobAdapter>();
 	const adapterFor = (caller: ConformanceCaller): JobAdapter => {
-		const key = caller.role === 'service_role' ? 'service_role' : caller.sub;
+		const key = caller.role === 'service_role' ? 'service_role' : `${caller.sub}${caller.admin ? ':admin' : ''}`;
 		let adapter = adapters.get(key);
 		if (!adapter) {
-			adapter = supabaseAdapter(client(caller.role === 'service_role' ? 'service_role' : { sub: caller.sub }));
+			adapter = supabaseAdapter(
+				client(caller.role === 'service_role' ? 'service_role' : { sub: caller.sub, admin: caller.admin }),
+			);
 			adapters.set(key, adapter);
 		}
 		return adapter;
@@ -107,6 +115,7 @@ export async function useRealtimeFixture(): Promise<RealtimeFixture> {
 				);
 			},
 			createJobTable: (name, options) => createJobTable(db.sql, name, options),
+			reclaimAll: async () => void (await db.sql`select count(*) from supabase_jobs.reclaim_all(null)`),
 		},
 	};
 }

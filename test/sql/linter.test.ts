@@ -89,6 +89,11 @@ const RUN: Record<string, Run> = {
 					'table `supabase_jobs.phase_timings` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'job_phase_history (SECURITY INVOKER, callable by users) reads the timings retention kept as the caller; RLS limits a user to their own, as on the job tables, and supabase_jobs is on no search_path pg_graphql reflects',
 			},
+			{
+				detail:
+					'table `supabase_jobs.job_question` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
+				why: 'job_open_question (SECURITY INVOKER, callable by users) reads the question a waiting job asked as the caller; RLS limits a user to the questions of their own jobs (an admin to every one), and supabase_jobs is on no search_path pg_graphql reflects',
+			},
 			...[
 				'job_counts',
 				'job_failure_rates',

@@ -8,7 +8,7 @@
 import type { Sql } from 'postgres';
 import type { JobAdapter, JobFunctionName } from '../../src/lib/store/adapter.ts';
 
-export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string };
+export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string; admin?: boolean };
 
 export interface JobTableOptions {
 	kinds?: string[];
@@ -42,6 +42,8 @@ export interface ConformanceHarness {
 	 * sets the table's per-owner quota.
 	 */
 	createJobTable(name: string, options?: JobTableOptions): Promise<void>;
+	/** Runs what the supabase-jobs-reclaim schedule runs (supabase_jobs.reclaim_all): reclaims and expiries. */
+	reclaimAll(): Promise<void>;
 }
 
 /** Resolves once `predicate` holds, re-checked on every `notify()`: waits on events, never on time. */

@@ -10,6 +10,7 @@ import { JobStore } from '../../src/lib/store/job-store.ts';
 import { claimsFor, createUser, useTestDatabase } from '../helpers/db.ts';
 import { describeJobStoreConformance } from './conformance.ts';
 import { describeParentChildConformance } from './family-conformance.ts';
+import { describeQuestionsConformance } from './questions-conformance.ts';
 import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
 
 const db = await useTestDatabase();
@@ -27,9 +28,11 @@ const harness: ConformanceHarness = {
 		);
 	},
 	createJobTable: (name, options) => createJobTable(db.sql, name, options),
+	reclaimAll: async () => void (await db.sql`select count(*) from supabase_jobs.reclaim_all(null)`),
 };
 describeJobStoreConformance('postgres.js', async () => harness);
 describeParentChildConformance('postgres.js', async () => harness);
+describeQuestionsConformance('postgres.js', async () => harness);
 
 describe('postgresAdapter', () => {
 	test('a worker connecting as the database owner needs no claims', async () => {

@@ -10,6 +10,8 @@ import {
 	JobCancelledError,
 	JobNotFoundError,
 	JobNotRunningError,
+	NoOpenQuestionError,
+	NotRetryableError,
 	PermissionDeniedError,
 	QuotaExceededError,
 	StaleAfterRequiredError,
@@ -34,6 +36,8 @@ export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 	PT429: (m, o) => new QuotaExceededError(m, o),
 	'55000': (m, o) => new JobNotRunningError(m, o),
 	SJ001: (m, o) => new IllegalTransitionError(m, o),
+	SJ002: (m, o) => new NotRetryableError(m, o),
+	SJ003: (m, o) => new NoOpenQuestionError(m, o),
 	'22023': (m, o) => new InvalidJobInputError(m, o),
 	// Raised by PostgreSQL itself rather than on purpose, but still bad input that
 	// changed nothing: mapped so every adapter throws the same class for it.

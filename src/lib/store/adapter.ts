@@ -159,6 +159,31 @@ export const JOB_FUNCTIONS = {
 		},
 	},
 	job_phase_history: { returns: 'rows', args: { kind: 'text', limit: 'integer', job_table: 'text' } },
+	job_ask: {
+		returns: 'value',
+		args: {
+			id: 'uuid',
+			key: 'text',
+			prompt: 'text',
+			answer_schema: 'jsonb',
+			timeout: 'interval',
+			attempt: 'integer',
+			job_table: 'text',
+		},
+	},
+	job_open_question: { returns: 'rows', args: { id: 'uuid', job_table: 'text' } },
+	job_answer: { returns: 'job', args: { id: 'uuid', answer: 'jsonb', key: 'text', job_table: 'text' } },
+	job_try_again: { returns: 'job', args: { id: 'uuid', job_table: 'text' } },
+	job_replay: {
+		returns: 'jobs',
+		args: {
+			kind: 'text',
+			error_code: 'text',
+			ended_from: 'timestamptz',
+			ended_to: 'timestamptz',
+			job_table: 'text',
+		},
+	},
 	stage_start: {
 		returns: 'value',
 		args: {

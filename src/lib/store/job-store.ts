@@ -17,6 +17,8 @@ import type { JobSchedule } from './job-schedule.ts';
 import { parseJobRow, type Job, type JobParams } from './job.ts';
 import * as operator from './operator.ts';
 import * as producer from './producer.ts';
+import * as questions from './questions.ts';
+import type { AnswerOptions, AskInput, AskResult, JobQuestion, ReplayFilter } from './questions.ts';
 import * as reads from './screen-reads.ts';
 import type {
 	AttemptOptions,
@@ -48,6 +50,7 @@ import { subscribeList, watchChildren, watchJob } from './watch-jobs.ts';
 import { WorkerWrites } from './worker-writes.ts';
 
 export type * from './store-options.ts';
+export type { AnswerOptions, AnswerSchema, AskInput, AskResult, JobQuestion, ReplayFilter } from './questions.ts';
 
 /**
  * Long work with a status: a row the interface reads, written only through
@@ -325,7 +328,62 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		return this.worker.waitForChildren(id, options);
 	}
 
+	/**
+	 * A running job asks its owner a question (workers; handlers call
+	 * `ctx.ask`): the answer stored for `key` when there is one (the job goes
+	 * on), else the question is kept and the job waits, its slot free, until
+	 * the owner answers ({@link answer}) or `timeoutMs` passes (then it fails).
+	 *
+	 * @example
+	 * const found = await store.ask(job.id, { key: 'ask-1', prompt: 'Portuguese?', schema: { type: 'boolean' }, attempt: job.attempts });
+	 */
+	ask(id: string, input: AskInput): Promise<AskResult> {
+		return questions.ask(this.calls, id, input);
+	}
+
 	// The screen: reads and live views.
+
+	/**
+	 * The question a waiting job asked and nobody answered yet; null when
+	 * there is none, or the job is not the caller's (the owner and admins see it).
+	 *
+	 * @example
+	 * const question = await store.question(job.id); // { prompt, schema: { type: 'string', enum: [...] }, expiresAt, ... }
+	 */
+	question(id: string): Promise<JobQuestion | null> {
+		return questions.openQuestion(this.calls, id);
+	}
+
+	/**
+	 * Answers the open question of a waiting job (its owner or an admin): the
+	 * job is queued again and its handler, run again on any worker, gets the
+	 * answer from `ctx.ask`. An answer that does not fit the question throws
+	 * {@link InvalidJobInputError} naming the field (`answer.language`) and the
+	 * job keeps waiting; anyone else gets {@link PermissionDeniedError}; a job
+	 * with no open question {@link NoOpenQuestionError}.
+	 *
+	 * @example
+	 * await store.answer(job.id, 'pt-BR');
+	 */
+	answer(id: string, value: unknown, options: AnswerOptions = {}): Promise<R> {
+		return questions.answer(this.calls, id, value, options);
+	}
+
+	/**
+	 * Tries a failed or cancelled job again (its owner or an admin): a new
+	 * queued job with the same kind, params, owner and options, `retryOf`
+	 * pointing at the old one, which is left as it was. Asked twice of one job,
+	 * it returns the same new job. Not failed or cancelled:
+	 * {@link NotRetryableError}; not the caller's: {@link PermissionDeniedError}.
+	 * The payload is not carried over (a job drops it when it ends).
+	 *
+	 * @example
+	 * const again = await store.tryAgain(job.id);
+	 * goto(`/jobs/${again.id}`);
+	 */
+	tryAgain(id: string): Promise<R> {
+		return questions.tryAgain(this.calls, id);
+	}
 
 	/**
 	 * One job (payload omitted). {@link JobNotFoundError} when it does not exist
@@ -453,7 +511,22 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		return subscribeList(this.calls, options);
 	}
 
-	// The operator: readmit, limit, schedule.
+	// The operator: readmit, limit, schedule, replay.
+
+	/**
+	 * Admins (or a worker): tries again every failed job of this table that
+	 * matches the filter (kind, error code, ended in `[from, to)`) and was not
+	 * tried again yet, oldest first; returns the new jobs (`retryOf` set). More
+	 * than the batch limit (1,000) matching throws {@link InvalidJobInputError}
+	 * (field `filter`) and writes nothing; anyone else gets {@link PermissionDeniedError}.
+	 *
+	 * @example
+	 * const again = await store.replay({ kind: 'extract', errorCode: 'worker_lost', from: new Date(Date.now() - 3_600_000) });
+	 * console.log(`${again.length} jobs queued again`);
+	 */
+	replay(filter: ReplayFilter = {}): Promise<R[]> {
+		return questions.replay(this.calls, filter);
+	}
 
 	/**
 	 * Readmits running jobs whose worker went silent for `staleAfterMs`:

@@ -80,6 +80,8 @@ export interface Job<P extends JobParams = JobParams> {
 	 * phase runs past its measured time. Null: no estimate.
 	 */
 	expectedEndAt: Date | null;
+	/** The failed or cancelled job this one tries again ({@link JobStore.tryAgain}, {@link JobStore.replay}); null otherwise. */
+	retryOf: string | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -178,6 +180,8 @@ export const jobRowSchema = z
 		resumed_at: timestamp.nullable().default(null),
 		// Absent from rows of job tables migrated before the worker's estimate.
 		expected_end_at: timestamp.nullable().default(null),
+		// Absent from rows of job tables migrated before try again.
+		retry_of: z.string().nullable().default(null),
 	} satisfies { [C in JobColumn]?: z.ZodType })
 	.transform((r): Job => ({
 		id: r.id,
@@ -213,6 +217,7 @@ export const jobRowSchema = z
 		expectedSeconds: r.expected_seconds,
 		resumedAt: r.resumed_at,
 		expectedEndAt: r.expected_end_at,
+		retryOf: r.retry_of,
 	}));
 
 /**

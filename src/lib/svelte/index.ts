@@ -15,6 +15,12 @@
 
 export { WatchedJob, type WatchedJobOptions } from './watched-job.svelte.ts';
 export { JobList, type JobListOptions } from './job-list.svelte.ts';
+export {
+	QuestionForm,
+	questionShape,
+	type AnsweringJob,
+	type QuestionShape,
+} from './question-form.svelte.ts';
 export { JOB_MESSAGES, messagesFor, resolveJobLocale, type JobLocale, type JobMessages } from './messages.ts';
 export type { JobProgressView } from './internal/progress-view.svelte.ts';
 export type {
@@ -72,3 +78,20 @@ export type { DashboardEnhance } from './jobs-dashboard.svelte.ts';
  * <JobsDashboard {data} {form} {enhance} />
  */
 export { default as JobsDashboard } from '../components/JobsDashboard.svelte';
+
+/**
+ * The question a waiting job asks its owner (`ctx.ask`): a choice, yes/no or a
+ * text, read from its schema; the refusal shown with the field named.
+ *
+ * @example
+ * <JobQuestion {job} labels={{ en: 'English', 'pt-BR': 'Português' }} />
+ */
+export { default as JobQuestion } from '../components/JobQuestion.svelte';
+
+/**
+ * "Try again" on a failed or cancelled job: a new linked job, handed to `onretried`.
+ *
+ * @example
+ * <TryAgainButton {job} onretried={(again) => goto(`/jobs/${again.id}`)} />
+ */
+export { default as TryAgainButton } from '../components/TryAgainButton.svelte';

@@ -41,6 +41,24 @@ export interface JobMessages {
 	children: string;
 	/** A queued job behind the same user's own jobs: one, or `{n}` of them. */
 	ahead: { one: string; other: string };
+	/** The question a waiting job asks its owner (JobQuestion). */
+	question: {
+		/** Accessible name of the form. */
+		label: string;
+		send: string;
+		sending: string;
+		yes: string;
+		no: string;
+		/** When it must be answered by; `{time}` is replaced. */
+		answerBy: string;
+		/** An answer refused; `{field}` names the field at fault. */
+		refused: string;
+	};
+	/** Start a failed or cancelled job again (TryAgainButton). */
+	tryAgain: string;
+	tryingAgain: string;
+	/** Trying again was refused; the reason follows. */
+	tryAgainRefused: string;
 }
 
 /**
@@ -81,6 +99,18 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		waitingForChildren: 'waiting for {n} of {total} parts',
 		children: 'Parts',
 		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
+		question: {
+			label: 'A question about this job',
+			send: 'Answer',
+			sending: 'Sending…',
+			yes: 'Yes',
+			no: 'No',
+			answerBy: 'Please answer by {time}.',
+			refused: 'This answer was not accepted ({field}):',
+		},
+		tryAgain: 'Try again',
+		tryingAgain: 'Starting again…',
+		tryAgainRefused: 'It could not be started again:',
 	},
 	'pt-BR': {
 		status: {
@@ -112,6 +142,18 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		waitingForChildren: 'aguardando {n} de {total} partes',
 		children: 'Partes',
 		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
+		question: {
+			label: 'Uma pergunta sobre este trabalho',
+			send: 'Responder',
+			sending: 'Enviando…',
+			yes: 'Sim',
+			no: 'Não',
+			answerBy: 'Responda até {time}.',
+			refused: 'Esta resposta não foi aceita ({field}):',
+		},
+		tryAgain: 'Tentar de novo',
+		tryingAgain: 'Começando de novo…',
+		tryAgainRefused: 'Não foi possível começar de novo:',
 	},
 };
 

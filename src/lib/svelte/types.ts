@@ -1,5 +1,6 @@
 import type { JobStatusValue } from '../state.ts';
 import type { HoldReason } from '../store/job-store.ts';
+import type { JobQuestion } from '../store/questions.ts';
 
 /**
  * The shapes the Svelte layer reads. They are deliberately a subset of the
@@ -83,6 +84,12 @@ export interface JobWatchSource {
 	 * (null: not queued). Optional: without it a queued job shows no position.
 	 */
 	queuePosition?(id: string): Promise<number | null>;
+	/** The open question of a waiting job (JobStore.question): WatchedJob asks when the job starts waiting. */
+	question?(id: string): Promise<JobQuestion | null>;
+	/** Answers it (JobStore.answer); resolves to the updated row. */
+	answer?(id: string, value: unknown): Promise<unknown>;
+	/** Tries a failed or cancelled job again (JobStore.tryAgain); resolves to the new job. */
+	tryAgain?(id: string): Promise<JobSnapshot>;
 }
 
 /**

@@ -2,6 +2,7 @@ import { untrack } from 'svelte';
 import { isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
 import type { HoldReason } from '../store/job-store.ts';
+import type { JobQuestion } from '../store/questions.ts';
 import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from './types.ts';
 
 /**
@@ -65,6 +66,7 @@ export class WatchedJob {
 	#snapshot = $state.raw<JobSnapshot | null>(null);
 	#children = $state.raw<readonly JobSnapshot[]>([]);
 	#heldBy = $state.raw<HoldReason | null>(null);
+	#question = $state.raw<JobQuestion | null>(null);
 	readonly #withChildren: boolean;
 	#watching = $state(false);
 	#connectionError = $state.raw<unknown>(null);
@@ -249,6 +251,50 @@ export class WatchedJob {
 	}
 
 	/**
+	 * The question this waiting job asked its owner (`ctx.ask`), read from the
+	 * source's `question` each time the job starts waiting (the job's one
+	 * message per change says it; the question itself is read once); null
+	 * otherwise. Answer it with {@link answer} (the JobQuestion component does).
+	 */
+	get question(): JobQuestion | null {
+		return this.#snapshot?.status === 'waiting' ? this.#question : null;
+	}
+
+	/**
+	 * Sends the answer to the open question. Resolves once the database took
+	 * it (the job is queued again and shown so at once); rejects with the
+	 * refusal (`InvalidJobInputError` naming the field, `NoOpenQuestionError`)
+	 * and the question stays.
+	 *
+	 * @example
+	 * await job.answer('pt-BR');
+	 */
+	async answer(value: unknown): Promise<void> {
+		const source = read(this.#source);
+		if (!source.answer) throw new TypeError('this job source cannot answer questions (it has no answer())');
+		const id = this.#id;
+		const row = await source.answer(id, value);
+		if (id !== this.#id) return;
+		this.#question = null;
+		if (isSnapshotOf(row, id)) this.#apply(row);
+	}
+
+	/**
+	 * Tries this failed or cancelled job again: resolves to the new job (the
+	 * page goes there); rejects with the refusal (`NotRetryableError`,
+	 * `PermissionDeniedError`).
+	 *
+	 * @example
+	 * const again = await job.tryAgain();
+	 * await goto(`/jobs/${again.id}`);
+	 */
+	async tryAgain(): Promise<JobSnapshot> {
+		const source = read(this.#source);
+		if (!source.tryAgain) throw new TypeError('this job source cannot try jobs again (it has no tryAgain())');
+		return await source.tryAgain(this.#id);
+	}
+
+	/**
 	 * True from the click on cancel until the job reaches a terminal state (or the
 	 * request fails: then `cancelError` says why).
 	 */
@@ -294,6 +340,7 @@ export class WatchedJob {
 		this.#watching = true;
 		// The source is first read here, never during server rendering (see the class doc).
 		if (this.#snapshot) this.#askHeld(this.#snapshot);
+		if (this.#snapshot) this.#askQuestion(this.#snapshot);
 		void this.#followPosition(controller);
 		const running = this.#run(controller);
 		// A source that fails synchronously has already closed the watch.
@@ -472,6 +519,22 @@ export class WatchedJob {
 		);
 	}
 
+	/** A waiting job asks, once per waiting snapshot, what question it asked (none while it waits for children). */
+	#askQuestion(next: JobSnapshot): void {
+		const source = read(this.#source);
+		if (next.status !== 'waiting' || !source.question) {
+			this.#question = null;
+			return;
+		}
+		const id = this.#id;
+		source.question(id).then(
+			(question) => {
+				if (id === this.#id && this.#snapshot?.status === 'waiting') this.#question = question;
+			},
+			() => {}, // the watch, not this, reports trouble
+		);
+	}
+
 	/** Starts over for another job (create() with a getter whose id changed). */
 	#retarget(id: string, initial: JobSnapshot | null | undefined): void {
 		this.stop();
@@ -479,6 +542,7 @@ export class WatchedJob {
 		this.#snapshot = null;
 		this.#children = [];
 		this.#heldBy = null;
+		this.#question = null;
 		this.#connectionError = null;
 		this.#cancelRequested = false;
 		this.#cancelError = null;
@@ -497,6 +561,7 @@ export class WatchedJob {
 		// Only while watching: the constructor applies `initial`, and it runs on the server too.
 		const changed = merged.status !== before?.status || merged.updatedAt !== before?.updatedAt;
 		if (changed && this.#controller) this.#askHeld(merged);
+		if (merged.status !== before?.status && this.#controller) this.#askQuestion(merged);
 		if (becameQueued) this.#nudgePosition?.();
 		if (isTerminalStatus(merged.status)) this.#nudgePosition?.(); // let the loop end now
 	}

@@ -8,6 +8,8 @@ import type { JobKind, JobKindInput, JobKindParams } from '../store/job-kind.ts'
 import type { ChildInput } from '../store/job-store.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import type { ProgressTracker } from '../toolkit/progress-tracker.ts';
+import type { z } from 'zod';
+import type { AskOptions } from './asking.ts';
 
 /**
  * What a handler receives for one claimed job.
@@ -55,6 +57,28 @@ export interface JobHandlerContext<P extends JobParams = JobParams> {
 	 * ```
 	 */
 	waitForChildren(): Promise<Job[]>;
+	/**
+	 * Asks the job's owner a question and returns the answer, parsed by
+	 * `schema` (an enum is offered as a choice, a boolean as yes/no, a string
+	 * as a text). The first time, the question is stored (its JSON Schema
+	 * derived from `schema`) and the job parks (`waiting`, the slot free) by
+	 * throwing {@link WaitingForAnswer}; once the owner answers, the job is
+	 * queued again and the handler runs again from the top, on any worker,
+	 * where this call returns the stored answer. Ask in the same order on every
+	 * run (or give each question a `key`). Unanswered after `timeoutMs`, the
+	 * job fails (`error_code` `question_unanswered`).
+	 *
+	 * @example
+	 * ```ts
+	 * run: async ({ params, ask, job }) => {
+	 *   const guess = detectLanguage(params.text);
+	 *   const language = guess.sure ? guess.language
+	 *     : await ask(z.enum(['en', 'pt-BR']), { prompt: { en: 'Which language is it?', 'pt-BR': 'Qual é o idioma?' } });
+	 *   return await analyse(params.text, language);
+	 * }
+	 * ```
+	 */
+	ask<S extends z.ZodType>(schema: S, options: AskOptions): Promise<z.output<S>>;
 }
 
 /**

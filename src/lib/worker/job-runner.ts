@@ -18,6 +18,7 @@ import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAI
 import type { PlanSource } from './plan-source.ts';
 import { isWaitingForChildren } from './waiting-for-children.ts';
 import { familyContext } from './family-context.ts';
+import { askContext, isWaitingForAnswer } from './asking.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
 
 /**
@@ -29,7 +30,7 @@ import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from
  * - `cancelled`: the user cancelled; the row was left as they set it;
  * - `released`: given back (shutdown, wall clock), the attempt not spent;
  * - `lost`: the row was no longer this run's to close (reclaimed, or the close failed and reclaim will readmit it);
- * - `waiting`: parked until its children end (`ctx.waitForChildren()`); it will be claimed again.
+ * - `waiting`: parked until its children end (`ctx.waitForChildren()`) or its owner answers (`ctx.ask()`); it will be claimed again.
  */
 export type JobOutcome = 'done' | 'failed' | 'retried' | 'cancelled' | 'released' | 'lost' | 'waiting';
 
@@ -269,6 +270,7 @@ export class JobRunner {
 				},
 				attempt,
 				...family,
+				...askContext(job, store),
 			};
 			const work = Promise.resolve().then(() => handler.run(context));
 			result = await Promise.race([settle(work), stoppedPromise(stop)]);
@@ -320,6 +322,10 @@ export class JobRunner {
 		}
 		if (isWaitingForChildren(error)) {
 			logger.info(`${PREFIX} job ${job.id} is waiting for its children; its slot is free`);
+			return 'waiting';
+		}
+		if (isWaitingForAnswer(error)) {
+			logger.info(`${PREFIX} job ${job.id} is waiting for its owner's answer; its slot is free`);
 			return 'waiting';
 		}
 		entry.markClosing();

@@ -112,3 +112,19 @@ export const INTERNAL_FAILURE: LocalizedText = Object.freeze({
 		'Este trabalho não pôde ser concluído por causa de um erro interno. Inicie-o novamente; se continuar acontecendo, fale com o suporte.',
 	es: 'Este trabajo no se pudo completar por un error interno. Vuelve a iniciarlo; si sigue ocurriendo, contacta con soporte.',
 });
+
+/**
+ * What the worker writes when a stored answer no longer fits the question the
+ * handler asks (its zod schema changed, or a refinement the database cannot
+ * check refused it): `error_code` `invalid_answer`.
+ *
+ * @example
+ * ```ts
+ * pickLocale(INVALID_ANSWER, 'pt-BR');
+ * ```
+ */
+export const INVALID_ANSWER: LocalizedText = Object.freeze({
+	en: 'The answer given does not fit the question this job asks. Please try again.',
+	'pt-BR': 'A resposta dada não serve para a pergunta deste trabalho. Tente novamente.',
+	es: 'La respuesta dada no sirve para la pregunta de este trabajo. Inténtalo de nuevo.',
+});

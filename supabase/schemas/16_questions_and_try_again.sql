@@ -1,0 +1,443 @@
+-- Questions and try again. A running job asks its owner a question (job_ask:
+-- running -> waiting, its worker slot free); the question lives in
+-- supabase_jobs.job_question keyed by (job, key), so the handler, run again
+-- from the top on any worker, gets the stored answer back for the same key.
+-- The owner (or an admin) answers (job_answer: checked against the answer's
+-- JSON Schema, then waiting -> queued); past its deadline the reclaim
+-- schedule fails the job (question_unanswered). A failed or cancelled job is
+-- tried again as a new linked job (job_try_again, retry_of); admins replay
+-- failed jobs by filter (job_replay), a batch at most.
+
+create table supabase_jobs.job_question (
+  job_id        uuid not null,
+  key           text not null,
+  job_table     text not null,
+  owner_id      uuid references auth.users (id) on delete cascade,
+  prompt        text not null,
+  answer_schema jsonb not null,
+  asked_at      timestamptz not null default now(),
+  expires_at    timestamptz not null,
+  answer        jsonb,
+  answered_at   timestamptz,
+  answered_by   uuid,
+  primary key (job_id, key),
+  constraint job_question_key_length check (char_length(key) between 1 and 100),
+  constraint job_question_prompt_length check (char_length(prompt) between 1 and 2000),
+  constraint job_question_schema_object check (jsonb_typeof(answer_schema) = 'object'),
+  constraint job_question_answered_together check ((answer is null) = (answered_at is null))
+);
+comment on table supabase_jobs.job_question is
+  'Questions jobs asked their owner (job_ask) and the answers (job_answer), keyed by job and key: a handler run again gets the answer stored for the same key. Deleted when the job ends. Read the open one with public.job_open_question.';
+comment on column supabase_jobs.job_question.key is
+  'Names the question within its job (ask-1, ask-2, ... in the order a run asks, unless the handler names it).';
+comment on column supabase_jobs.job_question.prompt is
+  'What the owner is asked, in their language.';
+comment on column supabase_jobs.job_question.answer_schema is
+  'The JSON Schema an answer must satisfy (derived from the handler''s zod schema); job_answer checks its shape.';
+comment on column supabase_jobs.job_question.expires_at is
+  'Unanswered by then, the job fails (error_code question_unanswered) at the next reclaim.';
+create index job_question_open_idx on supabase_jobs.job_question (job_table, expires_at) where answered_at is null;
+create index job_question_owner_idx on supabase_jobs.job_question (owner_id);
+create index job_retry_of_idx on supabase_jobs.job (job_table, retry_of) where retry_of is not null;
+
+-- The shape of an answer, against the subset of JSON Schema a zod schema of
+-- the common kinds gives: type, enum, const, lengths, bounds, properties,
+-- required, additionalProperties: false, items, anyOf. 22023 names the field.
+create or replace function supabase_jobs.check_answer(answer_schema jsonb, value jsonb, path text default 'answer')
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  want jsonb := answer_schema -> 'type';
+  got text := pg_catalog.jsonb_typeof(value);
+  branch jsonb;
+  k text;
+  i integer;
+begin
+  if answer_schema ? 'anyOf' then
+    for branch in select b from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b loop
+      begin
+        perform supabase_jobs.check_answer(branch, value, path);
+        return;
+      exception when invalid_parameter_value then
+        null;
+      end;
+    end loop;
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s fits none of the answers this question takes', path));
+  end if;
+  if want is not null and not exists (
+       select 1 from pg_catalog.jsonb_array_elements_text(case when pg_catalog.jsonb_typeof(want) = 'array' then want else pg_catalog.jsonb_build_array(want) end) w
+        where w = got or (w = 'integer' and case when got = 'number' then value::text::numeric = pg_catalog.trunc(value::text::numeric) else false end)) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s; got %s', path,
+      case when pg_catalog.jsonb_typeof(want) = 'array' then want::text else want #>> '{}' end, got));
+  end if;
+  if answer_schema ? 'enum' and not exists (select 1 from pg_catalog.jsonb_array_elements(answer_schema -> 'enum') e where e = value) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be one of %s; got %s', path, answer_schema -> 'enum', left(value::text, 100)));
+  end if;
+  if answer_schema ? 'const' and value is distinct from answer_schema -> 'const' then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s', path, answer_schema -> 'const'));
+  end if;
+  if got = 'string' and (pg_catalog.char_length(value #>> '{}') < coalesce((answer_schema ->> 'minLength')::integer, 0)
+                         or pg_catalog.char_length(value #>> '{}') > coalesce((answer_schema ->> 'maxLength')::integer, 2147483647)) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s to %s characters', path,
+      coalesce(answer_schema ->> 'minLength', '0'), coalesce(answer_schema ->> 'maxLength', 'any number of')));
+  end if;
+  if got = 'number' then
+    if value::text::numeric < (answer_schema ->> 'minimum')::numeric or value::text::numeric > (answer_schema ->> 'maximum')::numeric
+       or value::text::numeric <= (answer_schema ->> 'exclusiveMinimum')::numeric
+       or value::text::numeric >= (answer_schema ->> 'exclusiveMaximum')::numeric then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s is out of range; got %s', path, value));
+    end if;
+  end if;
+  if got = 'object' then
+    for k in select pg_catalog.jsonb_array_elements_text(coalesce(answer_schema -> 'required', '[]')) loop
+      if not value ? k then
+        perform supabase_jobs.invalid(path || '.' || k, pg_catalog.format('%s.%s is required', path, k));
+      end if;
+    end loop;
+    for k in select pg_catalog.jsonb_object_keys(value) loop
+      if answer_schema -> 'properties' ? k then
+        perform supabase_jobs.check_answer(answer_schema -> 'properties' -> k, value -> k, path || '.' || k);
+      elsif answer_schema -> 'additionalProperties' = 'false'::jsonb then
+        perform supabase_jobs.invalid(path || '.' || k, pg_catalog.format('%s.%s is not part of this answer', path, k));
+      end if;
+    end loop;
+  end if;
+  if got = 'array' then
+    if pg_catalog.jsonb_array_length(value) < coalesce((answer_schema ->> 'minItems')::integer, 0)
+       or pg_catalog.jsonb_array_length(value) > coalesce((answer_schema ->> 'maxItems')::integer, 2147483647) then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s has %s items, out of range', path, pg_catalog.jsonb_array_length(value)));
+    end if;
+    if pg_catalog.jsonb_typeof(answer_schema -> 'items') = 'object' then
+      for i in 0 .. pg_catalog.jsonb_array_length(value) - 1 loop
+        perform supabase_jobs.check_answer(answer_schema -> 'items', value -> i, path || '[' || i || ']');
+      end loop;
+    end if;
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_answer is
+  'Checks an answer against its question''s JSON Schema (type, enum, const, lengths, bounds, properties, required, additionalProperties false, items, anyOf); 22023 with field=answer.<path> when it does not fit.';
+
+create or replace function public.job_ask(
+  id uuid,
+  key text,
+  prompt text,
+  answer_schema jsonb,
+  timeout interval default '1 day'::interval,
+  attempt integer default null,
+  job_table text default 'jobs'
+)
+returns jsonb
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  asked supabase_jobs.job_question;
+  parked supabase_jobs.job;
+  deadline timestamptz := now() + timeout;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  if key is null or pg_catalog.char_length(key) not between 1 and 100 then
+    perform supabase_jobs.invalid('key', 'key names the question within its job: 1 to 100 characters');
+  end if;
+  if prompt is null or prompt ~ '^[[:space:]]*$' or pg_catalog.char_length(prompt) > 2000 then
+    perform supabase_jobs.invalid('prompt', 'prompt is the question for the user: 1 to 2000 characters');
+  end if;
+  if answer_schema is null or pg_catalog.jsonb_typeof(answer_schema) <> 'object' or pg_catalog.octet_length(answer_schema::text) > 65536 then
+    perform supabase_jobs.invalid('answer_schema', 'answer_schema is a JSON Schema object of at most 64 KiB');
+  end if;
+  if timeout is null or timeout <= interval '0' or timeout > interval '30 days' then
+    perform supabase_jobs.invalid('timeout', pg_catalog.format('timeout is more than 0 and at most 30 days; got %s', timeout));
+  end if;
+  select q.* into asked from supabase_jobs.job_question q where q.job_id = job_ask.id and q.key = job_ask.key;
+  if asked.answered_at is not null then
+    -- Asked before and answered: the run goes on, still this attempt's (or say why not).
+    if not exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = job_ask.id
+                      and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
+      perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
+    end if;
+    return pg_catalog.jsonb_build_object('answered', true, 'answer', asked.answer);
+  end if;
+  update supabase_jobs.job as t set status = 'waiting', stage = null
+   where t.job_table = label and t.id = job_ask.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+  returning t.* into parked;
+  if parked.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
+  end if;
+  insert into supabase_jobs.job_question as q (job_id, key, job_table, owner_id, prompt, answer_schema, expires_at)
+  values (parked.id, job_ask.key, label, parked.owner_id, job_ask.prompt, job_ask.answer_schema, deadline)
+  on conflict on constraint job_question_pkey do update
+    set prompt = excluded.prompt, answer_schema = excluded.answer_schema, asked_at = now(), expires_at = excluded.expires_at;
+  return pg_catalog.jsonb_build_object('answered', false, 'expires_at', deadline);
+end
+$$;
+comment on function public.job_ask(uuid, text, text, jsonb, interval, integer, text) is
+  'A running job asks its owner a question: the stored answer when this key was answered already ({"answered": true, "answer": ...}, nothing changes); otherwise the question is kept and the job goes running -> waiting, its worker slot free ({"answered": false, "expires_at": ...}). Workers only; 22023 names the field.';
+
+create or replace function public.job_open_question(id uuid, job_table text default 'jobs')
+returns setof supabase_jobs.job_question
+language plpgsql stable
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+begin
+  perform supabase_jobs.check_call(id);
+  return query
+  select q.* from supabase_jobs.job_question q
+   where q.job_id = job_open_question.id and q.job_table = label and q.answered_at is null
+     and exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = q.job_id and t.status = 'waiting')
+   order by q.asked_at desc
+   limit 1;
+end
+$$;
+comment on function public.job_open_question is
+  'The question a waiting job asked and nobody answered yet (prompt, answer_schema, expires_at); no row when there is none or the job is not the caller''s (RLS: the owner, or an admin).';
+
+create or replace function supabase_jobs.answer_question(label text, id uuid, key text, answer jsonb)
+returns supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  j supabase_jobs.job;
+  open_question supabase_jobs.job_question;
+  -- Security definer: who is calling is the role the request set, not current_user.
+  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+begin
+  select t.* into j from supabase_jobs.job t where t.job_table = label and t.id = answer_question.id for update;
+  if j.id is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  end if;
+  if user_call and not (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin()) then
+    raise exception using errcode = '42501',
+      message = pg_catalog.format('only the owner of job %s (or an admin) may answer its question', id);
+  end if;
+  select q.* into open_question from supabase_jobs.job_question q
+   where q.job_id = j.id and q.answered_at is null and (answer_question.key is null or q.key = answer_question.key)
+   order by q.asked_at desc limit 1;
+  if j.status <> 'waiting' or open_question.job_id is null then
+    raise exception using errcode = 'SJ003',
+      message = pg_catalog.format('job %s is %s with no open question%s: nothing to answer', id, j.status,
+        case when answer_question.key is null then '' else ' ' || pg_catalog.quote_literal(answer_question.key) end);
+  end if;
+  if answer is null or pg_catalog.octet_length(answer::text) > 65536 then
+    perform supabase_jobs.invalid('answer', 'answer is a JSON value of at most 64 KiB');
+  end if;
+  perform supabase_jobs.check_answer(open_question.answer_schema, answer, 'answer');
+  update supabase_jobs.job_question as q set answer = answer_question.answer, answered_at = now(), answered_by = (select auth.uid())
+   where q.job_id = open_question.job_id and q.key = open_question.key;
+  update supabase_jobs.job as t
+     set status = 'queued', attempts = t.attempts - 1, available_at = now(), resumed_at = now()
+   where t.job_table = label and t.id = j.id
+  returning t.* into j;
+  j.payload := null;
+  return j;
+end
+$$;
+comment on function supabase_jobs.answer_question is
+  'job_answer''s write, as the owner of the tables: the caller must own the job or be an admin (42501), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+
+create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  perform supabase_jobs.check_call(id);
+  return supabase_jobs.answer_question(supabase_jobs.job_table_label(job_table), id, key, answer);
+end
+$$;
+comment on function public.job_answer is
+  'The owner (or an admin) answers the open question of a waiting job: checked against its answer schema (22023 names the field; the job keeps waiting), then the job is queued again and its handler, run again, gets the answer. 42501 for anyone else, SJ003 when no question is open, PT404 for an unknown job.';
+
+create or replace function supabase_jobs.expire_questions(label text)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return query
+  with due as (
+    select q.job_id from supabase_jobs.job_question q
+     where q.job_table = label and q.answered_at is null and q.expires_at <= now())
+  , expired as (
+    update supabase_jobs.job as t
+       set status = 'failed', error = supabase_jobs.user_message('question_unanswered', t.locale), error_code = 'question_unanswered'
+      from due
+     where t.job_table = label and t.id = due.job_id and t.status = 'waiting'
+    returning t as j)
+  select (w.j).* from (
+    select pg_catalog.jsonb_populate_record(expired.j, '{"payload": null}'::jsonb) as j from expired offset 0) as w;
+end
+$$;
+comment on function supabase_jobs.expire_questions is
+  'Run by the reclaim schedule (reclaim_all): a waiting job whose question is unanswered past its deadline ends failed (error_code question_unanswered, a sentence in the job''s language).';
+
+create or replace function supabase_jobs.forget_questions()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  delete from supabase_jobs.job_question q where q.job_id = new.id;
+  return null;
+end
+$$;
+create trigger forget_questions after update on supabase_jobs.job for each row
+  when (new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
+        and (old.status = 'waiting' or new.resumed_at is not null))
+  execute function supabase_jobs.forget_questions();
+
+-- Try again: one insert path, as the owner of the tables (an admin tries
+-- again someone else's job); the caller is checked first.
+create or replace function supabase_jobs.insert_retry(old supabase_jobs.job)
+returns supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  result supabase_jobs.job;
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.retry:' || old.id::text, 0));
+  -- Tried again already (a double click, a second replay): that job, not another.
+  select t.* into result from supabase_jobs.job t
+   where t.job_table = old.job_table and t.retry_of = old.id order by t.created_at limit 1;
+  if result.id is null then
+    insert into supabase_jobs.job as t (job_table, kind, params, max_attempts, locale, owner_id, tags, priority,
+                                        concurrency_key, expires_at, retry_of)
+    values (old.job_table, old.kind, old.params, old.max_attempts, old.locale, old.owner_id, old.tags, old.priority,
+            old.concurrency_key, now() + (old.expires_at - old.available_at), old.id)
+    returning t.* into result;
+  end if;
+  result.payload := null;
+  return result;
+end
+$$;
+comment on function supabase_jobs.insert_retry is
+  'The one insert of try again and replay: a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+
+create or replace function supabase_jobs.try_again(label text, id uuid)
+returns supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  old supabase_jobs.job;
+  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+begin
+  select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = try_again.id;
+  if old.id is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  end if;
+  if user_call and not (old.owner_id = (select auth.uid()) or supabase_jobs.is_admin()) then
+    raise exception using errcode = '42501',
+      message = pg_catalog.format('only the owner of job %s (or an admin) may try it again', id);
+  end if;
+  if old.status not in ('failed', 'cancelled') then
+    raise exception using errcode = 'SJ002',
+      message = pg_catalog.format('job %s is %s: only a failed or cancelled job is tried again', id, old.status);
+  end if;
+  return supabase_jobs.insert_retry(old);
+end
+$$;
+
+create or replace function public.job_try_again(id uuid, job_table text default 'jobs')
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  perform supabase_jobs.check_call(id);
+  return supabase_jobs.try_again(supabase_jobs.job_table_label(job_table), id);
+end
+$$;
+comment on function public.job_try_again is
+  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner or an admin; 42501 for anyone else, SJ002 for a job not failed or cancelled, PT404 unknown.';
+
+create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
+returns setof supabase_jobs.job
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+  picked supabase_jobs.job[];
+  old supabase_jobs.job;
+begin
+  if user_call and not supabase_jobs.is_admin() then
+    raise exception using errcode = '42501', message = 'replaying failed jobs is for admins only',
+      hint = 'An admin is a user whose app_metadata.role is ''admin''; a user tries again their own jobs with job_try_again.';
+  end if;
+  if ended_from is not null and ended_to is not null and ended_from >= ended_to then
+    perform supabase_jobs.invalid('to', pg_catalog.format('to (%s) must come after from (%s)', ended_to, ended_from));
+  end if;
+  select pg_catalog.array_agg(p.j order by (p.j).finished_at, (p.j).id) into picked
+    from (select t as j from supabase_jobs.job t
+           where t.job_table = label and t.status = 'failed'
+             and (replay.kind is null or t.kind = replay.kind)
+             and (replay.error_code is null or t.error_code = replay.error_code)
+             and (ended_from is null or t.finished_at >= ended_from)
+             and (ended_to is null or t.finished_at < ended_to)
+             and not exists (select 1 from supabase_jobs.job r where r.job_table = label and r.retry_of = t.id)
+           limit supabase_jobs.batch_max() + 1) p;
+  if pg_catalog.cardinality(picked) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('filter', pg_catalog.format(
+      'more than %s failed jobs match: a replay takes at most %s; narrow it by kind, error code or time', supabase_jobs.batch_max(), supabase_jobs.batch_max()));
+  end if;
+  foreach old in array coalesce(picked, '{}') loop
+    return next supabase_jobs.insert_retry(old);
+  end loop;
+end
+$$;
+
+create or replace function public.job_replay(
+  kind text default null,
+  error_code text default null,
+  ended_from timestamptz default null,
+  ended_to timestamptz default null,
+  job_table text default 'jobs'
+)
+returns setof supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  return query select * from supabase_jobs.replay(supabase_jobs.job_table_label(job_table), kind, error_code, ended_from, ended_to);
+end
+$$;
+comment on function public.job_replay is
+  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. 42501 for anyone but an admin or a worker.';
+
+-- Who may read and call what.
+alter table supabase_jobs.job_question enable row level security;
+create policy job_question_owner_reads on supabase_jobs.job_question for select to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+create policy job_question_service_role on supabase_jobs.job_question for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.job_question from public, anon, authenticated;
+grant select on supabase_jobs.job_question to authenticated;
+grant select, insert, update, delete on supabase_jobs.job_question to service_role;
+grant usage on type supabase_jobs.job_question to authenticated, service_role;
+
+revoke all on function
+  public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
+  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.expire_questions,
+  supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay
+  from public, anon, authenticated, service_role;
+grant execute on function
+  public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
+  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.try_again, supabase_jobs.replay
+  to authenticated, service_role;
+grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;
