@@ -127,6 +127,25 @@ export type Database = {
 			[_ in never]: never;
 		};
 		Functions: {
+			job_admin_kinds: {
+				Args: { job_table?: string };
+				Returns: {
+					cancelled: number;
+					done: number;
+					done_last_hour: number;
+					failed: number;
+					failed_last_hour: number;
+					kind: string;
+					max_running: number;
+					max_running_per_key: number;
+					paused_at: string;
+					queued: number;
+					rate_per_ms: number;
+					rate_starts: number;
+					running: number;
+					waiting: number;
+				}[];
+			};
 			job_answer: {
 				Args: { answer: Json; id: string; job_table?: string; key?: string };
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
@@ -158,6 +177,19 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
+			};
+			job_cancel_many: {
+				Args: {
+					created_after?: string;
+					created_before?: string;
+					job_table?: string;
+					kind?: string;
+					limit?: number;
+					owner_id?: string;
+					reason?: string;
+					statuses?: Database['public']['Enums']['job_status'][];
+				};
+				Returns: number;
 			};
 			job_children: {
 				Args: { job_table?: string; parent_id: string };
@@ -193,6 +225,16 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
+			};
+			job_delete_finished: {
+				Args: {
+					ended_before: string;
+					job_table?: string;
+					kind?: string;
+					limit?: number;
+					statuses?: Database['public']['Enums']['job_status'][];
+				};
+				Returns: number;
 			};
 			job_enqueue: {
 				Args: {
@@ -343,6 +385,16 @@ export type Database = {
 					isSetofReturn: true;
 				};
 			};
+			job_log: {
+				Args: {
+					attempt?: number;
+					dropped?: number;
+					id: string;
+					job_table?: string;
+					lines: Json;
+				};
+				Returns: number;
+			};
 			job_open_question: {
 				Args: { id: string; job_table?: string };
 				Returns: Database['supabase_jobs']['Tables']['job_question']['Row'][];
@@ -352,6 +404,10 @@ export type Database = {
 					isOneToOne: false;
 					isSetofReturn: true;
 				};
+			};
+			job_pause_kind: {
+				Args: { job_table?: string; kind: string };
+				Returns: boolean;
 			};
 			job_phase_history: {
 				Args: { job_table?: string; kind: string; limit?: number };
@@ -425,6 +481,10 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
+			job_resume_kind: {
+				Args: { job_table?: string; kind: string };
+				Returns: boolean;
+			};
 			job_retry: {
 				Args: {
 					attempt?: number;
@@ -447,6 +507,15 @@ export type Database = {
 					kind: string;
 					max_running?: number;
 					max_running_per_key?: number;
+				};
+				Returns: undefined;
+			};
+			job_set_rate_limit: {
+				Args: {
+					job_table?: string;
+					kind: string;
+					per_ms?: number;
+					starts?: number;
 				};
 				Returns: undefined;
 			};
@@ -490,6 +559,19 @@ export type Database = {
 					stage?: string;
 				};
 				Returns: Database['public']['Enums']['job_status'];
+			};
+			job_timeline: {
+				Args: { id: string; job_table?: string };
+				Returns: {
+					actor: string;
+					at: string;
+					attempt: number;
+					event: string;
+					fields: Json;
+					message: string;
+					source: string;
+					user_facing: boolean;
+				}[];
 			};
 			job_try_again: {
 				Args: { id: string; job_table?: string };
@@ -744,6 +826,48 @@ export type Database = {
 				};
 				Relationships: [];
 			};
+			job_events: {
+				Row: {
+					actor: string | null;
+					at: string;
+					attempt: number;
+					error: string | null;
+					error_code: string | null;
+					event: string;
+					job_id: string;
+					job_table: string;
+					progress: number | null;
+					seq: number;
+					started_at: string | null;
+				};
+				Insert: {
+					actor?: string | null;
+					at?: string;
+					attempt: number;
+					error?: string | null;
+					error_code?: string | null;
+					event: string;
+					job_id: string;
+					job_table: string;
+					progress?: number | null;
+					seq?: never;
+					started_at?: string | null;
+				};
+				Update: {
+					actor?: string | null;
+					at?: string;
+					attempt?: number;
+					error?: string | null;
+					error_code?: string | null;
+					event?: string;
+					job_id?: string;
+					job_table?: string;
+					progress?: number | null;
+					seq?: never;
+					started_at?: string | null;
+				};
+				Relationships: [];
+			};
 			job_kinds: {
 				Row: {
 					created_at: string;
@@ -762,6 +886,42 @@ export type Database = {
 					job_table?: string;
 					kind?: string;
 					max_active_per_owner?: number | null;
+				};
+				Relationships: [];
+			};
+			job_logs: {
+				Row: {
+					at: string;
+					attempt: number;
+					fields: Json | null;
+					job_id: string;
+					job_table: string;
+					level: string;
+					message: string;
+					seq: number;
+					user_facing: boolean;
+				};
+				Insert: {
+					at: string;
+					attempt: number;
+					fields?: Json | null;
+					job_id: string;
+					job_table: string;
+					level: string;
+					message: string;
+					seq: number;
+					user_facing?: boolean;
+				};
+				Update: {
+					at?: string;
+					attempt?: number;
+					fields?: Json | null;
+					job_id?: string;
+					job_table?: string;
+					level?: string;
+					message?: string;
+					seq?: number;
+					user_facing?: boolean;
 				};
 				Relationships: [];
 			};
@@ -837,6 +997,9 @@ export type Database = {
 					kind: string;
 					max_running: number | null;
 					max_running_per_key: number | null;
+					paused_at: string | null;
+					rate_per_ms: number | null;
+					rate_starts: number | null;
 					updated_at: string;
 				};
 				Insert: {
@@ -844,6 +1007,9 @@ export type Database = {
 					kind: string;
 					max_running?: number | null;
 					max_running_per_key?: number | null;
+					paused_at?: string | null;
+					rate_per_ms?: number | null;
+					rate_starts?: number | null;
 					updated_at?: string;
 				};
 				Update: {
@@ -851,7 +1017,31 @@ export type Database = {
 					kind?: string;
 					max_running?: number | null;
 					max_running_per_key?: number | null;
+					paused_at?: string | null;
+					rate_per_ms?: number | null;
+					rate_starts?: number | null;
 					updated_at?: string;
+				};
+				Relationships: [];
+			};
+			kind_starts: {
+				Row: {
+					job_table: string;
+					kind: string;
+					started_at: string;
+					starts: number;
+				};
+				Insert: {
+					job_table: string;
+					kind: string;
+					started_at: string;
+					starts: number;
+				};
+				Update: {
+					job_table?: string;
+					kind?: string;
+					started_at?: string;
+					starts?: number;
 				};
 				Relationships: [];
 			};
@@ -1204,6 +1394,14 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			check_kind_arg: { Args: { kind: string }; Returns: undefined };
+			check_statuses: {
+				Args: {
+					allowed: Database['public']['Enums']['job_status'][];
+					statuses: Database['public']['Enums']['job_status'][];
+				};
+				Returns: Database['public']['Enums']['job_status'][];
+			};
 			check_tags: {
 				Args: { prefix?: string; tags: string[] };
 				Returns: undefined;
@@ -1223,6 +1421,10 @@ export type Database = {
 			create_job_table: {
 				Args: { name: string; schema_name?: string };
 				Returns: unknown;
+			};
+			drop_empty_kind_limits: {
+				Args: { kind: string; label: string };
+				Returns: undefined;
 			};
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
@@ -1582,6 +1784,12 @@ export type Database = {
 			list_max: { Args: Record<PropertyKey, never>; Returns: number };
 			locale_is_valid: { Args: { locale: string }; Returns: boolean };
 			locale_pattern: { Args: Record<PropertyKey, never>; Returns: string };
+			log_fields_max_bytes: {
+				Args: Record<PropertyKey, never>;
+				Returns: number;
+			};
+			log_lines_max: { Args: Record<PropertyKey, never>; Returns: number };
+			log_message_max: { Args: Record<PropertyKey, never>; Returns: number };
 			max_attempts_default: {
 				Args: Record<PropertyKey, never>;
 				Returns: number;
@@ -1601,6 +1809,9 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			rate_per_ms_max: { Args: Record<PropertyKey, never>; Returns: number };
+			rate_per_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
+			rate_starts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };
@@ -1721,6 +1932,7 @@ export type Database = {
 					isSetofReturn: true;
 				};
 			};
+			require_admin: { Args: { action: string }; Returns: undefined };
 			require_id: { Args: { id: string }; Returns: undefined };
 			resolve_table: { Args: { job_table: string }; Returns: unknown };
 			run_schedule: { Args: { name: string; slot?: string }; Returns: string };

@@ -42,6 +42,7 @@ export type {
 export type { JobQuestion, AnswerOptions, AnswerSchema, ReplayFilter } from './store/questions.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
+export type { JobTimelineEntry, LogLine, LogLevel } from './store/job-timeline.ts';
 
 // Kinds and schedules.
 export { defineJobKind, type JobKind, type JobKindInput, type JobKindParams } from './store/job-kind.ts';

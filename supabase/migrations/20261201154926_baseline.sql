@@ -1958,7 +1958,7 @@ begin
 end
 $$;
 comment on function public.job_hold_reasons is
-  'For each queued job of ids (that the caller can see) held back by a concurrency limit: which limit (kind: max_running; key: max_running_per_key), how many of its kind (or key) run, and the limit. Jobs not held are left out.';
+  'For each queued job of ids (that the caller can see) held back: by a concurrency limit (held_by kind: max_running; key: max_running_per_key; running: how many of its kind or key run), a pause of its kind (paused), or its kind''s rate limit (rate; running: starts in the window, max_running: starts allowed). Jobs not held are left out.';
 
 create or replace function public.job_phase_history(kind text, "limit" integer default 50, job_table text default 'jobs')
 returns table (timings jsonb, finished_at timestamptz)
@@ -2383,7 +2383,9 @@ create trigger after_jobs_updated after update on supabase_jobs.job
 -- every kind), within per-owner quotas of live jobs and payload bytes; the
 -- admission trigger checks both per statement (PT403 / PT429, nothing
 -- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit.
+-- holds a job back while its kind or its concurrency_key is at its limit, its
+-- kind is paused, or its kind's rate window is full (the admin actions that
+-- set those: 17_admin_actions).
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
@@ -2404,12 +2406,46 @@ create table supabase_jobs.kind_limits (
   max_running         integer,
   max_running_per_key integer,
   updated_at          timestamptz not null default now(),
+  paused_at           timestamptz,
+  rate_starts         integer,
+  rate_per_ms         integer,
   primary key (job_table, kind),
   constraint kind_limits_max_running_positive check (max_running is null or max_running > 0),
-  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0)
+  constraint kind_limits_max_running_per_key_positive check (max_running_per_key is null or max_running_per_key > 0),
+  constraint kind_limits_rate_whole check ((rate_starts is null) = (rate_per_ms is null) and (rate_starts is null or (rate_starts > 0 and rate_per_ms > 0)))
 );
 comment on table supabase_jobs.kind_limits is
-  'Concurrency limits per job table and kind: max_running across all workers, max_running_per_key per concurrency_key. Set with job_set_concurrency(kind, max_running, max_running_per_key).';
+  'What holds a kind back at claim, per job table: max_running across all workers, max_running_per_key per concurrency_key (job_set_concurrency), a pause (job_pause_kind / job_resume_kind) and a rate limit (job_set_rate_limit). A row exists only while one of them is set, so a table without any keeps the unlimited claim.';
+comment on column supabase_jobs.kind_limits.paused_at is
+  'Set: an operator paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
+comment on column supabase_jobs.kind_limits.rate_starts is
+  'At most this many jobs of the kind start in any rate_per_ms milliseconds (job_set_rate_limit); null: no rate limit.';
+comment on column supabase_jobs.kind_limits.rate_per_ms is
+  'The sliding window of rate_starts, in milliseconds.';
+
+-- The starts of rate-limited kinds, for the sliding window: admit() adds one
+-- row per claim batch and drops those older than the kind's window.
+create table supabase_jobs.kind_starts (
+  job_table  text not null,
+  kind       text not null,
+  started_at timestamptz not null,
+  starts     integer not null,
+  primary key (job_table, kind, started_at)
+);
+comment on table supabase_jobs.kind_starts is
+  'Recent starts of each rate-limited kind (kind_limits.rate_starts): how many jobs admit() let start at started_at. Rows older than the kind''s window are dropped as new ones come.';
+
+create or replace function supabase_jobs.drop_empty_kind_limits(label text, kind text)
+returns void
+language sql
+set search_path = ''
+as $$
+  delete from supabase_jobs.kind_limits l
+   where l.job_table = label and l.kind = drop_empty_kind_limits.kind
+     and l.max_running is null and l.max_running_per_key is null and l.paused_at is null and l.rate_starts is null
+$$;
+comment on function supabase_jobs.drop_empty_kind_limits is
+  'Deletes a kind''s kind_limits row once nothing in it is set, so a table with no limit, pause or rate claims on the unlimited path.';
 
 create or replace function supabase_jobs.register_job_kind(
   kind text,
@@ -2540,6 +2576,10 @@ begin
   if lim.kind is null then
     return;
   end if;
+  if lim.paused_at is not null then
+    return query select 'paused'::text, null::integer, null::integer;
+    return;
+  end if;
   if lim.max_running_per_key is not null and concurrency_key is not null then
     select pg_catalog.count(*) into n from supabase_jobs.job s
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind and s.concurrency_key = hold_of.concurrency_key;
@@ -2553,10 +2593,22 @@ begin
      where s.job_table = label and s.status = 'running' and s.kind = hold_of.kind;
     if n >= lim.max_running then
       return query select 'kind'::text, n, lim.max_running;
+      return;
+    end if;
+  end if;
+  -- The rate window full: running = starts in the window, max_running = starts allowed.
+  if lim.rate_starts is not null then
+    select coalesce(pg_catalog.sum(s.starts), 0)::integer into n from supabase_jobs.kind_starts s
+     where s.job_table = label and s.kind = hold_of.kind
+       and s.started_at > pg_catalog.clock_timestamp() - lim.rate_per_ms * interval '1 millisecond';
+    if n >= lim.rate_starts then
+      return query select 'rate'::text, n, lim.rate_starts;
     end if;
   end if;
 end
 $$;
+comment on function supabase_jobs.hold_of is
+  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -2573,9 +2625,10 @@ $$;
 comment on function supabase_jobs.hold_of_job is
   'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
 
+-- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])
 returns setof uuid
-language plpgsql stable
+language plpgsql
 set search_path = ''
 as $$
 begin
@@ -2600,11 +2653,15 @@ declare
   ahead integer;
   key_of text;
   taken integer := 0;
+  clock timestamptz := pg_catalog.clock_timestamp();
+  rate_n jsonb;
+  skip text[];
+  started text[] := '{}';
 begin
   -- In one statement: the table's limits, and its running jobs counted once
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). A key's entry is "<kind> <key>": a kind never holds a space.
-  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key))
+  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key, l.paused_at is not null, l.rate_starts))
                      from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
          coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
@@ -2614,11 +2671,23 @@ begin
             from supabase_jobs.job s
            where s.job_table = label and s.status = 'running'
            group by grouping sets ((s.kind), (s.kind, s.concurrency_key))) g;
+  -- Pause and rate (17_admin_actions): the starts in each rate-limited kind's
+  -- window, and the kinds none of whose jobs may start now (paused, or their
+  -- window full), which the queue read leaves out so they hide no other kind.
+  select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
+         coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
+    into rate_n, skip
+    from supabase_jobs.kind_limits l
+    cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
+                         where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
+                           and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
+   where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
   if ids is null then
     open candidates for
       select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
        where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
          and (admit.kinds is null or n.kind = any (admit.kinds))
+         and n.kind <> all (skip)
          and (n.expires_at is null or n.expires_at > now())
        order by n.priority desc, n.available_at, n.created_at, n.id
        limit greatest(admit."limit" * 20, 200)
@@ -2629,6 +2698,9 @@ begin
       select j.id, j.kind, j.concurrency_key
         from pg_catalog.unnest(ids) with ordinality as x(id, ord)
         join supabase_jobs.job j on j.job_table = label and j.id = x.id
+       -- Only jobs a claim would take: a start counted against a rate is a real one.
+       where j.status = 'queued' and j.available_at <= now() and j.attempts < j.max_attempts
+         and (j.expires_at is null or j.expires_at > now())
        order by x.ord;
   end if;
   while taken < admit."limit" loop
@@ -2636,6 +2708,9 @@ begin
     exit when not found;
     lim := limits -> c.kind;
     if lim is not null then
+      -- Paused, or its rate window full.
+      continue when (lim ->> 2)::boolean
+        or (lim ->> 3 is not null and (rate_n ->> c.kind)::integer >= (lim ->> 3)::integer);
       ahead := coalesce((kind_n ->> c.kind)::integer, 0);
       continue when lim ->> 0 is not null and ahead + 1 > (lim ->> 0)::integer;
       key_of := c.kind || ' ' || c.concurrency_key;
@@ -2646,15 +2721,27 @@ begin
       if key_of is not null then
         key_n := key_n || pg_catalog.jsonb_build_object(key_of, coalesce((key_n ->> key_of)::integer, 0) + 1);
       end if;
+      if lim ->> 3 is not null then
+        rate_n := rate_n || pg_catalog.jsonb_build_object(c.kind, (rate_n ->> c.kind)::integer + 1);
+        started := started || c.kind;
+      end if;
     end if;
     taken := taken + 1;
     return next c.id;
   end loop;
   close candidates;
+  if started <> '{}' then
+    insert into supabase_jobs.kind_starts as k (job_table, kind, started_at, starts)
+    select label, x.kind, clock, pg_catalog.count(*)::integer from pg_catalog.unnest(started) as x(kind) group by x.kind
+    on conflict (job_table, kind, started_at) do update set starts = k.starts + excluded.starts;
+    delete from supabase_jobs.kind_starts s using supabase_jobs.kind_limits l
+     where s.job_table = label and l.job_table = label and l.kind = s.kind and s.kind = any (started)
+       and s.started_at <= clock - l.rate_per_ms * interval '1 millisecond';
+  end if;
 end
 $$;
 comment on function supabase_jobs.admit is
-  'Up to "limit" jobs that may start now under the table''s kind_limits, in claim order: from the queue (kinds null: any kind) or, given ids, from those jobs in that order.';
+  'Up to "limit" jobs that may start now under the table''s kind_limits (concurrency, pause, rate), in claim order: from the queue (kinds null: any kind) or, given ids, from those of them a claim would take, in that order. Records the starts of rate-limited kinds in kind_starts.';
 
 create or replace function public.job_set_concurrency(
   kind text,
@@ -2678,14 +2765,12 @@ begin
   if max_running_per_key is not null and max_running_per_key < 1 then
     perform supabase_jobs.invalid('max_running_per_key', pg_catalog.format('max_running_per_key is at least 1; got %s', max_running_per_key));
   end if;
-  if max_running is null and max_running_per_key is null then
-    delete from supabase_jobs.kind_limits l where l.job_table = label and l.kind = job_set_concurrency.kind;
-    return;
-  end if;
   insert into supabase_jobs.kind_limits as l (job_table, kind, max_running, max_running_per_key)
   values (label, job_set_concurrency.kind, job_set_concurrency.max_running, job_set_concurrency.max_running_per_key)
   on conflict on constraint kind_limits_pkey do update
      set max_running = excluded.max_running, max_running_per_key = excluded.max_running_per_key, updated_at = now();
+  -- Both null: no limit (the row goes when no pause or rate limit keeps it).
+  perform supabase_jobs.drop_empty_kind_limits(label, job_set_concurrency.kind);
 end
 $$;
 comment on function public.job_set_concurrency is
@@ -4467,6 +4552,738 @@ grant execute on function
   supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.try_again, supabase_jobs.replay
   to authenticated, service_role;
 grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;
+
+-- ============================================================================
+-- supabase/schemas/17_admin_actions.sql
+-- ============================================================================
+
+-- Admin actions: what an operator does from a dashboard. Admins (JWT
+-- app_metadata.role = 'admin', supabase_jobs.is_admin) and the service role
+-- cancel jobs in bulk (each through job_cancel, so children and Realtime follow
+-- as for one), pause and resume a kind, limit a kind's starts per interval,
+-- delete finished jobs, and read every kind's figures at once. Each function
+-- runs as its caller: an admin acts through the policies at the end of this
+-- file, anyone else is refused with 42501. Pause and rate are kept in
+-- kind_limits and enforced by admit() (10_kinds_and_quotas).
+
+create or replace function supabase_jobs.rate_starts_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 100000; end $$;
+
+create or replace function supabase_jobs.rate_per_ms_min()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 100; end $$;
+
+create or replace function supabase_jobs.rate_per_ms_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 86400000; end $$;
+
+create or replace function supabase_jobs.require_admin(action text)
+returns void
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  if not (supabase_jobs.is_admin() or supabase_jobs.is_worker()) then
+    raise exception using errcode = '42501',
+      message = pg_catalog.format('%s is for admins only', action),
+      hint = 'An admin is a user whose app_metadata.role is ''admin'' (set with the service role: Auth admin API or dashboard); the claim reaches the JWT at the next sign-in or refresh.';
+  end if;
+end
+$$;
+comment on function supabase_jobs.require_admin is
+  'Raises 42501 unless the caller is an admin (supabase_jobs.is_admin()) or the service role: the first step of every admin action.';
+
+create or replace function supabase_jobs.check_kind_arg(kind text)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if kind is null or not supabase_jobs.kind_is_valid(kind) then
+    perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits and _ . : / - (starting with a letter or digit); got %L',
+      supabase_jobs.kind_max(), left(kind, 100)));
+  end if;
+end
+$$;
+
+create or replace function supabase_jobs.check_statuses(statuses public.job_status[], allowed public.job_status[])
+returns public.job_status[]
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if statuses is null then
+    return allowed;
+  end if;
+  if pg_catalog.cardinality(statuses) = 0 or pg_catalog.array_position(statuses, null) is not null or not statuses <@ allowed then
+    perform supabase_jobs.invalid('statuses', pg_catalog.format('statuses are some of %s; got %s', allowed, statuses));
+  end if;
+  return statuses;
+end
+$$;
+
+create or replace function public.job_cancel_many(
+  kind text default null,
+  statuses public.job_status[] default null,
+  created_after timestamptz default null,
+  created_before timestamptz default null,
+  owner_id uuid default null,
+  reason text default null,
+  "limit" integer default 1000,
+  job_table text default 'jobs'
+)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  wanted public.job_status[];
+  target uuid;
+  n integer := 0;
+begin
+  perform supabase_jobs.require_admin('job_cancel_many');
+  label := supabase_jobs.job_table_label(job_table);
+  if kind is not null then
+    perform supabase_jobs.check_kind_arg(kind);
+  end if;
+  wanted := supabase_jobs.check_statuses(statuses, array['queued', 'running', 'waiting']::public.job_status[]);
+  if created_after is not null and created_before is not null and created_after >= created_before then
+    perform supabase_jobs.invalid('created_before', pg_catalog.format('created_before (%s) must be later than created_after (%s)', created_before, created_after));
+  end if;
+  if kind is null and statuses is null and created_after is null and created_before is null and owner_id is null then
+    perform supabase_jobs.invalid('kind', 'name at least one of kind, statuses, created_after, created_before or owner_id: a bulk cancel never means every job');
+  end if;
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
+  end if;
+  -- Oldest first; each through job_cancel, the one cancel path (its children
+  -- follow, one Realtime message per job). A job a cascade already cancelled
+  -- is not counted twice.
+  for target in
+    select j.id from supabase_jobs.job j
+     where j.job_table = label and j.status = any (wanted)
+       and (job_cancel_many.kind is null or j.kind = job_cancel_many.kind)
+       and (created_after is null or j.created_at >= created_after)
+       and (created_before is null or j.created_at < created_before)
+       and (job_cancel_many.owner_id is null or j.owner_id = job_cancel_many.owner_id)
+     order by j.created_at, j.id
+     limit "limit"
+  loop
+    perform 1 from public.job_cancel(target, reason, label);
+    if found then
+      n := n + 1;
+    end if;
+  end loop;
+  return n;
+end
+$$;
+comment on function public.job_cancel_many is
+  'Admins and the service role: cancels up to "limit" (at most list_max()) unfinished jobs matching every filter given (kind, statuses among queued/running/waiting, created_after inclusive, created_before exclusive, owner_id; at least one), oldest first, each through job_cancel (children cascade, one Realtime message per job). Returns how many it cancelled; call again while it returns "limit".';
+
+create or replace function public.job_pause_kind(kind text, job_table text default 'jobs')
+returns boolean
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  paused boolean;
+begin
+  perform supabase_jobs.require_admin('job_pause_kind');
+  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_kind_arg(kind);
+  insert into supabase_jobs.kind_limits as l (job_table, kind, paused_at)
+  values (label, job_pause_kind.kind, now())
+  on conflict on constraint kind_limits_pkey do update
+     set paused_at = now(), updated_at = now()
+   where l.paused_at is null
+  returning true into paused;
+  return coalesce(paused, false);
+end
+$$;
+comment on function public.job_pause_kind is
+  'Admins and the service role: no job of this kind is claimed (by id or next, by any worker) until job_resume_kind; running jobs run on, and the screen of a queued one says the kind is paused. True when this call paused it, false when it already was.';
+
+create or replace function public.job_resume_kind(kind text, job_table text default 'jobs')
+returns boolean
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  resumed boolean;
+begin
+  perform supabase_jobs.require_admin('job_resume_kind');
+  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_kind_arg(kind);
+  -- The row's update wakes the workers (trigger wake_resumed_kind).
+  update supabase_jobs.kind_limits as l set paused_at = null, updated_at = now()
+   where l.job_table = label and l.kind = job_resume_kind.kind and l.paused_at is not null
+  returning true into resumed;
+  perform supabase_jobs.drop_empty_kind_limits(label, kind);
+  return coalesce(resumed, false);
+end
+$$;
+comment on function public.job_resume_kind is
+  'Admins and the service role: undoes job_pause_kind and wakes the workers (NOTIFY and pg_net, reason resume) when jobs of the kind are waiting. True when this call resumed it, false when it was not paused.';
+
+create or replace function public.job_set_rate_limit(
+  kind text,
+  starts integer default null,
+  per_ms integer default null,
+  job_table text default 'jobs'
+)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+begin
+  perform supabase_jobs.require_admin('job_set_rate_limit');
+  label := supabase_jobs.job_table_label(job_table);
+  perform supabase_jobs.check_kind_arg(kind);
+  if (starts is null) <> (per_ms is null) then
+    perform supabase_jobs.invalid(case when starts is null then 'starts' else 'per_ms' end,
+      'give starts and per_ms together (both null removes the rate limit)');
+  end if;
+  if starts is not null and (starts < 1 or starts > supabase_jobs.rate_starts_max()) then
+    perform supabase_jobs.invalid('starts', pg_catalog.format('starts is between 1 and %s; got %s', supabase_jobs.rate_starts_max(), starts));
+  end if;
+  if per_ms is not null and (per_ms < supabase_jobs.rate_per_ms_min() or per_ms > supabase_jobs.rate_per_ms_max()) then
+    perform supabase_jobs.invalid('per_ms', pg_catalog.format('per_ms is between %s and %s milliseconds; got %s',
+      supabase_jobs.rate_per_ms_min(), supabase_jobs.rate_per_ms_max(), per_ms));
+  end if;
+  if starts is null then
+    update supabase_jobs.kind_limits as l set rate_starts = null, rate_per_ms = null, updated_at = now()
+     where l.job_table = label and l.kind = job_set_rate_limit.kind;
+    perform supabase_jobs.drop_empty_kind_limits(label, kind);
+    return;
+  end if;
+  insert into supabase_jobs.kind_limits as l (job_table, kind, rate_starts, rate_per_ms)
+  values (label, job_set_rate_limit.kind, starts, per_ms)
+  on conflict on constraint kind_limits_pkey do update
+     set rate_starts = excluded.rate_starts, rate_per_ms = excluded.rate_per_ms, updated_at = now();
+end
+$$;
+comment on function public.job_set_rate_limit is
+  'Admins and the service role: at most "starts" jobs of this kind start in any per_ms milliseconds (a sliding window, enforced at claim across every worker), for work that calls an API answering 429. Both null removes the limit.';
+
+create or replace function public.job_delete_finished(
+  ended_before timestamptz,
+  kind text default null,
+  statuses public.job_status[] default null,
+  "limit" integer default 1000,
+  job_table text default 'jobs'
+)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  label text;
+  wanted public.job_status[];
+  n integer;
+begin
+  perform supabase_jobs.require_admin('job_delete_finished');
+  label := supabase_jobs.job_table_label(job_table);
+  if ended_before is null then
+    perform supabase_jobs.invalid('ended_before', 'ended_before is required: the jobs that finished before it are deleted');
+  end if;
+  if kind is not null then
+    perform supabase_jobs.check_kind_arg(kind);
+  end if;
+  wanted := supabase_jobs.check_statuses(statuses, array['done', 'failed', 'cancelled']::public.job_status[]);
+  if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.batch_max(), "limit"));
+  end if;
+  -- As the cleanup does: rows another transaction holds are skipped, and the
+  -- timings of done jobs are kept for PhasePlan.fromHistory.
+  with batch as (
+    select b.id from supabase_jobs.job as b
+     where b.job_table = label and b.finished_at < ended_before and b.status = any (wanted)
+       and (job_delete_finished.kind is null or b.kind = job_delete_finished.kind)
+     order by b.finished_at
+     limit "limit"
+     for update skip locked
+  ), gone as (
+    delete from supabase_jobs.job as j using batch
+     where j.job_table = label and j.id = batch.id
+    returning j.id, j.job_table, j.kind, j.owner_id, j.finished_at, j.timings, j.status, j.is_active
+  ), kept as (
+    insert into supabase_jobs.phase_timings as p (id, job_table, kind, owner_id, finished_at, timings)
+    select g.id, g.job_table, g.kind, g.owner_id, g.finished_at, g.timings from gone as g
+     where g.status = 'done' and g.timings is not null and g.is_active
+    on conflict (id) do nothing
+  )
+  select pg_catalog.count(*)::integer into n from gone;
+  return n;
+end
+$$;
+comment on function public.job_delete_finished is
+  'Admins and the service role: deletes up to "limit" (at most batch_max()) finished jobs (statuses among done/failed/cancelled, all by default; kind if given) that finished before ended_before, oldest first, skipping rows another transaction holds; the timings of done ones are kept in phase_timings. Returns how many it deleted.';
+
+create or replace function public.job_admin_kinds(job_table text default 'jobs')
+returns table (
+  kind text,
+  queued integer,
+  running integer,
+  waiting integer,
+  done integer,
+  failed integer,
+  cancelled integer,
+  done_last_hour integer,
+  failed_last_hour integer,
+  paused_at timestamptz,
+  rate_starts integer,
+  rate_per_ms integer,
+  max_running integer,
+  max_running_per_key integer
+)
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  label text;
+begin
+  perform supabase_jobs.require_admin('job_admin_kinds');
+  label := supabase_jobs.job_table_label(job_table);
+  return query
+  with counts as (
+    select j.kind as k,
+           pg_catalog.count(*) filter (where j.status = 'queued')::integer as queued,
+           pg_catalog.count(*) filter (where j.status = 'running')::integer as running,
+           pg_catalog.count(*) filter (where j.status = 'waiting')::integer as waiting,
+           pg_catalog.count(*) filter (where j.status = 'done')::integer as done,
+           pg_catalog.count(*) filter (where j.status = 'failed')::integer as failed,
+           pg_catalog.count(*) filter (where j.status = 'cancelled')::integer as cancelled,
+           pg_catalog.count(*) filter (where j.status = 'done' and j.finished_at >= now() - interval '1 hour')::integer as done_last_hour,
+           pg_catalog.count(*) filter (where j.status = 'failed' and j.finished_at >= now() - interval '1 hour')::integer as failed_last_hour
+      from supabase_jobs.job as j
+     where j.job_table = label
+     group by j.kind
+  ), kinds as (
+    select c.k from counts c
+    union select l.kind from supabase_jobs.kind_limits l where l.job_table = label
+    union select r.kind from supabase_jobs.job_kinds r where r.job_table = label and r.kind <> '*'
+  )
+  select n.k, coalesce(c.queued, 0), coalesce(c.running, 0), coalesce(c.waiting, 0), coalesce(c.done, 0),
+         coalesce(c.failed, 0), coalesce(c.cancelled, 0), coalesce(c.done_last_hour, 0), coalesce(c.failed_last_hour, 0),
+         l.paused_at, l.rate_starts, l.rate_per_ms, l.max_running, l.max_running_per_key
+    from kinds as n
+    left join counts as c on c.k = n.k
+    left join supabase_jobs.kind_limits as l on l.job_table = label and l.kind = n.k
+   order by n.k;
+end
+$$;
+comment on function public.job_admin_kinds is
+  'Admins and the service role, for a dashboard: one row per kind of the job table (with jobs, limits, or registered): its jobs by status, done and failed in the last hour, when it was paused (null: not paused), its rate limit (rate_starts per rate_per_ms) and concurrency limits (max_running, max_running_per_key).';
+
+create or replace function supabase_jobs.wake_resumed_kind()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  n integer;
+begin
+  select pg_catalog.count(*)::integer into n
+    from (select 1 from supabase_jobs.job j
+           where j.job_table = old.job_table and j.kind = old.kind and j.status = 'queued' and j.available_at <= now()
+           limit supabase_jobs.list_max()) q;
+  if n > 0 then
+    perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
+      'job_table', old.job_table, 'kind', old.kind, 'kinds', pg_catalog.json_build_array(old.kind),
+      'count', n, 'available_at', now(), 'reason', 'resume')::text);
+    perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
+      'job_table', old.job_table, 'kind', old.kind, 'kinds', pg_catalog.jsonb_build_array(old.kind),
+      'count', n, 'reason', 'resume'));
+  end if;
+  return null;
+end
+$$;
+comment on function supabase_jobs.wake_resumed_kind is
+  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable.';
+
+create trigger wake_resumed_kind after update of paused_at on supabase_jobs.kind_limits for each row
+  when (old.paused_at is not null and new.paused_at is null)
+  execute function supabase_jobs.wake_resumed_kind();
+create trigger wake_deleted_pause after delete on supabase_jobs.kind_limits for each row
+  when (old.paused_at is not null)
+  execute function supabase_jobs.wake_resumed_kind();
+
+-- Security. Admins act through policies (the service role bypasses RLS); the
+-- job tables exposed to the Data API (public.jobs, ...) gain no privilege:
+-- deletes go through supabase_jobs.job, which PostgREST does not expose.
+create policy kind_limits_admins on supabase_jobs.kind_limits for all to authenticated
+  using ((select supabase_jobs.is_admin())) with check ((select supabase_jobs.is_admin()));
+grant select, insert, update, delete on supabase_jobs.kind_limits to authenticated;
+
+create policy admins_delete_finished on supabase_jobs.job for delete to authenticated
+  using ((select supabase_jobs.is_admin()) and finished_at is not null);
+grant delete on supabase_jobs.job to authenticated;
+
+create policy phase_timings_admins_keep on supabase_jobs.phase_timings for insert to authenticated
+  with check ((select supabase_jobs.is_admin()));
+grant insert on supabase_jobs.phase_timings to authenticated;
+
+alter table supabase_jobs.kind_starts enable row level security;
+create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
+
+revoke all on function
+  public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
+  public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,
+  supabase_jobs.check_statuses, supabase_jobs.rate_starts_max, supabase_jobs.rate_per_ms_min,
+  supabase_jobs.rate_per_ms_max, supabase_jobs.drop_empty_kind_limits, supabase_jobs.wake_resumed_kind
+  from public, anon, authenticated, service_role;
+
+-- Each action checks its caller (require_admin); the helpers run as the caller.
+grant execute on function
+  public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
+  public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,
+  supabase_jobs.check_statuses, supabase_jobs.rate_starts_max, supabase_jobs.rate_per_ms_min,
+  supabase_jobs.rate_per_ms_max, supabase_jobs.drop_empty_kind_limits
+  to authenticated, service_role;
+
+-- ============================================================================
+-- supabase/schemas/18_timeline.sql
+-- ============================================================================
+
+-- A job's timeline: its transitions and its worker's log lines, read in one
+-- ordered list by job_timeline. Most transitions are derived from what the row
+-- already records (created_at, started_at + attempts, finished_at + status);
+-- supabase_jobs.job_events keeps only what a later change would erase (a
+-- retried, reclaimed, released or parked attempt; who cancelled), written by a
+-- row trigger whose WHEN skips claims and closes, so the per-job path pays no
+-- insert and no second Realtime message (docs/architecture.md has the figure).
+-- job_log writes a worker's lines, attempt-guarded and bounded per job.
+-- Readers: admins everything; the owner only the lines marked user_facing.
+
+create or replace function supabase_jobs.log_lines_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 500; end $$;
+comment on function supabase_jobs.log_lines_max is
+  'Log lines kept per job (job_log): lines past it are dropped and counted in one marker line.';
+
+create or replace function supabase_jobs.log_message_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 2000; end $$;
+comment on function supabase_jobs.log_message_max is
+  'Characters of one log line''s message (job_log).';
+
+create or replace function supabase_jobs.log_fields_max_bytes()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 4096; end $$;
+comment on function supabase_jobs.log_fields_max_bytes is
+  'Bytes of one log line''s fields, as JSON text (job_log).';
+
+create table supabase_jobs.job_events (
+  job_id     uuid not null,
+  at         timestamptz not null default now(),
+  seq        bigint generated always as identity,
+  job_table  text not null,
+  event      text not null,
+  attempt    integer not null,
+  started_at timestamptz,
+  progress   real,
+  error      text,
+  error_code text,
+  actor      text,
+  primary key (job_id, seq),
+  constraint job_events_event check (event in ('retried', 'reclaimed', 'released', 'waiting', 'resumed', 'cancelled'))
+);
+comment on table supabase_jobs.job_events is
+  'What a job''s row cannot keep for its timeline: each retried, reclaimed, released or parked attempt (when it started, how far it got, why it ended), each resume after children, and who cancelled. Read through public.job_timeline.';
+comment on column supabase_jobs.job_events.started_at is
+  'When the attempt that ended here had been claimed (the row forgets it at the next claim).';
+comment on column supabase_jobs.job_events.actor is
+  'Who made the change: the signed-in user''s id, else the database role (service_role for workers and schedules).';
+
+create table supabase_jobs.job_logs (
+  job_id      uuid not null,
+  seq         integer not null,
+  job_table   text not null,
+  attempt     integer not null,
+  at          timestamptz not null,
+  level       text not null,
+  message     text not null,
+  fields      jsonb,
+  user_facing boolean not null default false,
+  primary key (job_id, seq),
+  constraint job_logs_level check (level in ('debug', 'info', 'warn', 'error'))
+);
+comment on table supabase_jobs.job_logs is
+  'The worker''s own log lines of a job (ctx.log in a handler), at most log_lines_max() per job; seq 0 is the marker counting the lines dropped past it. Written by public.job_log, read through public.job_timeline: admins read every line, the owner those with user_facing.';
+
+-- Transitions a later change would erase: running -> queued (retried when the
+-- schedule moved, released when the attempt was given back, else reclaimed),
+-- running -> waiting, waiting -> queued, and any cancel (who did it).
+create or replace function supabase_jobs.record_job_event()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into supabase_jobs.job_events (job_id, job_table, event, attempt, started_at, progress, error, error_code, actor)
+  values (new.id, new.job_table,
+          case when new.status = 'cancelled' then 'cancelled'
+               when new.status = 'waiting' then 'waiting'
+               when old.status = 'waiting' then 'resumed'
+               when new.attempts < old.attempts then 'released'
+               when new.available_at is distinct from old.available_at then 'retried'
+               else 'reclaimed' end,
+          old.attempts, old.started_at, old.progress,
+          case when new.status = 'cancelled' or new.error is distinct from old.error then new.error end,
+          case when new.status = 'cancelled' or new.error_code is distinct from old.error_code then new.error_code end,
+          coalesce((select auth.uid())::text, (select auth.jwt()) ->> 'role', session_user::text));
+  return null;
+end
+$$;
+comment on function supabase_jobs.record_job_event is
+  'AFTER UPDATE row trigger on supabase_jobs.job, only WHEN a change erases something the timeline shows (retry, reclaim, release, waiting, resume, cancel): one row in supabase_jobs.job_events. Claims and closes never fire it.';
+
+create trigger record_job_event after update of status on supabase_jobs.job for each row
+  when ((old.status = 'running' and new.status in ('queued', 'waiting'))
+        or (old.status = 'waiting' and new.status = 'queued')
+        or (new.status = 'cancelled' and old.status <> 'cancelled'))
+  execute function supabase_jobs.record_job_event();
+
+create or replace function supabase_jobs.forget_job_timeline()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  delete from supabase_jobs.job_events e where e.job_id = old.id;
+  delete from supabase_jobs.job_logs l where l.job_id = old.id;
+  return null;
+end
+$$;
+comment on function supabase_jobs.forget_job_timeline is
+  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it.';
+
+create trigger forget_job_timeline after delete on supabase_jobs.job for each row
+  execute function supabase_jobs.forget_job_timeline();
+
+create or replace function public.job_log(
+  id uuid,
+  lines jsonb,
+  attempt integer default null,
+  job_table text default 'jobs',
+  dropped integer default 0
+)
+returns integer
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  found_status public.job_status;
+  started timestamptz;
+  holder integer;
+  kept integer;
+  room integer;
+  bad record;
+  stored integer := 0;
+  over integer;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  if lines is null or pg_catalog.jsonb_typeof(lines) <> 'array' then
+    perform supabase_jobs.invalid('lines', 'lines is a JSON array of {level, message, fields, user_facing, at}');
+  elsif pg_catalog.jsonb_array_length(lines) > supabase_jobs.log_lines_max() then
+    perform supabase_jobs.invalid('lines', pg_catalog.format('at most %s lines per call', supabase_jobs.log_lines_max()));
+  end if;
+  if dropped is null or dropped < 0 then
+    perform supabase_jobs.invalid('dropped', 'dropped is a count of lines, zero or more');
+  end if;
+  select l.i - 1 as i,
+         case when pg_catalog.jsonb_typeof(l.line) <> 'object' then 'lines[' || (l.i - 1) || ']'
+              when coalesce(l.line ->> 'level', '') not in ('debug', 'info', 'warn', 'error') then 'lines[' || (l.i - 1) || '].level'
+              when pg_catalog.jsonb_typeof(l.line -> 'message') is distinct from 'string'
+                or char_length(l.line ->> 'message') > supabase_jobs.log_message_max() then 'lines[' || (l.i - 1) || '].message'
+              when pg_catalog.jsonb_typeof(l.line -> 'fields') not in ('object', 'null')
+                or octet_length((l.line -> 'fields')::text) > supabase_jobs.log_fields_max_bytes() then 'lines[' || (l.i - 1) || '].fields'
+              when pg_catalog.jsonb_typeof(l.line -> 'user_facing') not in ('boolean', 'null') then 'lines[' || (l.i - 1) || '].user_facing'
+              when l.line ? 'at' and (pg_catalog.jsonb_typeof(l.line -> 'at') <> 'string'
+                or (l.line ->> 'at') !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$') then 'lines[' || (l.i - 1) || '].at'
+         end as field
+    into bad
+    from pg_catalog.jsonb_array_elements(lines) with ordinality as l(line, i)
+   where pg_catalog.jsonb_typeof(l.line) <> 'object'
+      or coalesce(l.line ->> 'level', '') not in ('debug', 'info', 'warn', 'error')
+      or pg_catalog.jsonb_typeof(l.line -> 'message') is distinct from 'string'
+      or char_length(l.line ->> 'message') > supabase_jobs.log_message_max()
+      or pg_catalog.jsonb_typeof(l.line -> 'fields') not in ('object', 'null')
+      or octet_length((l.line -> 'fields')::text) > supabase_jobs.log_fields_max_bytes()
+      or pg_catalog.jsonb_typeof(l.line -> 'user_facing') not in ('boolean', 'null')
+      or (l.line ? 'at' and (pg_catalog.jsonb_typeof(l.line -> 'at') <> 'string'
+          or (l.line ->> 'at') !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$'))
+   order by l.i
+   limit 1;
+  if bad.field is not null then
+    perform supabase_jobs.invalid(bad.field, pg_catalog.format(
+      '%s: a log line is {level: debug|info|warn|error, message: at most %s characters, fields: an object of at most %s bytes as JSON, user_facing: boolean, at: an ISO timestamp}',
+      bad.field, supabase_jobs.log_message_max(), supabase_jobs.log_fields_max_bytes()));
+  end if;
+
+  -- The attempt that holds the job (or held it when it was cancelled) writes its lines; any other is told why not.
+  select j.status, j.started_at, j.attempts into found_status, started, holder
+    from supabase_jobs.job j
+   where j.job_table = label and j.id = job_log.id and (attempt is null or j.attempts = attempt)
+     and j.status in ('running', 'cancelled');
+  if found_status is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'log');
+  end if;
+
+  -- One writer per job at a time, so the bound is exact.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.log:' || id::text, 0));
+  select coalesce(pg_catalog.max(g.seq), 0) into kept from supabase_jobs.job_logs g where g.job_id = job_log.id and g.seq > 0;
+  room := greatest(0, supabase_jobs.log_lines_max() - kept);
+  insert into supabase_jobs.job_logs (job_id, seq, job_table, attempt, at, level, message, fields, user_facing)
+  select job_log.id, kept + l.i, label,
+         holder,
+         least(now(), greatest(coalesce((l.line ->> 'at')::timestamptz, now()), coalesce(started, now()))),
+         l.line ->> 'level', l.line ->> 'message',
+         case when pg_catalog.jsonb_typeof(l.line -> 'fields') = 'object' then l.line -> 'fields' end,
+         coalesce((l.line ->> 'user_facing')::boolean, false)
+    from pg_catalog.jsonb_array_elements(lines) with ordinality as l(line, i)
+   where l.i <= room;
+  get diagnostics stored = row_count;
+  over := pg_catalog.jsonb_array_length(lines) - stored + dropped;
+  if over > 0 then
+    insert into supabase_jobs.job_logs as g (job_id, seq, job_table, attempt, at, level, message, fields)
+    values (job_log.id, 0, label, holder, now(), 'warn',
+            pg_catalog.format('%s log lines dropped (at most %s are kept per job)', over, supabase_jobs.log_lines_max()),
+            pg_catalog.jsonb_build_object('dropped', over))
+    on conflict (job_id, seq) do update
+       set at = now(),
+           fields = pg_catalog.jsonb_build_object('dropped', (g.fields ->> 'dropped')::integer + over),
+           message = pg_catalog.format('%s log lines dropped (at most %s are kept per job)',
+                                       (g.fields ->> 'dropped')::integer + over, supabase_jobs.log_lines_max());
+  end if;
+  return stored;
+end
+$$;
+comment on function public.job_log(uuid, jsonb, integer, text, integer) is
+  'A worker''s log lines for the attempt that holds a job (or held it when it was cancelled): lines is [{level: debug|info|warn|error, message, fields, user_facing, at}]. Keeps at most log_lines_max() per job; past it (and the dropped count the worker sends) one marker line counts what was dropped. Returns the lines stored. 22023 names the bad field (lines[2].level); PT409/PT410 as job_tick.';
+
+create or replace function public.job_timeline(id uuid, job_table text default 'jobs')
+returns table (
+  at timestamptz,
+  source text,
+  event text,
+  attempt integer,
+  message text,
+  fields jsonb,
+  actor text,
+  user_facing boolean
+)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  j supabase_jobs.job;
+  everything boolean := supabase_jobs.is_admin() or supabase_jobs.is_worker();
+begin
+  perform supabase_jobs.check_call(id);
+  -- The row as the caller may read it (RLS): someone else's job shows nothing.
+  select * into j from supabase_jobs.job t where t.job_table = label and t.id = job_timeline.id;
+  if j.id is null then
+    return;
+  end if;
+  return query
+  with entries as (
+    -- Derived from the row: enqueued, the current attempt's claim, the end.
+    select j.created_at as at, 0 as rank, 0::bigint as seq, 'transition'::text as source, 'queued'::text as event, 0 as attempt,
+           null::text as message, null::jsonb as fields, j.owner_id::text as actor, false as user_facing
+     where everything
+    union all
+    select j.started_at, 1, 0, 'transition', 'claimed', j.attempts, null, null, null, false
+     where everything and j.started_at is not null
+    union all
+    select j.finished_at, 3, 0, 'transition', j.status::text, j.attempts, j.error,
+           case when j.error_code is null then null else pg_catalog.jsonb_build_object('error_code', j.error_code) end,
+           null, false
+     where everything and j.finished_at is not null and j.status <> 'cancelled'
+    union all
+    -- What the row forgot: the claim of each earlier attempt, and how it ended.
+    select e.started_at, 1, e.seq, 'transition', 'claimed', e.attempt, null, null, null, false
+      from supabase_jobs.job_events e
+     where everything and e.job_id = j.id and e.started_at is not null and e.event in ('retried', 'reclaimed', 'released', 'waiting')
+       and e.started_at is distinct from j.started_at
+    union all
+    select e.at, 2, e.seq, 'transition', e.event, e.attempt, e.error,
+           pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('error_code', e.error_code, 'progress', e.progress)),
+           e.actor, false
+      from supabase_jobs.job_events e
+     where everything and e.job_id = j.id
+    union all
+    -- The worker's lines (RLS: the owner reads the user-facing ones only).
+    select g.at, 2, g.seq, 'log', g.level, g.attempt, g.message, g.fields, null, g.user_facing
+      from supabase_jobs.job_logs g
+     where g.job_id = j.id and g.job_table = label and (everything or g.user_facing))
+  select x.at, x.source, x.event, x.attempt, x.message, x.fields, x.actor, x.user_facing
+    from entries x
+   order by x.at, x.rank, x.seq;
+end
+$$;
+comment on function public.job_timeline(uuid, text) is
+  'A job''s timeline, oldest first: its transitions (queued, claimed with the attempt, retried, reclaimed, released, waiting, resumed, done/failed/cancelled, with who and why where known) and its worker''s log lines (source log, event the level). Admins (and workers) read everything; the owner reads only the lines the worker marked user_facing; anyone else gets no rows.';
+
+alter table supabase_jobs.job_events enable row level security;
+create policy job_events_admin_reads on supabase_jobs.job_events for select to authenticated
+  using ((select supabase_jobs.is_admin()));
+create policy job_events_service_role on supabase_jobs.job_events for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.job_events from public, anon, authenticated;
+grant select on supabase_jobs.job_events to authenticated;
+grant select, insert, update, delete on supabase_jobs.job_events to service_role;
+
+alter table supabase_jobs.job_logs enable row level security;
+create policy job_logs_readers on supabase_jobs.job_logs for select to authenticated
+  using ((select supabase_jobs.is_admin())
+         or (user_facing and exists (select 1 from supabase_jobs.job j
+                                      where j.job_table = job_logs.job_table and j.id = job_logs.job_id
+                                        and j.owner_id = (select auth.uid()))));
+create policy job_logs_service_role on supabase_jobs.job_logs for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.job_logs from public, anon, authenticated;
+grant select on supabase_jobs.job_logs to authenticated;
+grant select, insert, update, delete on supabase_jobs.job_logs to service_role;
+
+revoke all on function
+  public.job_log(uuid, jsonb, integer, text, integer), public.job_timeline(uuid, text),
+  supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes,
+  supabase_jobs.record_job_event, supabase_jobs.forget_job_timeline
+  from public, anon, authenticated, service_role;
+grant execute on function public.job_timeline(uuid, text) to authenticated, service_role;
+grant execute on function
+  public.job_log(uuid, jsonb, integer, text, integer),
+  supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/99_install.sql

@@ -94,6 +94,10 @@ const RUN: Record<string, Run> = {
 					'table `supabase_jobs.job_question` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'job_open_question (SECURITY INVOKER, callable by users) reads the question a waiting job asked as the caller; RLS limits a user to the questions of their own jobs (an admin to every one), and supabase_jobs is on no search_path pg_graphql reflects',
 			},
+			...['job_events', 'job_logs'].map((t) => ({
+				detail: `table \`supabase_jobs.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
+				why: "job_timeline (SECURITY INVOKER, callable by users) reads a job's events and log lines as the caller; RLS gives admins every row, the owner only the user-facing log lines, anyone else none, and supabase_jobs is on no search_path pg_graphql reflects",
+			})),
 			...[
 				'job_counts',
 				'job_failure_rates',

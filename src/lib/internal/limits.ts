@@ -39,3 +39,9 @@ export const BATCH_MAX = 5000;
 export const RATE_STARTS_MAX = 100_000;
 export const RATE_PER_MS_MIN = 100;
 export const RATE_PER_MS_MAX = 86_400_000;
+/** Mirrors supabase_jobs.log_lines_max(): log lines kept per job. */
+export const LOG_LINES_MAX = 500;
+/** Mirrors supabase_jobs.log_message_max(). */
+export const LOG_MESSAGE_MAX = 2000;
+/** Mirrors supabase_jobs.log_fields_max_bytes(). */
+export const LOG_FIELDS_MAX_BYTES = 4096;

@@ -158,6 +158,11 @@ export const JOB_FUNCTIONS = {
 			tags: 'text[]',
 		},
 	},
+	job_log: {
+		returns: 'value',
+		args: { id: 'uuid', lines: 'jsonb', attempt: 'integer', job_table: 'text', dropped: 'integer' },
+	},
+	job_timeline: { returns: 'rows', args: { id: 'uuid', job_table: 'text' } },
 	job_phase_history: { returns: 'rows', args: { kind: 'text', limit: 'integer', job_table: 'text' } },
 	job_ask: {
 		returns: 'value',

@@ -20,6 +20,7 @@ import * as producer from './producer.ts';
 import * as questions from './questions.ts';
 import type { AnswerOptions, AskInput, AskResult, JobQuestion, ReplayFilter } from './questions.ts';
 import * as reads from './screen-reads.ts';
+import { readTimeline, type JobTimelineEntry, type LogLine } from './job-timeline.ts';
 import type {
 	AttemptOptions,
 	CancelManyFilter,
@@ -227,6 +228,33 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	readStatus(id: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
 		return this.worker.readStatus(id, options);
+	}
+
+	/**
+	 * Writes a worker's log lines for the attempt this store claimed (or
+	 * `attempt`): each is checked first ({@link InvalidJobInputError} naming the
+	 * field), at most 500 are kept per job (past that, one marker line counts
+	 * the dropped ones). A handler logs through `ctx.log`, which batches.
+	 *
+	 * @example
+	 * await store.log(job.id, [{ level: 'info', message: 'Page 3 read', userFacing: true }]);
+	 */
+	log(id: string, lines: readonly LogLine[], options: AttemptOptions & { dropped?: number } = {}): Promise<number> {
+		return this.worker.log(id, lines, options);
+	}
+
+	/**
+	 * A job's timeline, oldest first: its transitions (queued, claimed with the
+	 * attempt, retried, reclaimed, released, waiting, resumed, done, failed,
+	 * cancelled, with who and why where known) and its worker's log lines. An
+	 * admin (or a worker) reads all of it; the owner only the lines marked
+	 * user-facing; anyone else gets an empty list.
+	 *
+	 * @example
+	 * for (const e of await store.timeline(job.id)) console.log(e.at, e.event, e.message);
+	 */
+	timeline(id: string): Promise<JobTimelineEntry[]> {
+		return readTimeline(this.calls, id);
 	}
 
 	/**

@@ -10,6 +10,7 @@ import type { RawRow } from './adapter.ts';
 import { checkFinite, checkInt, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
+import { writeLog, type LogLine } from './job-timeline.ts';
 import type {
 	AttemptOptions,
 	ClaimNextOptions,
@@ -137,6 +138,13 @@ export class WorkerWrites<R extends Job = Job> {
 		if (status !== 'waiting' && status !== 'running')
 			throw new UnexpectedRowError(`job_wait_for_children returned ${JSON.stringify(status)}`);
 		return status;
+	}
+
+	async log(id: string, lines: readonly LogLine[], options: AttemptOptions & { dropped?: number }): Promise<number> {
+		return await writeLog(this.calls, id, lines, {
+			attempt: this.attemptOf(id, options.attempt),
+			dropped: options.dropped,
+		});
 	}
 
 	async tick(id: string, update: TickInput): Promise<JobStatusValue> {

@@ -95,3 +95,11 @@ export { default as JobQuestion } from '../components/JobQuestion.svelte';
  * <TryAgainButton {job} onretried={(again) => goto(`/jobs/${again.id}`)} />
  */
 export { default as TryAgainButton } from '../components/TryAgainButton.svelte';
+/**
+ * A job's timeline (transitions and its worker's log lines), from `store.timeline(id)`.
+ *
+ * @example
+ * <JobTimeline entries={await store.timeline(jobId)} />
+ */
+export { default as JobTimeline } from '../components/JobTimeline.svelte';
+export type { JobTimelineEntry } from '../store/job-timeline.ts';

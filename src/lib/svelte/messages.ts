@@ -59,6 +59,32 @@ export interface JobMessages {
 	tryingAgain: string;
 	/** Trying again was refused; the reason follows. */
 	tryAgainRefused: string;
+	/** The job's timeline (JobTimeline). */
+	timeline: {
+		/** Accessible name of the list. */
+		name: string;
+		empty: string;
+		/** A transition, by its event. */
+		events: Record<
+			| 'queued'
+			| 'claimed'
+			| 'retried'
+			| 'reclaimed'
+			| 'released'
+			| 'waiting'
+			| 'resumed'
+			| 'done'
+			| 'failed'
+			| 'cancelled',
+			string
+		>;
+		/** A log line's level. */
+		levels: Record<'debug' | 'info' | 'warn' | 'error', string>;
+		/** `{n}` is replaced by the attempt. */
+		attempt: string;
+		/** `{actor}` is replaced by who made the change. */
+		by: string;
+	};
 }
 
 /**
@@ -111,6 +137,25 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Try again',
 		tryingAgain: 'Starting again…',
 		tryAgainRefused: 'It could not be started again:',
+		timeline: {
+			name: 'Timeline',
+			empty: 'Nothing recorded yet.',
+			events: {
+				queued: 'Queued',
+				claimed: 'Started',
+				retried: 'Will be retried',
+				reclaimed: 'Worker lost; queued again',
+				released: 'Given back to the queue',
+				waiting: 'Waiting for its parts',
+				resumed: 'Parts finished; queued again',
+				done: 'Done',
+				failed: 'Failed',
+				cancelled: 'Cancelled',
+			},
+			levels: { debug: 'Debug', info: 'Info', warn: 'Warning', error: 'Error' },
+			attempt: 'attempt {n}',
+			by: 'by {actor}',
+		},
 	},
 	'pt-BR': {
 		status: {
@@ -154,6 +199,25 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Tentar de novo',
 		tryingAgain: 'Começando de novo…',
 		tryAgainRefused: 'Não foi possível começar de novo:',
+		timeline: {
+			name: 'Linha do tempo',
+			empty: 'Nada registrado ainda.',
+			events: {
+				queued: 'Na fila',
+				claimed: 'Iniciado',
+				retried: 'Será tentado de novo',
+				reclaimed: 'Worker perdido; de volta à fila',
+				released: 'Devolvido à fila',
+				waiting: 'Aguardando suas partes',
+				resumed: 'Partes concluídas; de volta à fila',
+				done: 'Concluído',
+				failed: 'Falhou',
+				cancelled: 'Cancelado',
+			},
+			levels: { debug: 'Depuração', info: 'Info', warn: 'Aviso', error: 'Erro' },
+			attempt: 'tentativa {n}',
+			by: 'por {actor}',
+		},
 	},
 };
 
