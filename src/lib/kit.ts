@@ -75,7 +75,5 @@ export type {
 	DashboardActionResult,
 	DashboardFilter,
 	DashboardJob,
-	DashboardKind,
-	DashboardTimelineEntry,
 	JobsDashboardData,
 } from './dashboard/dashboard-data.ts';

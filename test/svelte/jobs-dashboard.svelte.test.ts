@@ -1,12 +1,9 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import JobsDashboard from '../../src/lib/components/JobsDashboard.svelte';
-import type {
-	DashboardActionResult,
-	DashboardJob,
-	DashboardKind,
-	JobsDashboardData,
-} from '../../src/lib/dashboard/dashboard-data.ts';
+import type { DashboardActionResult, DashboardJob, JobsDashboardData } from '../../src/lib/dashboard/dashboard-data.ts';
+import type { JobTimelineEntry } from '../../src/lib/store/job-timeline.ts';
+import type { KindOverview } from '../../src/lib/store/store-options.ts';
 import type { DashboardEnhance } from '../../src/lib/svelte/jobs-dashboard.svelte.ts';
 
 let target: HTMLElement;
@@ -21,15 +18,16 @@ afterEach(() => {
 const FAILED_ID = '0193a5c4-1111-7000-8000-000000000001';
 const NEW_ID = '0193a5c4-2222-7000-8000-000000000002';
 
-function kind(name: string, over: Partial<DashboardKind> = {}): DashboardKind {
+function kind(name: string, over: Partial<KindOverview> = {}): KindOverview {
 	return {
 		kind: name,
 		counts: { queued: 0, running: 0, waiting: 0, done: 0, failed: 0, cancelled: 0 },
 		doneLastHour: 0,
 		failedLastHour: 0,
-		paused: false,
+		pausedAt: null,
 		rateLimit: null,
 		maxRunning: null,
+		maxRunningPerKey: null,
 		...over,
 	};
 }
@@ -49,6 +47,20 @@ const failedJob: DashboardJob = {
 	retryOf: null,
 };
 
+function entry(over: Partial<Omit<JobTimelineEntry, 'at'>> & { at: string }): JobTimelineEntry {
+	return {
+		source: 'transition',
+		event: 'queued',
+		attempt: 1,
+		message: null,
+		fields: null,
+		actor: null,
+		userFacing: false,
+		...over,
+		at: new Date(over.at),
+	};
+}
+
 function data(over: Partial<JobsDashboardData> = {}): JobsDashboardData {
 	return {
 		kinds: [
@@ -56,7 +68,10 @@ function data(over: Partial<JobsDashboardData> = {}): JobsDashboardData {
 				counts: { queued: 3, running: 1, waiting: 0, done: 12, failed: 0, cancelled: 1 },
 				doneLastHour: 7,
 			}),
-			kind('export', { counts: { queued: 0, running: 0, waiting: 0, done: 0, failed: 1, cancelled: 0 }, paused: true }),
+			kind('export', {
+				counts: { queued: 0, running: 0, waiting: 0, done: 0, failed: 1, cancelled: 0 },
+				pausedAt: new Date('2026-12-01T14:30:00Z'),
+			}),
 			kind('mail', { rateLimit: { starts: 10, perMs: 60_000 } }),
 		],
 		failed: [failedJob],
@@ -146,7 +161,7 @@ describe('JobsDashboard failed jobs', () => {
 		expect(row.querySelector('a')!.getAttribute('aria-label')).toBe('Open job 0193a5c4');
 	});
 
-	it('sends the filter with the bulk replay and delete, and fills the filter form from it', () => {
+	it('sends the filter with the bulk replay, asks when for the delete, and fills the filter form from it', () => {
 		show({ data: data({ filter: { kind: 'export', errorCode: 'disk_full', from: '2026-12-01T00:00:00.000Z' } }) });
 		const replay = button('Replay matching failed jobs')!.form!;
 		expect(Object.fromEntries(new FormData(replay))).toEqual({
@@ -154,7 +169,13 @@ describe('JobsDashboard failed jobs', () => {
 			errorCode: 'disk_full',
 			from: '2026-12-01T00:00:00.000Z',
 		});
-		expect(button('Delete matching finished jobs')).toBeDefined();
+		const remove = button('Delete finished jobs')!.form!;
+		expect(Object.fromEntries(new FormData(remove)), 'the kind, and an end the admin must give').toEqual({
+			kind: 'export',
+			to: '',
+		});
+		expect(remove.querySelector('input[name=to]')!.hasAttribute('required')).toBe(true);
+		expect(target.textContent).toContain('Done, failed and cancelled export jobs that ended before:');
 		const filter = target.querySelector('form[method=GET]') as HTMLFormElement;
 		expect(Object.fromEntries(new FormData(filter))).toEqual({
 			kind: 'export',
@@ -229,24 +250,29 @@ describe('JobsDashboard with a job open', () => {
 				selected: {
 					job: { ...failedJob, retryOf: NEW_ID },
 					timeline: [
-						{ at: '2026-12-01T14:00:00.000Z', status: 'queued', message: null, level: null },
-						{ at: '2026-12-01T14:00:01.000Z', status: 'running', message: null, level: null },
-						{ at: '2026-12-01T14:00:05.000Z', status: null, message: 'disk at 99%', level: 'warn' },
-						{ at: '2026-12-01T14:00:09.000Z', status: 'failed', message: 'The export ran out of disk.', level: null },
+						entry({ at: '2026-12-01T14:00:00Z', event: 'queued', attempt: 0 }),
+						entry({ at: '2026-12-01T14:00:01Z', event: 'claimed' }),
+						entry({ at: '2026-12-01T14:00:05Z', source: 'log', event: 'warn', message: 'disk at 99%' }),
+						entry({ at: '2026-12-01T14:00:09Z', event: 'failed', message: 'The export ran out of disk.' }),
 					],
 				},
 			}),
 		});
 		const section = target.querySelector('[data-testid=dashboard-job]')!;
 		expect(section.querySelector('h2')!.textContent).toBe('Job 0193a5c4');
-		const items = [...section.querySelectorAll('ol li')].map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
+		const items = [...section.querySelectorAll('ol li')].map((li) =>
+			li
+				.textContent!.replace(/^.*?(AM|PM)/, '')
+				.replace(/\s+/g, ' ')
+				.trim(),
+		);
 		expect(items).toEqual([
-			'2026-12-01 14:00:00 Queued',
-			'2026-12-01 14:00:01 Running',
-			'2026-12-01 14:00:05 disk at 99%',
-			'2026-12-01 14:00:09 Failed The export ran out of disk.',
+			'Queued',
+			'Started attempt 1',
+			'Warning attempt 1 disk at 99%',
+			'Failed attempt 1 The export ran out of disk.',
 		]);
-		expect(section.querySelector('ol')!.getAttribute('aria-labelledby')).toBe('sj-timeline-title');
+		expect(section.querySelector('ol')!.getAttribute('aria-label')).toBe('Timeline of job 0193a5c4');
 		expect(section.textContent).toContain('Tries again');
 		expect([...section.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual([
 			'Try job 0193a5c4 again',
@@ -254,9 +280,9 @@ describe('JobsDashboard with a job open', () => {
 	});
 
 	it('offers cancel for a job still queued or running, and says when there is no timeline', () => {
-		show({ data: data({ selected: { job: { ...failedJob, status: 'running', error: null }, timeline: null } }) });
+		show({ data: data({ selected: { job: { ...failedJob, status: 'running', error: null }, timeline: [] } }) });
 		const section = target.querySelector('[data-testid=dashboard-job]')!;
 		expect([...section.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Cancel job 0193a5c4']);
-		expect(section.textContent).toContain('No timeline recorded for this job.');
+		expect(section.textContent).toContain('Nothing recorded yet.');
 	});
 });

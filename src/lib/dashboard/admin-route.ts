@@ -6,45 +6,53 @@
  * visitor's own session, so the database refuses a non-admin's admin calls
  * too (defence in depth); its refusal also answers 403.
  */
-import type { RequestEvent } from '@sveltejs/kit';
+import type { ActionFailure, RequestEvent } from '@sveltejs/kit';
 import { isJobError } from '../errors.ts';
 import { fromPostgresError } from '../internal/map-sql-error.ts';
-import type { Job } from '../store/job.ts';
-import type { JobPage, ListRecentOptions } from '../store/store-options.ts';
+import { invalid } from '../store/input-checks.ts';
+import type { JobStore } from '../store/job-store.ts';
 import {
 	dashboardJob,
 	type DashboardActionName,
 	type DashboardActionResult,
 	type DashboardFilter,
-	type DashboardKind,
-	type DashboardTimelineEntry,
 	type JobsDashboardData,
 } from './dashboard-data.ts';
 import { matchesFilter, readFilter, readJobId, readKind } from './dashboard-forms.ts';
 
 /**
- * What the dashboard calls on a store (a `JobStore` has all of it). The admin
- * calls are optional: an action whose call a store lacks is not offered.
+ * What the dashboard calls on a store: a `JobStore` acting as the visitor.
  */
-export interface AdminDashboardStore {
-	listRecent(options: ListRecentOptions): Promise<JobPage<Job>>;
-	get(id: string): Promise<Job>;
-	cancel(id: string): Promise<Job | null>;
-	adminKinds?(): Promise<readonly unknown[]>;
-	timeline?(id: string): Promise<unknown>;
-	tryAgain?(id: string): Promise<Job>;
-	replay?(filter: DashboardFilter): Promise<unknown>;
-	cancelMany?(filter: { kind?: string }): Promise<unknown>;
-	pauseKind?(kind: string): Promise<unknown>;
-	resumeKind?(kind: string): Promise<unknown>;
-	deleteFinished?(filter: DashboardFilter): Promise<unknown>;
-}
+export type AdminDashboardStore = Pick<
+	JobStore,
+	| 'listRecent'
+	| 'get'
+	| 'cancel'
+	| 'adminKinds'
+	| 'timeline'
+	| 'tryAgain'
+	| 'replay'
+	| 'cancelMany'
+	| 'pauseKind'
+	| 'resumeKind'
+	| 'deleteFinished'
+>;
 
 /** The part of a SvelteKit RequestEvent the dashboard reads. */
 interface DashboardEvent {
 	url: URL;
 	request: Request;
 }
+
+const ALL_ACTIONS: readonly DashboardActionName[] = [
+	'cancel',
+	'tryAgain',
+	'replay',
+	'cancelMany',
+	'pause',
+	'resume',
+	'deleteFinished',
+];
 
 /**
  * Options of {@link createAdminDashboard}: the store (or how to make one per
@@ -56,53 +64,42 @@ export type AdminDashboardOptions<E extends DashboardEvent = RequestEvent> = (
 ) & {
 	/** The app's admin check, asked before anything else on every load and action. */
 	isAdmin(event: E): boolean | Promise<boolean>;
+	/** The actions offered; the others are neither shown nor accepted. @default all of them */
+	actions?: readonly DashboardActionName[];
 	/** Failed jobs listed at most. @default 50 */
 	failedLimit?: number;
 };
+
+/** An action's refusal of bad input (400), an unknown job (404) or one past acting on (409). */
+type DashboardFailure = ActionFailure<Extract<DashboardActionResult, { ok: false }>>;
 
 /**
  * The `load` and `actions` the app's +page.server.ts exports.
  */
 export interface AdminDashboard<E extends DashboardEvent = RequestEvent> {
 	load(event: E): Promise<JobsDashboardData>;
-	actions: Record<DashboardActionName, (event: E) => Promise<DashboardActionResult>>;
+	actions: Record<DashboardActionName, (event: E) => Promise<DashboardActionResult | DashboardFailure>>;
 }
 
 const kit = async () => await import('@sveltejs/kit');
-
-/** How many jobs an action's answer names: a count, a list, or a row with `count`. */
-function countOf(result: unknown): number {
-	if (typeof result === 'number') return result;
-	if (Array.isArray(result)) return result.length;
-	if (result && typeof result === 'object' && 'count' in result) return Number(result.count);
-	return result ? 1 : 0;
-}
-
-const STORE_CALL: Record<DashboardActionName, keyof AdminDashboardStore> = {
-	cancel: 'cancel',
-	tryAgain: 'tryAgain',
-	replay: 'replay',
-	cancelMany: 'cancelMany',
-	pause: 'pauseKind',
-	resume: 'resumeKind',
-	deleteFinished: 'deleteFinished',
-};
+const date = (iso: string | undefined) => (iso === undefined ? undefined : new Date(iso));
 
 /**
  * The admin dashboard's server half: `load` reads the queues by kind, the
  * failed jobs (filtered by kind, error code and time), and the job opened with
  * `?job=<id>` with its timeline; `actions` cancel, try again and replay (one,
- * or in bulk by filter), pause and resume a kind, and delete finished jobs.
- * Every one asks `isAdmin(event)` first and answers 403 when it says no.
- * Actions answer `{ action, ok, count }` (or `fail(400, { field, message })`
- * for bad input) for the page's live region; they work as plain form posts.
+ * or in bulk by filter), pause and resume a kind, cancel a kind's unfinished
+ * jobs, and delete finished jobs. Every one asks `isAdmin(event)` first and
+ * answers 403 when it says no (so does a database refusal). Actions answer
+ * `{ action, ok, count }`, or `fail(400, { field, message })` for bad input,
+ * for the page's live region; they work as plain form posts.
  *
  * @example
  * // src/routes/admin/jobs/+page.server.ts
  * import { createAdminDashboard } from 'supabase-jobs/kit';
  * const dashboard = createAdminDashboard({
  *   getStore: ({ locals }) => new JobStore(supabaseAdapter(locals.supabase)),
- *   isAdmin: ({ locals }) => locals.user?.app_metadata.role === 'admin',
+ *   isAdmin: async ({ locals }) => (await locals.supabase.auth.getUser()).data.user?.app_metadata.role === 'admin',
  * });
  * export const load = dashboard.load;
  * export const actions = dashboard.actions;
@@ -111,27 +108,25 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 	options: AdminDashboardOptions<E>,
 ): AdminDashboard<E> {
 	const failedLimit = options.failedLimit ?? 50;
+	const offered = ALL_ACTIONS.filter((a) => !options.actions || options.actions.includes(a));
 
 	async function admitted(event: E): Promise<AdminDashboardStore> {
-		if (!(await options.isAdmin(event))) (await kit()).error(403, { message: 'Admins only' } as App.Error);
+		if (!(await options.isAdmin(event))) return await forbidden();
 		return options.store ?? (await options.getStore!(event));
+	}
+
+	async function forbidden(): Promise<never> {
+		return (await kit()).error(403, { message: 'Admins only' } as App.Error);
 	}
 
 	/** The database refused (not an admin by its own check): 403 too, never a 500. */
 	async function refuse(e: unknown): Promise<never> {
-		if (isJobError(fromPostgresError(e), 'permission_denied'))
-			(await kit()).error(403, { message: 'Admins only' } as App.Error);
+		if (isJobError(fromPostgresError(e), 'permission_denied')) return await forbidden();
 		throw e;
 	}
 
-	function offered(store: AdminDashboardStore): DashboardActionName[] {
-		return (Object.keys(STORE_CALL) as DashboardActionName[]).filter(
-			(name) => typeof store[STORE_CALL[name]] === 'function',
-		);
-	}
-
 	async function failedJobs(store: AdminDashboardStore, filter: DashboardFilter) {
-		// The list is asked by kind; error code and time are matched here, over the newest failures.
+		// Asked by kind; error code and time are matched here, over the newest failures.
 		const page = await store.listRecent({ kind: filter.kind, status: 'failed', limit: failedLimit * 4 });
 		const matching = page.jobs.map(dashboardJob).filter((j) => matchesFilter(j, filter));
 		return { failed: matching.slice(0, failedLimit), moreFailed: matching.length > failedLimit || !!page.nextCursor };
@@ -139,66 +134,66 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 
 	async function selected(store: AdminDashboardStore, id: string | null): Promise<JobsDashboardData['selected']> {
 		if (id === null) return null;
-		const jobId = readJobId(new URLSearchParams({ job: id }), 'job');
-		const job = dashboardJob(await store.get(jobId));
-		const timeline = store.timeline ? toTimeline(await store.timeline(jobId)) : null;
-		return { job, timeline };
+		let jobId: string;
+		try {
+			jobId = readJobId(new URLSearchParams({ job: id }), 'job');
+		} catch {
+			return null; // a hand-edited address shows the dashboard, not an error
+		}
+		const [job, timeline] = await Promise.all([store.get(jobId), store.timeline(jobId)]);
+		return { job: dashboardJob(job), timeline };
 	}
 
 	async function load(event: E): Promise<JobsDashboardData> {
 		const store = await admitted(event);
+		let filter: DashboardFilter;
 		try {
-			let filter: DashboardFilter;
-			try {
-				filter = readFilter(event.url.searchParams);
-			} catch {
-				filter = {}; // a hand-edited address lists everything rather than failing the page
-			}
+			filter = readFilter(event.url.searchParams);
+		} catch {
+			filter = {}; // likewise: everything listed rather than a failed page
+		}
+		try {
 			const [kinds, failed, open] = await Promise.all([
-				store.adminKinds ? store.adminKinds().then((rows) => rows.map(toKind)) : Promise.resolve([]),
+				store.adminKinds(),
 				failedJobs(store, filter),
-				selected(store, event.url.searchParams.get('job')),
+				selected(store, event.url.searchParams.get('job')).catch((e: unknown) => {
+					if (isJobError(fromPostgresError(e), 'job_not_found')) return null;
+					throw e;
+				}),
 			]);
-			return {
-				kinds,
-				...failed,
-				filter,
-				selected: open,
-				actions: offered(store),
-				generatedAt: new Date().toISOString(),
-			};
+			return { kinds, ...failed, filter, selected: open, actions: offered, generatedAt: new Date().toISOString() };
 		} catch (e) {
 			return await refuse(e);
 		}
 	}
 
-	function action(
-		name: DashboardActionName,
-		run: (
-			store: AdminDashboardStore,
-			form: FormData,
-		) => Promise<Omit<DashboardActionResult & { ok: true }, 'action' | 'ok'>>,
-	) {
-		return async (event: E): Promise<DashboardActionResult> => {
+	type Done = Omit<Extract<DashboardActionResult, { ok: true }>, 'action' | 'ok'>;
+
+	function action(name: DashboardActionName, run: (store: AdminDashboardStore, form: FormData) => Promise<Done>) {
+		return async (event: E): Promise<DashboardActionResult | DashboardFailure> => {
 			const store = await admitted(event);
+			if (!offered.includes(name)) return (await kit()).error(404, { message: 'Not offered' } as App.Error);
 			const form = await event.request.formData();
 			try {
-				if (typeof store[STORE_CALL[name]] !== 'function')
-					(await kit()).error(404, { message: `This store has no ${String(STORE_CALL[name])}` } as App.Error);
 				return { action: name, ok: true, ...(await run(store, form)) };
 			} catch (raw) {
 				const e = fromPostgresError(raw);
-				if (isJobError(e, 'invalid_input') || isJobError(e, 'job_not_found') || isJobError(e, 'job_already_finished')) {
-					const field = (e as { field?: unknown }).field;
-					return (await kit()).fail(isJobError(e, 'invalid_input') ? 400 : isJobError(e, 'job_not_found') ? 404 : 409, {
-						action: name,
-						ok: false as const,
-						code: e.code,
-						message: e.message,
-						...(typeof field === 'string' ? { field } : {}),
-					}) as never;
-				}
-				return await refuse(raw);
+				const status = isJobError(e, 'invalid_input')
+					? 400
+					: isJobError(e, 'job_not_found')
+						? 404
+						: isJobError(e, 'job_already_finished') || isJobError(e, 'not_retryable')
+							? 409
+							: null;
+				if (status === null || !isJobError(e)) return await refuse(raw);
+				const field = (e as { field?: unknown }).field;
+				return (await kit()).fail(status, {
+					action: name,
+					ok: false as const,
+					code: e.code,
+					message: e.message,
+					...(typeof field === 'string' ? { field } : {}),
+				});
 			}
 		};
 	}
@@ -210,58 +205,31 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 		}),
 		tryAgain: action('tryAgain', async (store, form) => {
 			const id = readJobId(form);
-			const made = await store.tryAgain!(id);
-			return { jobId: id, newJobId: made.id, count: 1 };
+			return { jobId: id, newJobId: (await store.tryAgain(id)).id, count: 1 };
 		}),
-		replay: action('replay', async (store, form) => ({ count: countOf(await store.replay!(readFilter(form))) })),
+		replay: action('replay', async (store, form) => {
+			const f = readFilter(form);
+			const made = await store.replay({ kind: f.kind, errorCode: f.errorCode, from: date(f.from), to: date(f.to) });
+			return { count: made.length };
+		}),
 		cancelMany: action('cancelMany', async (store, form) => {
 			const kind = readKind(form);
-			return { kind, count: countOf(await store.cancelMany!({ kind })) };
+			return { kind, count: await store.cancelMany({ kind, statuses: ['queued'] }) };
 		}),
 		pause: action('pause', async (store, form) => {
 			const kind = readKind(form);
-			await store.pauseKind!(kind);
-			return { kind, count: 1 };
+			return { kind, count: (await store.pauseKind(kind)) ? 1 : 0 };
 		}),
 		resume: action('resume', async (store, form) => {
 			const kind = readKind(form);
-			await store.resumeKind!(kind);
-			return { kind, count: 1 };
+			return { kind, count: (await store.resumeKind(kind)) ? 1 : 0 };
 		}),
-		deleteFinished: action('deleteFinished', async (store, form) => ({
-			count: countOf(await store.deleteFinished!(readFilter(form))),
-		})),
+		deleteFinished: action('deleteFinished', async (store, form) => {
+			const f = readFilter(form);
+			if (f.to === undefined) throw invalid('to', 'to is required: finished jobs are deleted up to a time');
+			return { kind: f.kind, count: await store.deleteFinished({ kind: f.kind, endedBefore: new Date(f.to) }) };
+		}),
 	};
 
 	return { load, actions };
-}
-
-const ZERO_COUNTS = { queued: 0, running: 0, waiting: 0, done: 0, failed: 0, cancelled: 0 };
-
-/** One row of the store's adminKinds() as the dashboard shows it. */
-function toKind(raw: unknown): DashboardKind {
-	const r = raw as Partial<DashboardKind> & { kind: string };
-	return {
-		kind: r.kind,
-		counts: { ...ZERO_COUNTS, ...r.counts },
-		doneLastHour: Number(r.doneLastHour ?? 0),
-		failedLastHour: Number(r.failedLastHour ?? 0),
-		paused: r.paused === true,
-		rateLimit: r.rateLimit ?? null,
-		maxRunning: r.maxRunning ?? null,
-	};
-}
-
-/** The store's timeline(id) as the dashboard shows it. */
-function toTimeline(raw: unknown): DashboardTimelineEntry[] {
-	const rows = (Array.isArray(raw) ? raw : ((raw as { entries?: unknown[] } | null)?.entries ?? [])) as Record<
-		string,
-		unknown
-	>[];
-	return rows.map((r) => ({
-		at: r.at instanceof Date ? r.at.toISOString() : String(r.at),
-		status: (r.status as DashboardTimelineEntry['status']) ?? null,
-		message: (r.message as string | undefined) ?? null,
-		level: (r.level as string | undefined) ?? null,
-	}));
 }

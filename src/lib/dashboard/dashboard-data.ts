@@ -5,22 +5,8 @@
  */
 import type { JobStatusValue } from '../state.ts';
 import type { Job } from '../store/job.ts';
-
-/**
- * One queue: a kind of work, its jobs counted by status, what finished in the
- * last hour, and whether it is paused or limited.
- */
-export interface DashboardKind {
-	kind: string;
-	counts: Record<JobStatusValue, number>;
-	doneLastHour: number;
-	failedLastHour: number;
-	paused: boolean;
-	/** At most `starts` claims per `perMs` milliseconds; null when unlimited. */
-	rateLimit: { starts: number; perMs: number } | null;
-	/** At most this many running at once; null when unlimited. */
-	maxRunning: number | null;
-}
+import type { JobTimelineEntry } from '../store/job-timeline.ts';
+import type { KindOverview } from '../store/store-options.ts';
 
 /**
  * One job as the dashboard lists it (never its params or payload).
@@ -43,27 +29,15 @@ export interface DashboardJob {
 }
 
 /**
- * One line of a job's timeline: a status change, or a line its worker logged.
- */
-export interface DashboardTimelineEntry {
-	at: string;
-	/** The status it moved to, for a transition. */
-	status: JobStatusValue | null;
-	/** What was logged, or why it moved. */
-	message: string | null;
-	level: string | null;
-}
-
-/**
  * Which failed jobs the dashboard lists, and which ones a bulk action takes.
  * Every field is optional: none means every failed job.
  */
 export interface DashboardFilter {
 	kind?: string;
 	errorCode?: string;
-	/** ISO time: failed at or after. */
+	/** ISO time: ended at or after. */
 	from?: string;
-	/** ISO time: failed before. */
+	/** ISO time: ended before. */
 	to?: string;
 }
 
@@ -77,14 +51,15 @@ export type DashboardActionName =
  * What the page shows: the route's `load` returns it.
  */
 export interface JobsDashboardData {
-	kinds: DashboardKind[];
+	/** The queues: each kind's jobs by status, its last hour, and whether it is paused or limited. */
+	kinds: KindOverview[];
 	/** The newest failed jobs matching `filter`. */
 	failed: DashboardJob[];
 	/** True when more failed jobs match than the list shows. */
 	moreFailed: boolean;
 	filter: DashboardFilter;
 	/** The job opened with `?job=<id>`, with its timeline; null when none is. */
-	selected: { job: DashboardJob; timeline: DashboardTimelineEntry[] | null } | null;
+	selected: { job: DashboardJob; timeline: JobTimelineEntry[] } | null;
 	/** The actions this store offers (an action absent here is not shown). */
 	actions: DashboardActionName[];
 	generatedAt: string;
@@ -101,7 +76,7 @@ export type DashboardActionResult =
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /** A job row as the dashboard shows it. */
-export function dashboardJob(job: Job & { retryOf?: string | null }): DashboardJob {
+export function dashboardJob(job: Job): DashboardJob {
 	return {
 		id: job.id,
 		kind: job.kind,
@@ -114,6 +89,6 @@ export function dashboardJob(job: Job & { retryOf?: string | null }): DashboardJ
 		createdAt: job.createdAt.toISOString(),
 		startedAt: iso(job.startedAt),
 		finishedAt: iso(job.finishedAt),
-		retryOf: job.retryOf ?? null,
+		retryOf: job.retryOf,
 	};
 }

@@ -47,6 +47,9 @@ export interface DashboardMessages {
 	bulk: string;
 	replayMatching: string;
 	deleteFinished: string;
+	deleteHelp: string;
+	deleteHelpAll: string;
+	endedBefore: string;
 	timeline: string;
 	timelineLink: string;
 	details: string;
@@ -54,7 +57,6 @@ export interface DashboardMessages {
 	startedAt: string;
 	finishedAt: string;
 	owner: string;
-	noTimeline: string;
 	close: string;
 	retryOf: string;
 	/** What the live region says after each action. */
@@ -114,7 +116,10 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 		apply: 'Show',
 		bulk: 'For every failed job matching the filter',
 		replayMatching: 'Replay matching failed jobs',
-		deleteFinished: 'Delete matching finished jobs',
+		deleteFinished: 'Delete finished jobs',
+		deleteHelp: 'Done, failed and cancelled {kind} jobs that ended before:',
+		deleteHelpAll: 'Done, failed and cancelled jobs of every kind that ended before:',
+		endedBefore: 'Ended before (UTC)',
 		timeline: 'Timeline of job {id}',
 		timelineLink: 'Timeline',
 		details: 'Job {id}',
@@ -122,7 +127,6 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 		startedAt: 'Started (UTC)',
 		finishedAt: 'Finished (UTC)',
 		owner: 'Owner',
-		noTimeline: 'No timeline recorded for this job.',
 		close: 'Close',
 		retryOf: 'Tries again',
 		done: {
@@ -173,7 +177,10 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 		apply: 'Mostrar',
 		bulk: 'Para cada trabalho com falha que corresponde ao filtro',
 		replayMatching: 'Repetir os trabalhos com falha correspondentes',
-		deleteFinished: 'Excluir os trabalhos encerrados correspondentes',
+		deleteFinished: 'Excluir trabalhos encerrados',
+		deleteHelp: 'Trabalhos {kind} concluídos, com falha e cancelados encerrados antes de:',
+		deleteHelpAll: 'Trabalhos de todos os tipos concluídos, com falha e cancelados encerrados antes de:',
+		endedBefore: 'Encerrados antes de (UTC)',
 		timeline: 'Linha do tempo do trabalho {id}',
 		timelineLink: 'Linha do tempo',
 		details: 'Trabalho {id}',
@@ -181,7 +188,6 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 		startedAt: 'Iniciado (UTC)',
 		finishedAt: 'Encerrado (UTC)',
 		owner: 'Dono',
-		noTimeline: 'Nenhuma linha do tempo registrada para este trabalho.',
 		close: 'Fechar',
 		retryOf: 'Tenta de novo',
 		done: {

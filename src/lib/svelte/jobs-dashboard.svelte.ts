@@ -8,9 +8,9 @@ import type {
 	DashboardActionName,
 	DashboardActionResult,
 	DashboardFilter,
-	DashboardKind,
 	JobsDashboardData,
 } from '../dashboard/dashboard-data.ts';
+import type { KindOverview } from '../store/store-options.ts';
 import { dashboardMessagesFor, fill, type DashboardMessages } from './dashboard-messages.ts';
 
 /** What the page gives the dashboard: the load's data, the last action's answer, the language. */
@@ -57,13 +57,13 @@ export class JobsDashboardView {
 	});
 
 	/** Paused, rate-limited or active, as the queue table says it. */
-	stateOf(kind: DashboardKind): string {
-		if (kind.paused) return this.m.paused;
+	stateOf(kind: KindOverview): string {
+		if (kind.pausedAt) return this.m.paused;
 		if (kind.rateLimit) return `${this.m.rateLimited} (${this.rateText(kind)})`;
 		return this.m.active;
 	}
 
-	rateText(kind: DashboardKind): string {
+	rateText(kind: KindOverview): string {
 		if (!kind.rateLimit) return '–';
 		return fill(this.m.rateLimit, {
 			starts: kind.rateLimit.starts,
