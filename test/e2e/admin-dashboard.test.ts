@@ -113,17 +113,17 @@ describe('the admin dashboard in chromium', () => {
 		const page = await adminPage(chromium.browser);
 		await page.goto(`${appUrl}/admin`);
 		await page.locator('.page[data-hydrated=true]').waitFor();
-		await page.getByRole('button', { name: `Try job ${failedId.slice(0, 8)} again` }).click();
-		await expect.poll(() => result(page).textContent()).toContain(`Job ${failedId.slice(0, 8)} queued again as job`);
+		await page.getByRole('button', { name: `Try job ${failedId.slice(-8)} again` }).click();
+		await expect.poll(() => result(page).textContent()).toContain(`Job ${failedId.slice(-8)} queued again as job`);
 		const [made] = await db.sql<{ id: string }[]>`select id from supabase_jobs.job where retry_of = ${failedId}`;
 		await result(page)
-			.getByRole('link', { name: `Open job ${made!.id.slice(0, 8)}` })
+			.getByRole('link', { name: `Open job ${made!.id.slice(-8)}` })
 			.click();
 		const opened = page.getByTestId('dashboard-job');
 		await expect.poll(() => opened.getAttribute('data-status')).toBe('queued');
-		expect(await opened.locator('h2').textContent()).toBe(`Job ${made!.id.slice(0, 8)}`);
+		expect(await opened.locator('h2').textContent()).toBe(`Job ${made!.id.slice(-8)}`);
 		expect(await opened.textContent()).toContain('Tries again');
-		expect(await opened.getByRole('list', { name: `Timeline of job ${made!.id.slice(0, 8)}` }).count()).toBe(1);
+		expect(await opened.getByRole('list', { name: `Timeline of job ${made!.id.slice(-8)}` }).count()).toBe(1);
 		await snap(page, 'admin-dashboard-new-job');
 		await page.context().close();
 	});

@@ -15,8 +15,8 @@ afterEach(() => {
 	target?.remove();
 });
 
-const FAILED_ID = '0193a5c4-1111-7000-8000-000000000001';
-const NEW_ID = '0193a5c4-2222-7000-8000-000000000002';
+const FAILED_ID = 'a0000001-1111-7000-8000-0000a0000001';
+const NEW_ID = 'a0000001-2222-7000-8000-0000b0000002';
 
 function kind(name: string, over: Partial<KindOverview> = {}): KindOverview {
 	return {
@@ -154,11 +154,11 @@ describe('JobsDashboard failed jobs', () => {
 		const row = target.querySelector(`[data-testid=dashboard-failed] tr[data-job="${FAILED_ID}"]`)!;
 		expect(row.querySelector('[data-testid=failed-sentence]')!.textContent).toBe('The export ran out of disk.');
 		expect(row.textContent).toContain('disk_full');
-		const again = button('Try job 0193a5c4 again')!;
+		const again = button('Try job a0000001 again')!;
 		expect(again.form!.getAttribute('action')).toBe('?/tryAgain');
 		expect(Object.fromEntries(new FormData(again.form!))).toEqual({ id: FAILED_ID });
 		expect(row.querySelector('a')!.getAttribute('href')).toBe(`?job=${FAILED_ID}`);
-		expect(row.querySelector('a')!.getAttribute('aria-label')).toBe('Open job 0193a5c4');
+		expect(row.querySelector('a')!.getAttribute('aria-label')).toBe('Open job a0000001');
 	});
 
 	it('sends the filter with the bulk replay, asks when for the delete, and fills the filter form from it', () => {
@@ -188,7 +188,7 @@ describe('JobsDashboard failed jobs', () => {
 	it('offers only the actions the store has', () => {
 		show({ data: data({ actions: ['cancel'] }) });
 		expect(target.querySelectorAll('[data-testid=dashboard-queues] button')).toHaveLength(0);
-		expect(button('Try job 0193a5c4 again')).toBeUndefined();
+		expect(button('Try job a0000001 again')).toBeUndefined();
 		expect(button('Replay matching failed jobs')).toBeUndefined();
 	});
 });
@@ -201,7 +201,7 @@ describe('JobsDashboard after an action', () => {
 		expect(region.textContent!.trim()).toBe('');
 		props.form = { action: 'tryAgain', ok: true, count: 1, jobId: FAILED_ID, newJobId: NEW_ID };
 		flushSync();
-		expect(region.textContent).toContain('Job 0193a5c4 queued again as job 0193a5c4.');
+		expect(region.textContent).toContain('Job a0000001 queued again as job b0000002.');
 		expect(region.querySelector('a')!.getAttribute('href')).toBe(`?job=${NEW_ID}`);
 		props.form = { action: 'pause', ok: true, count: 1, kind: 'analyse' };
 		flushSync();
@@ -259,7 +259,7 @@ describe('JobsDashboard with a job open', () => {
 			}),
 		});
 		const section = target.querySelector('[data-testid=dashboard-job]')!;
-		expect(section.querySelector('h2')!.textContent).toBe('Job 0193a5c4');
+		expect(section.querySelector('h2')!.textContent).toBe('Job a0000001');
 		const items = [...section.querySelectorAll('ol li')].map((li) =>
 			li
 				.textContent!.replace(/^.*?(AM|PM)/, '')
@@ -272,17 +272,17 @@ describe('JobsDashboard with a job open', () => {
 			'Warning attempt 1 disk at 99%',
 			'Failed attempt 1 The export ran out of disk.',
 		]);
-		expect(section.querySelector('ol')!.getAttribute('aria-label')).toBe('Timeline of job 0193a5c4');
+		expect(section.querySelector('ol')!.getAttribute('aria-label')).toBe('Timeline of job a0000001');
 		expect(section.textContent).toContain('Tries again');
 		expect([...section.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual([
-			'Try job 0193a5c4 again',
+			'Try job a0000001 again',
 		]);
 	});
 
 	it('offers cancel for a job still queued or running, and says when there is no timeline', () => {
 		show({ data: data({ selected: { job: { ...failedJob, status: 'running', error: null }, timeline: [] } }) });
 		const section = target.querySelector('[data-testid=dashboard-job]')!;
-		expect([...section.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Cancel job 0193a5c4']);
+		expect([...section.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Cancel job a0000001']);
 		expect(section.textContent).toContain('Nothing recorded yet.');
 	});
 });

@@ -103,9 +103,12 @@ export class JobsDashboardView {
 	);
 }
 
-/** The first 8 characters of an id: enough to tell jobs apart on a screen. */
+/**
+ * The last 8 characters of an id: enough to tell jobs apart on a screen. Not
+ * the first: ids are time-ordered, so jobs made together share their start.
+ */
 export function shortId(id: string | null | undefined): string {
-	return id ? id.slice(0, 8) : '';
+	return id ? id.slice(-8) : '';
 }
 
 function filterQuery(filter: DashboardFilter, extra: Record<string, string>): string {
