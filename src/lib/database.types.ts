@@ -1358,7 +1358,7 @@ export type Database = {
 				Returns: boolean;
 			};
 			check_answer: {
-				Args: { answer_schema: Json; path?: string; value: Json };
+				Args: { answer_schema: Json; given: Json; path?: string };
 				Returns: undefined;
 			};
 			check_attempt: { Args: { attempt: number }; Returns: undefined };

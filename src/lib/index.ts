@@ -39,7 +39,7 @@ export type {
 	KindOverview,
 	UnfinishedStatus,
 } from './store/store-options.ts';
-export type { JobQuestion, AnswerOptions, AnswerSchema, ReplayFilter } from './store/questions.ts';
+export type { AskedQuestion, ReplayFilter } from './store/questions.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
 export type { JobTimelineEntry, LogLine, LogLevel } from './store/job-timeline.ts';

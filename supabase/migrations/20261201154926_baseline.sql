@@ -4154,14 +4154,14 @@ create index job_retry_of_idx on supabase_jobs.job (job_table, retry_of) where r
 -- The shape of an answer, against the subset of JSON Schema a zod schema of
 -- the common kinds gives: type, enum, const, lengths, bounds, properties,
 -- required, additionalProperties: false, items, anyOf. 22023 names the field.
-create or replace function supabase_jobs.check_answer(answer_schema jsonb, value jsonb, path text default 'answer')
+create or replace function supabase_jobs.check_answer(answer_schema jsonb, given jsonb, path text default 'answer')
 returns void
 language plpgsql immutable
 set search_path = ''
 as $$
 declare
   want jsonb := answer_schema -> 'type';
-  got text := pg_catalog.jsonb_typeof(value);
+  got text := pg_catalog.jsonb_typeof(given);
   branch jsonb;
   k text;
   i integer;
@@ -4169,7 +4169,7 @@ begin
   if answer_schema ? 'anyOf' then
     for branch in select b from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b loop
       begin
-        perform supabase_jobs.check_answer(branch, value, path);
+        perform supabase_jobs.check_answer(branch, given, path);
         return;
       exception when invalid_parameter_value then
         null;
@@ -4179,50 +4179,50 @@ begin
   end if;
   if want is not null and not exists (
        select 1 from pg_catalog.jsonb_array_elements_text(case when pg_catalog.jsonb_typeof(want) = 'array' then want else pg_catalog.jsonb_build_array(want) end) w
-        where w = got or (w = 'integer' and case when got = 'number' then value::text::numeric = pg_catalog.trunc(value::text::numeric) else false end)) then
+        where w = got or (w = 'integer' and case when got = 'number' then given::text::numeric = pg_catalog.trunc(given::text::numeric) else false end)) then
     perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s; got %s', path,
       case when pg_catalog.jsonb_typeof(want) = 'array' then want::text else want #>> '{}' end, got));
   end if;
-  if answer_schema ? 'enum' and not exists (select 1 from pg_catalog.jsonb_array_elements(answer_schema -> 'enum') e where e = value) then
-    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be one of %s; got %s', path, answer_schema -> 'enum', left(value::text, 100)));
+  if answer_schema ? 'enum' and not exists (select 1 from pg_catalog.jsonb_array_elements(answer_schema -> 'enum') e where e = given) then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be one of %s; got %s', path, answer_schema -> 'enum', left(given::text, 100)));
   end if;
-  if answer_schema ? 'const' and value is distinct from answer_schema -> 'const' then
+  if answer_schema ? 'const' and given is distinct from answer_schema -> 'const' then
     perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s', path, answer_schema -> 'const'));
   end if;
-  if got = 'string' and (pg_catalog.char_length(value #>> '{}') < coalesce((answer_schema ->> 'minLength')::integer, 0)
-                         or pg_catalog.char_length(value #>> '{}') > coalesce((answer_schema ->> 'maxLength')::integer, 2147483647)) then
+  if got = 'string' and (pg_catalog.char_length(given #>> '{}') < coalesce((answer_schema ->> 'minLength')::integer, 0)
+                         or pg_catalog.char_length(given #>> '{}') > coalesce((answer_schema ->> 'maxLength')::integer, 2147483647)) then
     perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s to %s characters', path,
       coalesce(answer_schema ->> 'minLength', '0'), coalesce(answer_schema ->> 'maxLength', 'any number of')));
   end if;
   if got = 'number' then
-    if value::text::numeric < (answer_schema ->> 'minimum')::numeric or value::text::numeric > (answer_schema ->> 'maximum')::numeric
-       or value::text::numeric <= (answer_schema ->> 'exclusiveMinimum')::numeric
-       or value::text::numeric >= (answer_schema ->> 'exclusiveMaximum')::numeric then
-      perform supabase_jobs.invalid(path, pg_catalog.format('%s is out of range; got %s', path, value));
+    if given::text::numeric < (answer_schema ->> 'minimum')::numeric or given::text::numeric > (answer_schema ->> 'maximum')::numeric
+       or given::text::numeric <= (answer_schema ->> 'exclusiveMinimum')::numeric
+       or given::text::numeric >= (answer_schema ->> 'exclusiveMaximum')::numeric then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s is out of range; got %s', path, given));
     end if;
   end if;
   if got = 'object' then
     for k in select pg_catalog.jsonb_array_elements_text(coalesce(answer_schema -> 'required', '[]')) loop
-      if not value ? k then
+      if not given ? k then
         perform supabase_jobs.invalid(path || '.' || k, pg_catalog.format('%s.%s is required', path, k));
       end if;
     end loop;
-    for k in select pg_catalog.jsonb_object_keys(value) loop
+    for k in select pg_catalog.jsonb_object_keys(given) loop
       if answer_schema -> 'properties' ? k then
-        perform supabase_jobs.check_answer(answer_schema -> 'properties' -> k, value -> k, path || '.' || k);
+        perform supabase_jobs.check_answer(answer_schema -> 'properties' -> k, given -> k, path || '.' || k);
       elsif answer_schema -> 'additionalProperties' = 'false'::jsonb then
         perform supabase_jobs.invalid(path || '.' || k, pg_catalog.format('%s.%s is not part of this answer', path, k));
       end if;
     end loop;
   end if;
   if got = 'array' then
-    if pg_catalog.jsonb_array_length(value) < coalesce((answer_schema ->> 'minItems')::integer, 0)
-       or pg_catalog.jsonb_array_length(value) > coalesce((answer_schema ->> 'maxItems')::integer, 2147483647) then
-      perform supabase_jobs.invalid(path, pg_catalog.format('%s has %s items, out of range', path, pg_catalog.jsonb_array_length(value)));
+    if pg_catalog.jsonb_array_length(given) < coalesce((answer_schema ->> 'minItems')::integer, 0)
+       or pg_catalog.jsonb_array_length(given) > coalesce((answer_schema ->> 'maxItems')::integer, 2147483647) then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s has %s items, out of range', path, pg_catalog.jsonb_array_length(given)));
     end if;
     if pg_catalog.jsonb_typeof(answer_schema -> 'items') = 'object' then
-      for i in 0 .. pg_catalog.jsonb_array_length(value) - 1 loop
-        perform supabase_jobs.check_answer(answer_schema -> 'items', value -> i, path || '[' || i || ']');
+      for i in 0 .. pg_catalog.jsonb_array_length(given) - 1 loop
+        perform supabase_jobs.check_answer(answer_schema -> 'items', given -> i, path || '[' || i || ']');
       end loop;
     end if;
   end if;

@@ -211,6 +211,42 @@ describe('Realtime authorization of job topics', () => {
 	});
 });
 
+describe('a question a job asks its owner', () => {
+	test("asking is one message on the owner's topic (status waiting) and the question itself never travels over Realtime; user B can neither read nor answer it, nor try the job again", async () => {
+		const recording = recordingTransport();
+		const a = await f.user();
+		const b = await f.user();
+		const owner = await f.connect({ sub: a.id }, { transport: recording.transport });
+		const list = owner.channel(`jobs:${a.id}`, { config: { private: true } });
+		const messages = frames<Record<string, unknown>>();
+		list.on('broadcast', { event: 'job' }, (m) => messages.push(m.payload as Record<string, unknown>));
+		expect((await join(list)).status).toBe('SUBSCRIBED');
+
+		const prompt = `PROMPT-${randomUUID()}`;
+		const job = await f.worker.enqueue('asks', { ownerId: a.id });
+		const claimed = (await f.worker.claim(job.id))!;
+		await f.worker.ask(job.id, { key: 'ask-1', prompt, schema: { type: 'boolean' }, attempt: claimed.attempts });
+		await messages.until(3); // queued, running, waiting
+		expect(messages.got.map((m) => m.status)).toEqual(['queued', 'running', 'waiting']);
+		expect(recording.frames.filter((frame) => frame.includes(prompt))).toEqual([]);
+
+		// B: no row through REST (the RPC, the table), a refused answer and try again; A reads it.
+		expect(await b.store.question(job.id)).toBeNull();
+		const select = await b.supabase
+			.schema('supabase_jobs' as never)
+			.from('job_question')
+			.select('*');
+		expect(select.data ?? []).toEqual([]);
+		const answer = await b.supabase.rpc('job_answer', { id: job.id, answer: true });
+		expect(answer.error?.code).toBe('42501');
+		expect((await a.store.question(job.id))?.prompt).toBe(prompt);
+		await f.worker.cancel(job.id);
+		expect((await b.supabase.rpc('job_try_again', { id: job.id })).error?.code).toBe('42501');
+		expect((await b.supabase.rpc('job_replay', { kind: 'asks' })).error?.code).toBe('42501');
+		await owner.removeAllChannels();
+	});
+});
+
 describe("a child's changes on its owner's topic", () => {
 	test("reach the parent's owner on jobs:<owner> with the screen columns and parent_id, never params or payload; another user cannot join", async () => {
 		const recording = recordingTransport();

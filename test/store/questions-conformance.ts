@@ -82,13 +82,29 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 			expect(await user.question(job.id)).toBeNull();
 			const again = (await worker.claim(job.id))!;
 			expect(again.attempts).toBe(job.attempts);
-			expect(await worker.ask(job.id, { key: 'ask-1', prompt: 'Qual é o idioma?', schema: LANGUAGE, attempt: again.attempts })).toEqual({
+			expect(
+				await worker.ask(job.id, {
+					key: 'ask-1',
+					prompt: 'Qual é o idioma?',
+					schema: LANGUAGE,
+					attempt: again.attempts,
+				}),
+			).toEqual({
 				answered: true,
 				answer: 'pt-BR',
 			});
 			expect((await worker.get(job.id)).status).toBe('running');
 			// A second question is a new key: the job waits again.
-			expect((await worker.ask(job.id, { key: 'ask-2', prompt: 'Mais?', schema: { type: 'boolean' }, attempt: again.attempts })).answered).toBe(false);
+			expect(
+				(
+					await worker.ask(job.id, {
+						key: 'ask-2',
+						prompt: 'Mais?',
+						schema: { type: 'boolean' },
+						attempt: again.attempts,
+					})
+				).answered,
+			).toBe(false);
 			await user.answer(job.id, true);
 			const third = (await worker.claim(job.id))!;
 			expect((await worker.succeed(job.id, { attempt: third.attempts })).status).toBe('done');
@@ -132,7 +148,13 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 
 		test('a question unanswered past its deadline fails the job at the next reclaim, with a sentence in its language', async () => {
 			const { user, job } = await running();
-			await worker.ask(job.id, { key: 'ask-1', prompt: 'Qual é o idioma?', schema: LANGUAGE, timeoutMs: 1, attempt: job.attempts });
+			await worker.ask(job.id, {
+				key: 'ask-1',
+				prompt: 'Qual é o idioma?',
+				schema: LANGUAGE,
+				timeoutMs: 1,
+				attempt: job.attempts,
+			});
 			await h.reclaimAll();
 			const failed = await user.get(job.id);
 			expect(failed).toMatchObject({ status: 'failed', errorCode: 'question_unanswered' });

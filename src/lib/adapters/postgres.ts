@@ -76,6 +76,9 @@ function statement<F extends JobFunctionName>(
 	const params: unknown[] = [];
 	const named = definedArgs(fn, args).map(([name, type, value]) => {
 		params.push(encode(type, value));
+		// postgres.js sends a boolean typed bool, which has no cast to jsonb (an answer may be one).
+		if (type === 'jsonb' && typeof value === 'boolean')
+			return `${quoteIdent(name)} => to_jsonb($${params.length}::boolean)`;
 		return `${quoteIdent(name)} => $${params.length}::${type}`;
 	});
 	const call = `${quoteIdent(schema)}.${quoteIdent(fn)}(${named.join(', ')})`;

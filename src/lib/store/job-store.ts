@@ -18,7 +18,7 @@ import { parseJobRow, type Job, type JobParams } from './job.ts';
 import * as operator from './operator.ts';
 import * as producer from './producer.ts';
 import * as questions from './questions.ts';
-import type { AnswerOptions, AskInput, AskResult, JobQuestion, ReplayFilter } from './questions.ts';
+import type { AnswerOptions, AskInput, AskResult, AskedQuestion, ReplayFilter } from './questions.ts';
 import * as reads from './screen-reads.ts';
 import { readTimeline, type JobTimelineEntry, type LogLine } from './job-timeline.ts';
 import type {
@@ -51,7 +51,7 @@ import { subscribeList, watchChildren, watchJob } from './watch-jobs.ts';
 import { WorkerWrites } from './worker-writes.ts';
 
 export type * from './store-options.ts';
-export type { AnswerOptions, AnswerSchema, AskInput, AskResult, JobQuestion, ReplayFilter } from './questions.ts';
+export type { AnswerOptions, AnswerSchema, AskInput, AskResult, AskedQuestion, ReplayFilter } from './questions.ts';
 
 /**
  * Long work with a status: a row the interface reads, written only through
@@ -378,7 +378,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * @example
 	 * const question = await store.question(job.id); // { prompt, schema: { type: 'string', enum: [...] }, expiresAt, ... }
 	 */
-	question(id: string): Promise<JobQuestion | null> {
+	question(id: string): Promise<AskedQuestion | null> {
 		return questions.openQuestion(this.calls, id);
 	}
 

@@ -19,7 +19,7 @@ export type AnswerSchema = Record<string, unknown>;
 /**
  * The open question of a waiting job, as its owner (or an admin) reads it.
  */
-export interface JobQuestion {
+export interface AskedQuestion {
 	jobId: string;
 	/** Names the question within its job (`ask-1`, ... unless the handler named it). */
 	key: string;
@@ -107,7 +107,7 @@ export function answerProblem(schema: z.ZodType, value: unknown): InvalidJobInpu
  * answerProblem(schemaOfQuestion(question), value);
  * ```
  */
-export function schemaOfQuestion(question: Pick<JobQuestion, 'schema'>): z.ZodType {
+export function schemaOfQuestion(question: Pick<AskedQuestion, 'schema'>): z.ZodType {
 	return z.fromJSONSchema(question.schema as Parameters<typeof z.fromJSONSchema>[0]);
 }
 
@@ -142,7 +142,7 @@ export async function ask<R extends Job>(calls: JobCalls<R>, id: string, input: 
 	throw new UnexpectedRowError(`job_ask returned ${JSON.stringify(value)}`);
 }
 
-export async function openQuestion<R extends Job>(calls: JobCalls<R>, id: string): Promise<JobQuestion | null> {
+export async function openQuestion<R extends Job>(calls: JobCalls<R>, id: string): Promise<AskedQuestion | null> {
 	if (!isJobId(id)) throw notFound(id);
 	const rows = (await calls.call('job_open_question', { id })) as RawRow[];
 	const row = rows[0];

@@ -15,7 +15,7 @@
 
 export { WatchedJob, type WatchedJobOptions } from './watched-job.svelte.ts';
 export { JobList, type JobListOptions } from './job-list.svelte.ts';
-export { QuestionForm, questionShape, type AnsweringJob, type QuestionShape } from './question-form.svelte.ts';
+export type { AnsweringJob } from './question-form.svelte.ts';
 export { JOB_MESSAGES, messagesFor, resolveJobLocale, type JobLocale, type JobMessages } from './messages.ts';
 export type { JobProgressView } from './internal/progress-view.svelte.ts';
 export type {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { isJobError } from '../errors.ts';
-import { answerProblem, schemaOfQuestion, type JobQuestion } from '../store/questions.ts';
+import { answerProblem, schemaOfQuestion, type AskedQuestion } from '../store/questions.ts';
 
 /**
  * How a question is answered, read from its JSON Schema: a choice (an enum),
@@ -31,7 +31,7 @@ export function questionShape(schema: Record<string, unknown>): QuestionShape {
  * The job a {@link QuestionForm} answers: a {@link WatchedJob} is one.
  */
 export interface AnsweringJob {
-	readonly question: JobQuestion | null;
+	readonly question: AskedQuestion | null;
 	answer(value: unknown): Promise<void>;
 }
 
@@ -59,7 +59,7 @@ export class QuestionForm {
 	}
 
 	/** The open question, or null. */
-	get question(): JobQuestion | null {
+	get question(): AskedQuestion | null {
 		return this.#job().question;
 	}
 

@@ -1,6 +1,6 @@
 import type { JobStatusValue } from '../state.ts';
 import type { HoldReason } from '../store/job-store.ts';
-import type { JobQuestion } from '../store/questions.ts';
+import type { AskedQuestion } from '../store/questions.ts';
 
 /**
  * The shapes the Svelte layer reads. They are deliberately a subset of the
@@ -85,7 +85,7 @@ export interface JobWatchSource {
 	 */
 	queuePosition?(id: string): Promise<number | null>;
 	/** The open question of a waiting job (JobStore.question): WatchedJob asks when the job starts waiting. */
-	question?(id: string): Promise<JobQuestion | null>;
+	question?(id: string): Promise<AskedQuestion | null>;
 	/** Answers it (JobStore.answer); resolves to the updated row. */
 	answer?(id: string, value: unknown): Promise<unknown>;
 	/** Tries a failed or cancelled job again (JobStore.tryAgain); resolves to the new job. */

@@ -2,7 +2,7 @@ import { untrack } from 'svelte';
 import { isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
 import type { HoldReason } from '../store/job-store.ts';
-import type { JobQuestion } from '../store/questions.ts';
+import type { AskedQuestion } from '../store/questions.ts';
 import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from './types.ts';
 
 /**
@@ -66,7 +66,7 @@ export class WatchedJob {
 	#snapshot = $state.raw<JobSnapshot | null>(null);
 	#children = $state.raw<readonly JobSnapshot[]>([]);
 	#heldBy = $state.raw<HoldReason | null>(null);
-	#question = $state.raw<JobQuestion | null>(null);
+	#question = $state.raw<AskedQuestion | null>(null);
 	readonly #withChildren: boolean;
 	#watching = $state(false);
 	#connectionError = $state.raw<unknown>(null);
@@ -256,7 +256,7 @@ export class WatchedJob {
 	 * message per change says it; the question itself is read once); null
 	 * otherwise. Answer it with {@link answer} (the JobQuestion component does).
 	 */
-	get question(): JobQuestion | null {
+	get question(): AskedQuestion | null {
 		return this.#snapshot?.status === 'waiting' ? this.#question : null;
 	}
 

@@ -79,8 +79,7 @@ export function askContext(job: Job, store: JobStore) {
 			});
 			if (!found.answered) throw new WaitingForAnswer(job.id, key);
 			const parsed = schema.safeParse(found.answer);
-			if (!parsed.success)
-				throw new JobUserError(INVALID_ANSWER, { errorCode: 'invalid_answer', cause: parsed.error });
+			if (!parsed.success) throw new JobUserError(INVALID_ANSWER, { errorCode: 'invalid_answer', cause: parsed.error });
 			return parsed.data;
 		},
 	};

@@ -1,0 +1,131 @@
+/**
+ * Questions and try again in SQL (16_questions_and_try_again.sql): who reads
+ * and writes the questions table, what the reclaim schedule's question expiry
+ * touches, when questions are forgotten, the shapes check_answer checks, and
+ * the bound of a replay.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { as, createUser, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+
+let db: TestDatabase;
+beforeAll(async () => {
+	db = await useTestDatabase();
+});
+
+async function code(p: Promise<unknown>): Promise<string | null> {
+	try {
+		await p;
+		return null;
+	} catch (e) {
+		return (e as { code: string }).code;
+	}
+}
+
+/** A job of `owner`, claimed, that asked a yes/no question due in `timeout`. */
+async function asking(owner: string, timeout = '1 hour') {
+	const [{ id }] = await db.sql`select id from job_enqueue('asks', owner_id => ${owner})`;
+	await db.sql`select job_claim(${id})`;
+	await db.sql`select job_ask(${id}, 'ask-1', 'Sure?', '{"type": "boolean"}', ${timeout}::interval)`;
+	return id as string;
+}
+
+describe('the questions table', () => {
+	it('a user reads the questions of their own jobs only, and writes none directly; job_ask is for workers', async () => {
+		const alice = await createUser(db.sql);
+		const bob = await createUser(db.sql);
+		const id = await asking(alice.sub);
+		const seen = (caller: typeof alice) =>
+			as(db.sql, caller, (tx) => tx`select key from supabase_jobs.job_question where job_id = ${id}`);
+		expect((await seen(alice)).map((r) => r.key)).toEqual(['ask-1']);
+		expect(await seen(bob)).toEqual([]);
+		expect(
+			await code(
+				as(db.sql, alice, (tx) => tx`update supabase_jobs.job_question set answer = 'true', answered_at = now()`),
+			),
+		).toBe('42501');
+		expect(
+			await code(as(db.sql, alice, (tx) => tx`select job_ask(${id}, 'ask-2', 'Again?', '{"type": "boolean"}')`)),
+		).toBe('42501');
+		expect(
+			(await as(db.sql, serviceRole, (tx) => tx`select key from supabase_jobs.job_question where job_id = ${id}`))
+				.length,
+		).toBe(1);
+	});
+
+	it('the reclaim schedule fails only jobs whose question is past its deadline: a parent waiting for its children, or a question still due, is left waiting', async () => {
+		const alice = await createUser(db.sql);
+		const due = await asking(alice.sub, '1 millisecond');
+		const later = await asking(alice.sub, '1 hour');
+		const [{ id: parent }] = await db.sql`select id from job_enqueue('parent', owner_id => ${alice.sub})`;
+		await db.sql`select job_claim(${parent})`;
+		await db.sql`select job_enqueue_child(${parent}, 'part')`;
+		await db.sql`select job_wait_for_children(${parent})`;
+		const closed =
+			await db.sql`select id, status from supabase_jobs.reclaim_all(null) where id in (${due}, ${later}, ${parent})`;
+		expect(closed.map((r) => [r.id, r.status])).toEqual([[due, 'failed']]);
+		const rows =
+			await db.sql`select id, status, error_code from jobs where id in (${due}, ${later}, ${parent}) order by id`;
+		expect(Object.fromEntries(rows.map((r) => [r.id, [r.status, r.error_code]]))).toEqual({
+			[due]: ['failed', 'question_unanswered'],
+			[later]: ['waiting', null],
+			[parent]: ['waiting', null],
+		});
+	});
+
+	it('questions are forgotten when their job ends; answered ones are kept while it runs', async () => {
+		const alice = await createUser(db.sql);
+		const id = await asking(alice.sub);
+		await as(db.sql, alice, (tx) => tx`select job_answer(${id}, 'true'::jsonb)`);
+		await db.sql`select job_claim(${id})`;
+		const [{ answered }] =
+			await db.sql`select job_ask(${id}, 'ask-1', 'Sure?', '{"type": "boolean"}') -> 'answered' as answered`;
+		expect(answered).toBe(true);
+		expect((await db.sql`select 1 from supabase_jobs.job_question where job_id = ${id}`).length).toBe(1);
+		await db.sql`select job_succeed(${id})`;
+		expect(await db.sql`select 1 from supabase_jobs.job_question where job_id = ${id}`).toEqual([]);
+	});
+
+	it('check_answer names the field for the shapes it checks: integer, items, anyOf, bounds', async () => {
+		const field = async (schema: unknown, value: unknown) => {
+			try {
+				await db.sql`select supabase_jobs.check_answer(${JSON.stringify(schema)}::text::jsonb, ${JSON.stringify(value)}::text::jsonb)`;
+				return null;
+			} catch (e) {
+				return (e as { detail: string }).detail;
+			}
+		};
+		expect(await field({ type: 'integer' }, 2)).toBeNull();
+		expect(await field({ type: 'integer' }, 2.5)).toBe('field=answer');
+		expect(await field({ type: 'number', minimum: 1, maximum: 5 }, 6)).toBe('field=answer');
+		expect(await field({ type: 'array', items: { type: 'string' } }, ['a', 3])).toBe('field=answer[1]');
+		expect(await field({ anyOf: [{ type: 'string' }, { type: 'null' }] }, null)).toBeNull();
+		expect(await field({ anyOf: [{ type: 'string' }, { type: 'null' }] }, 1)).toBe('field=answer');
+		expect(
+			await field(
+				{ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'boolean' } } } } },
+				{ a: { b: 'no' } },
+			),
+		).toBe('field=answer.a.b');
+	});
+});
+
+describe('replay', () => {
+	it('more failed jobs than a batch match: refused naming the filter, nothing written', async () => {
+		const [{ max }] = await db.sql`select supabase_jobs.batch_max() as max`;
+		await db.sql.begin(async (tx) => {
+			await tx`set local session_replication_role = replica`;
+			await tx`
+				insert into supabase_jobs.job (job_table, kind, status, error, error_code, finished_at, attempts)
+				select 'jobs', 'bulk', 'failed', 'x', 'boom', now(), 1 from generate_series(1, ${max + 1})`;
+		});
+		const refused = await db.sql`select * from job_replay('bulk')`.catch((e: { code: string; detail: string }) => e);
+		expect(refused).toMatchObject({ code: '22023', detail: 'field=filter' });
+		const [{ n }] = await db.sql`select count(*)::int as n from jobs where retry_of is not null and kind = 'bulk'`;
+		expect(n).toBe(0);
+		const some =
+			await db.sql`select id from job_replay('bulk', ended_from => now() - interval '1 hour', ended_to => now() + interval '1 hour')`.catch(
+				(e: { code: string }) => e,
+			);
+		expect(some).toMatchObject({ code: '22023' });
+	});
+});
