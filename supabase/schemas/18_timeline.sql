@@ -185,11 +185,11 @@ begin
       bad.field, supabase_jobs.log_message_max(), supabase_jobs.log_fields_max_bytes()));
   end if;
 
-  -- The attempt that holds the job (or held it when it was cancelled) writes its lines; any other is told why not.
+  -- The attempt that holds the job (or parked it, or held it when it was cancelled) writes its lines; any other is told why not.
   select j.status, j.started_at, j.attempts into found_status, started, holder
     from supabase_jobs.job j
    where j.job_table = label and j.id = job_log.id and (attempt is null or j.attempts = attempt)
-     and j.status in ('running', 'cancelled');
+     and j.status in ('running', 'waiting', 'cancelled');
   if found_status is null then
     perform supabase_jobs.raise_not_closable(label, id, attempt, 'log');
   end if;

@@ -20,6 +20,7 @@ import * as producer from './producer.ts';
 import * as questions from './questions.ts';
 import type { AnswerOptions, AskInput, AskResult, AskedQuestion, ReplayFilter } from './questions.ts';
 import * as reads from './screen-reads.ts';
+import { traced } from '../internal/tracing.ts';
 import { readTimeline, type JobTimelineEntry, type LogLine } from './job-timeline.ts';
 import type {
 	AttemptOptions,
@@ -113,7 +114,12 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	enqueue(kind: string, input: EnqueueInput<P> & { idempotencyKey: string }): Promise<Enqueued<R>>;
 	enqueue(kind: string, input?: EnqueueInput<P>): Promise<R>;
 	async enqueue(kind: string | JobKind, input: EnqueueInput<unknown> = {}): Promise<Job | Enqueued<Job>> {
-		return await producer.enqueue(this.calls, kind, input);
+		return await traced(
+			'enqueue',
+			{ kind: typeof kind === 'string' ? kind : kind?.name, table: this.table },
+			() => producer.enqueue(this.calls, kind, input),
+			(span, job) => span.set({ id: job.id, attempt: job.attempts }),
+		);
 	}
 
 	/**
@@ -131,7 +137,12 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	): Promise<Job<JobKindParams<K>>[]>;
 	enqueueMany(kind: string, items: readonly EnqueueInput<P>[]): Promise<R[]>;
 	async enqueueMany(kind: string | JobKind, items: readonly EnqueueInput<unknown>[]): Promise<Job[]> {
-		return await producer.enqueueMany(this.calls, kind, items);
+		return await traced(
+			'enqueue',
+			{ kind: typeof kind === 'string' ? kind : kind?.name, table: this.table },
+			() => producer.enqueueMany(this.calls, kind, items),
+			(span, jobs) => span.set({ count: jobs.length }),
+		);
 	}
 
 	/**
@@ -150,7 +161,12 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	): Promise<Job<JobKindParams<K>>>;
 	enqueueChild(parentId: string, kind: string, input?: ChildInput<P>): Promise<R>;
 	async enqueueChild(parentId: string, kind: string | JobKind, input: ChildInput<unknown> = {}): Promise<Job> {
-		return await producer.enqueueChild(this.calls, parentId, kind, input);
+		return await traced(
+			'enqueue',
+			{ kind: typeof kind === 'string' ? kind : kind?.name, table: this.table },
+			() => producer.enqueueChild(this.calls, parentId, kind, input),
+			(span, job) => span.set({ id: job.id, attempt: job.attempts }),
+		);
 	}
 
 	/**

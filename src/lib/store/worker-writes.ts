@@ -11,6 +11,7 @@ import { checkFinite, checkInt, invalid, isJobId, kindName, notFound } from './i
 import type { JobCalls } from './job-calls.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 import { writeLog, type LogLine } from './job-timeline.ts';
+import { loadTracing, startJobSpan, traced } from '../internal/tracing.ts';
 import type {
 	AttemptOptions,
 	ClaimNextOptions,
@@ -51,16 +52,37 @@ export class WorkerWrites<R extends Job = Job> {
 	async claim(id: string, options: ClaimOptions): Promise<R | null> {
 		const heartbeatMs = checkInt('heartbeatMs', options.heartbeatMs);
 		if (!isJobId(id)) return null;
-		return this.fence(await this.calls.maybeOne('job_claim', { id, heartbeat_ms: heartbeatMs }));
+		return this.fence(
+			await traced(
+				'claim',
+				{ id, table: this.calls.table },
+				() => this.calls.maybeOne('job_claim', { id, heartbeat_ms: heartbeatMs }),
+				(span, job) => span.set(job ? { kind: job.kind, attempt: job.attempts } : { outcome: 'not_claimed' }),
+			),
+		);
 	}
 
 	async claimNext(options: ClaimNextOptions): Promise<R[]> {
-		const rows = await this.calls.rows('job_claim_next', {
+		const args = {
 			kinds: options.kinds?.map(kindName),
 			limit: checkInt('limit', options.limit),
 			heartbeat_ms: checkInt('heartbeatMs', options.heartbeatMs),
-		});
-		return rows.map((r) => this.fence(parseJobRow(r) as R));
+		};
+		await loadTracing();
+		const startedAt = Date.now();
+		const rows = await this.calls.rows('job_claim_next', args);
+		const jobs = rows.map((r) => this.fence(parseJobRow(r) as R));
+		// One claim span per job claimed, all spanning the one round trip that claimed them.
+		for (const job of jobs) {
+			const span = startJobSpan(
+				'claim',
+				{ id: job.id, kind: job.kind, attempt: job.attempts, table: this.calls.table },
+				startedAt,
+			);
+			span?.set({ count: jobs.length });
+			span?.end();
+		}
+		return jobs;
 	}
 
 	async succeed(id: string, options: SucceedOptions): Promise<R> {

@@ -10,6 +10,8 @@ import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import type { ProgressTracker } from '../toolkit/progress-tracker.ts';
 import type { z } from 'zod';
 import type { AskOptions } from './asking.ts';
+import type { LogLevel } from '../store/job-timeline.ts';
+import type { JobLogFields } from './job-log.ts';
 
 /**
  * What a handler receives for one claimed job.
@@ -31,6 +33,22 @@ export interface JobHandlerContext<P extends JobParams = JobParams> {
 	tracker: ProgressTracker;
 	/** The attempt this run is (1 on the first claim). */
 	attempt: number;
+	/**
+	 * Adds a line to the job's timeline (levels debug, info, warn, error):
+	 * admins read every line; `userFacing: true` in `fields` shows it to the
+	 * job's owner too (write it for them, in their language). Lines are sent in
+	 * batches and land before the job's close; at most 500 are kept per job
+	 * (past that they are dropped and counted). A bad line throws
+	 * `InvalidJobInputError` naming the field: `level`, `message` (at most 2000
+	 * characters), `fields` (a plain object, at most 4 KiB as JSON).
+	 *
+	 * @example
+	 * ```ts
+	 * log('info', 'Page 3 read', { userFacing: true });
+	 * log('debug', 'cache miss', { key: 'p3' });
+	 * ```
+	 */
+	log(level: LogLevel, message: string, fields?: JobLogFields | null): void;
 	/**
 	 * Enqueues a child of this job: same table and owner, cancelled with it,
 	 * weighed in its progress by what the child kind's plan predicts (when this

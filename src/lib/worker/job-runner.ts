@@ -8,6 +8,7 @@ import { isJobError, StageInterruptedError } from '../errors.ts';
 import { LazyAbort } from '../internal/lazy-abort.ts';
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
+import type { LogLevel } from '../store/job-timeline.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import { ProgressTracker } from '../toolkit/progress-tracker.ts';
 import type { Ticker } from '../toolkit/ticker.ts';
@@ -20,6 +21,8 @@ import { isWaitingForChildren } from './waiting-for-children.ts';
 import { familyContext } from './family-context.ts';
 import { askContext, isWaitingForAnswer } from './asking.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
+import { JobLogBuffer, type JobLogFields } from './job-log.ts';
+import { loadTracing, startJobSpan } from '../internal/tracing.ts';
 
 /**
  * How one run ended, from the worker's side:
@@ -58,6 +61,11 @@ export interface JobRunnerSettings {
 	onWorked?: (job: Job) => void;
 	/** Writes a successful close; the Node runner batches them (see SucceedBatcher). @default store.succeed */
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
+}
+
+/** What a run learned that its span reports: the handler's error. */
+interface RunReport {
+	error?: unknown;
 }
 
 /** How often a runner beats when the handler reports nothing: the liveness contract it declares at claim. */
@@ -120,12 +128,25 @@ export class JobRunner {
 			worked = true;
 			this.#s.onWorked?.(job);
 		};
+		await loadTracing();
+		// The run span: the parent of the handler's own spans and of the close.
+		const span = startJobSpan('run', { id: job.id, kind: job.kind, attempt: job.attempts, table: store.table });
+		const report: RunReport = {};
 		try {
-			outcome = await this.#run(entry, onWorked);
+			outcome = await (span
+				? span.within(() => this.#run(entry, onWorked, report))
+				: this.#run(entry, onWorked, report));
 		} catch (e) {
 			// Only a bug in the worker itself lands here; the row is left for reclaim.
 			this.#s.logger.error(`${PREFIX} job ${job.id}: the worker failed while running it`, e);
+			report.error = e;
 		} finally {
+			if (span) {
+				span.set({ outcome });
+				if (outcome === 'failed' || outcome === 'retried' || outcome === 'lost')
+					span.fail(report.error ?? new Error(`job ${job.id}: ${outcome}`));
+				span.end();
+			}
 			onWorked();
 			this.running.delete(entry);
 			this.#s.onSettled?.(job, outcome);
@@ -133,10 +154,12 @@ export class JobRunner {
 		return outcome;
 	}
 
-	async #run(entry: RunningJob, onWorked: () => void): Promise<JobOutcome> {
+	async #run(entry: RunningJob, onWorked: () => void, report: RunReport): Promise<JobOutcome> {
 		const { job, store } = entry;
 		const { logger } = this.#s;
 		const attempt = job.attempts;
+		// ctx.log's lines, batched; created by the first line.
+		let logs: JobLogBuffer | null = null;
 		const handler = this.#s.handlers.get(job.kind);
 		if (!handler) {
 			return (await entry.giveBack(`no handler for the kind "${job.kind}"`)) ? 'released' : 'lost';
@@ -269,6 +292,8 @@ export class JobRunner {
 					return trackerFor();
 				},
 				attempt,
+				log: (level: LogLevel, message: string, fields?: JobLogFields | null) =>
+					(logs ??= new JobLogBuffer(store, job.id, attempt, logger)).log(level, message, fields),
 				...family,
 				...askContext(job, store),
 			};
@@ -284,6 +309,9 @@ export class JobRunner {
 			unlinkOutside();
 			unlinkShutdown();
 		}
+		// The handler's lines land before its close (a cancelled attempt may still write them).
+		await (logs as JobLogBuffer | null)?.close();
+		if (!result.ok) report.error = result.error;
 
 		if (result.ok && !entry.shutdown.aborted) {
 			entry.markClosing();
@@ -365,8 +393,24 @@ export class JobRunner {
 		});
 	}
 
-	/** Writes the close; a refusal is logged (never thrown) and becomes the outcome. */
+	/** Writes the close, in its own span; a refusal is logged (never thrown) and becomes the outcome. */
 	async #close(job: Job, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
+		const span = startJobSpan('close', {
+			id: job.id,
+			kind: job.kind,
+			attempt: job.attempts,
+			table: [...this.running].find((r) => r.job === job)?.store.table ?? 'jobs',
+		});
+		const landed = await this.#closeWrite(job, outcome, write);
+		if (span) {
+			span.set({ outcome: landed });
+			if (landed === 'lost') span.fail(new Error(`job ${job.id}: its ${outcome} close did not land`));
+			span.end();
+		}
+		return landed;
+	}
+
+	async #closeWrite(job: Job, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
 		try {
 			const value = await write();
 			return value === 'failed' || value === 'retried' ? value : outcome;
