@@ -14,6 +14,7 @@ import type { JobStore } from '../store/job-store.ts';
 import {
 	dashboardJob,
 	type DashboardActionName,
+	type DashboardJob,
 	type DashboardActionResult,
 	type DashboardFilter,
 	type JobsDashboardData,
@@ -82,6 +83,9 @@ export interface AdminDashboard<E extends DashboardEvent = RequestEvent> {
 }
 
 const kit = async () => await import('@sveltejs/kit');
+/** Failed jobs read per page, and at most per load, to find those the filter matches. */
+const FAILED_PAGE = 200;
+const FAILED_SCAN = 2000;
 const date = (iso: string | undefined) => (iso === undefined ? undefined : new Date(iso));
 
 /**
@@ -126,10 +130,19 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 	}
 
 	async function failedJobs(store: AdminDashboardStore, filter: DashboardFilter) {
-		// Asked by kind; error code and time are matched here, over the newest failures.
-		const page = await store.listRecent({ kind: filter.kind, status: 'failed', limit: failedLimit * 4 });
-		const matching = page.jobs.map(dashboardJob).filter((j) => matchesFilter(j, filter));
-		return { failed: matching.slice(0, failedLimit), moreFailed: matching.length > failedLimit || !!page.nextCursor };
+		// Asked by kind, newest first; error code and time are matched here, a page at a
+		// time, over at most FAILED_SCAN of the newest failures.
+		const matching: DashboardJob[] = [];
+		let cursor: string | null = null;
+		let scanned = 0;
+		do {
+			const page = await store.listRecent({ kind: filter.kind, status: 'failed', limit: FAILED_PAGE, cursor });
+			scanned += page.jobs.length;
+			cursor = page.nextCursor;
+			for (const job of page.jobs.map(dashboardJob)) if (matchesFilter(job, filter)) matching.push(job);
+		} while (cursor !== null && matching.length <= failedLimit && scanned < FAILED_SCAN);
+		// More than shown matched, or the scan stopped before the oldest failure: either way, narrow the filter.
+		return { failed: matching.slice(0, failedLimit), moreFailed: matching.length > failedLimit || cursor !== null };
 	}
 
 	async function selected(store: AdminDashboardStore, id: string | null): Promise<JobsDashboardData['selected']> {

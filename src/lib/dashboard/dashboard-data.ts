@@ -55,7 +55,7 @@ export interface JobsDashboardData {
 	kinds: KindOverview[];
 	/** The newest failed jobs matching `filter`. */
 	failed: DashboardJob[];
-	/** True when more failed jobs match than the list shows. */
+	/** True when more failed jobs match than the list shows, or may (the newest 2,000 were searched). */
 	moreFailed: boolean;
 	filter: DashboardFilter;
 	/** The job opened with `?job=<id>`, with its timeline; null when none is. */
