@@ -212,7 +212,7 @@ describe('the admin dashboard, for anyone else', () => {
 	);
 
 	it('answers 403 when an app’s own check wrongly lets a non-admin in: the database refuses the admin calls', async () => {
-		const leaky = createAdminDashboard({
+		const leaky = createAdminDashboard<{ url: URL; request: Request }>({
 			getStore: () => new JobStore(supabaseAdapter(clientFor(locals(plain).config, plain))),
 			isAdmin: () => true,
 		});
