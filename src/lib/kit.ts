@@ -63,3 +63,17 @@ export function toHttpError(e: unknown): never {
 	// The cast lets projects whose App.Error declares more fields still compile.
 	return kit.error(status, body as unknown as App.Error);
 }
+
+export {
+	createAdminDashboard,
+	type AdminDashboard,
+	type AdminDashboardOptions,
+	type AdminDashboardStore,
+} from './dashboard/admin-route.ts';
+export type {
+	DashboardActionName,
+	DashboardActionResult,
+	DashboardFilter,
+	DashboardJob,
+	JobsDashboardData,
+} from './dashboard/dashboard-data.ts';

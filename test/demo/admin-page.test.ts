@@ -39,7 +39,10 @@ async function loadAs(session: DemoSession): Promise<{ overview: AdminOverview }
 		session,
 		locale: 'en' as const,
 	};
-	return (await load({ locals } as unknown as Parameters<typeof load>[0])) as { overview: AdminOverview };
+	const url = new URL('http://app.test/admin');
+	return (await load({ locals, url, request: new Request(url) } as unknown as Parameters<typeof load>[0])) as {
+		overview: AdminOverview;
+	};
 }
 
 beforeAll(async () => {

@@ -12,7 +12,7 @@
  */
 import { createClient, type SupabaseClientOptions } from '@supabase/supabase-js';
 import { serverRealtime } from '../../lib/adapters/server-realtime.ts';
-import { decodeJwt } from 'jose';
+import { decodeJwt, jwtVerify } from 'jose';
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
 import { mintUserToken } from '../../local/standin/jwt.ts';
@@ -137,6 +137,29 @@ export function decodeSession(value: string | undefined): DemoSession | null {
  */
 export function clientFor(config: DemoConfig, session: DemoSession) {
 	return serverClient(config, { accessToken: async () => session.accessToken });
+}
+
+/**
+ * The demo's own admin check: the visitor's token, verified (the stand-in's
+ * secret, or GoTrue), says app_metadata.role = 'admin'. The cookie is the
+ * visitor's to edit, so its token is never trusted unverified.
+ *
+ * @example
+ * if (!(await isAdminSession(locals.config, locals.session))) error(403);
+ */
+export async function isAdminSession(config: DemoConfig, session: DemoSession): Promise<boolean> {
+	try {
+		if (config.auth.mode === 'standin') {
+			const { payload } = await jwtVerify(session.accessToken, new TextEncoder().encode(config.auth.jwtSecret), {
+				algorithms: ['HS256'],
+			});
+			return (payload.app_metadata as { role?: unknown } | undefined)?.role === 'admin';
+		}
+		const { data, error } = await goTrue(config).auth.getUser(session.accessToken);
+		return !error && data.user.app_metadata.role === 'admin';
+	} catch {
+		return false;
+	}
 }
 
 /**

@@ -61,6 +61,19 @@ export { default as JobStrip } from '../components/JobStrip.svelte';
  */
 export { default as JobStatusBadge } from '../components/JobStatusBadge.svelte';
 
+export { DASHBOARD_MESSAGES, dashboardMessagesFor, type DashboardMessages } from './dashboard-messages.ts';
+export type { DashboardEnhance } from './jobs-dashboard.svelte.ts';
+
+/**
+ * The admin dashboard: queues, failed jobs with their sentences, a job's
+ * timeline and the actions, over what `createAdminDashboard` (from
+ * `supabase-jobs/kit`) loads.
+ *
+ * @example
+ * <JobsDashboard {data} {form} {enhance} />
+ */
+export { default as JobsDashboard } from '../components/JobsDashboard.svelte';
+
 /**
  * A job's timeline (transitions and its worker's log lines), from `store.timeline(id)`.
  *
