@@ -30,6 +30,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -66,6 +67,7 @@ export type Database = {
 					kind: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -102,6 +104,7 @@ export type Database = {
 					kind?: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -399,6 +402,25 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			job_stream_append: {
+				Args: {
+					attempt?: number;
+					body: string;
+					id: string;
+					job_table?: string;
+					stream: string;
+				};
+				Returns: Database['public']['Enums']['job_status'];
+			};
+			job_stream_read: {
+				Args: {
+					attempt?: number;
+					from_seq?: number;
+					id: string;
+					job_table?: string;
+				};
+				Returns: Json;
+			};
 			job_succeed: {
 				Args: {
 					attempt?: number;
@@ -435,6 +457,7 @@ export type Database = {
 					eta_seconds?: number;
 					id: string;
 					job_table?: string;
+					metadata?: Json;
 					progress?: number;
 					stage?: string;
 				};
@@ -516,6 +539,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -552,6 +576,7 @@ export type Database = {
 						kind: string;
 						locale: string | null;
 						max_attempts: number;
+						metadata: Json | null;
 						owner_id: string | null;
 						params: NonNullable<Json>;
 						parent_id: string | null;
@@ -589,6 +614,7 @@ export type Database = {
 					kind: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -625,6 +651,7 @@ export type Database = {
 					kind?: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -660,6 +687,42 @@ export type Database = {
 					job_table?: string;
 					kind?: string;
 					max_active_per_owner?: number | null;
+				};
+				Relationships: [];
+			};
+			job_stream: {
+				Row: {
+					attempt: number;
+					body: string;
+					created_at: string;
+					job_bytes: number;
+					job_id: string;
+					job_table: string;
+					owner_id: string | null;
+					seq: number;
+					stream: string;
+				};
+				Insert: {
+					attempt: number;
+					body: string;
+					created_at?: string;
+					job_bytes: number;
+					job_id: string;
+					job_table: string;
+					owner_id?: string | null;
+					seq: number;
+					stream: string;
+				};
+				Update: {
+					attempt?: number;
+					body?: string;
+					created_at?: string;
+					job_bytes?: number;
+					job_id?: string;
+					job_table?: string;
+					owner_id?: string | null;
+					seq?: number;
+					stream?: string;
 				};
 				Relationships: [];
 			};
@@ -1054,6 +1117,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1131,6 +1195,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1192,6 +1257,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1298,6 +1364,7 @@ export type Database = {
 				Returns: number;
 			};
 			max_attempts_max: { Args: Record<PropertyKey, never>; Returns: number };
+			metadata_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			missed_beats: { Args: Record<PropertyKey, never>; Returns: number };
 			owner_for: { Args: { owner_id: string }; Returns: string };
 			owns_job_topic: { Args: { topic: string }; Returns: boolean };
@@ -1344,6 +1411,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1396,6 +1464,11 @@ export type Database = {
 				Args: { delay: string; prefix?: string; run_at: string };
 				Returns: string;
 			};
+			stream_chunk_max_bytes: {
+				Args: Record<PropertyKey, never>;
+				Returns: number;
+			};
+			stream_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			table_label: { Args: { tbl: unknown }; Returns: string };
 			tag_max_length: { Args: Record<PropertyKey, never>; Returns: number };
 			tags_max: { Args: Record<PropertyKey, never>; Returns: number };
@@ -1427,6 +1500,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;

@@ -172,6 +172,7 @@ create table supabase_jobs.job (
   parent_id              uuid,
   expected_seconds       real,
   resumed_at             timestamptz,
+  metadata               jsonb,
   constraint job_row_rules check (supabase_jobs.job_row_rules(
     id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
     stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
@@ -246,6 +247,8 @@ comment on column supabase_jobs.job.expected_seconds is
   'What the kind''s plan predicts for this job, in seconds: its weight in its parent''s progress (null weighs 1).';
 comment on column supabase_jobs.job.resumed_at is
   'When this parent last came back from waiting (its last child ended): its handler runs again and reads its children''s outcomes.';
+comment on column supabase_jobs.job.metadata is
+  'What the handler says about the work so far, typed by its kind (a JSON object of at most 16 KiB, merged key by key by job_tick); sent in the Realtime message of the tick that wrote it. Null until written.';
 
 -- Claims in claim order: the queued jobs of a table, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (job_table, priority desc, available_at, created_at, id) where status = 'queued';

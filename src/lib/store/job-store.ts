@@ -39,10 +39,12 @@ import type {
 	WatchChildrenOptions,
 	WatchOptions,
 } from './store-options.ts';
+import { readStreams, watchStreams, type JobStreamChunk, type JobStreamRead, type WatchStreamsOptions } from './job-streams.ts';
 import { subscribeList, watchChildren, watchJob } from './watch-jobs.ts';
 import { WorkerWrites } from './worker-writes.ts';
 
 export type * from './store-options.ts';
+export type { JobStreamChunk, JobStreamRead, WatchStreamsOptions } from './job-streams.ts';
 
 /**
  * Long work with a status: a row the interface reads, written only through
@@ -205,6 +207,20 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	tick(id: string, update: TickInput = {}): Promise<JobStatusValue> {
 		return this.worker.tick(id, update);
+	}
+
+	/**
+	 * Appends text to a named stream of a running job (workers; handlers use
+	 * `ctx.stream(name)`, which coalesces writes) and sends it to the job's
+	 * watchers. Refused like a tick once the job was cancelled
+	 * ({@link JobCancelledError}) or another attempt owns it; past the job's
+	 * bound, {@link InvalidJobInputError} naming `streams.<name>`.
+	 *
+	 * @example
+	 * await store.appendStream(job.id, 'summary', 'The tender asks for ', { attempt: job.attempts });
+	 */
+	appendStream(id: string, stream: string, text: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
+		return this.worker.appendStream(id, stream, text, options);
 	}
 
 	/**
@@ -413,6 +429,36 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
 		return watchJob(this.calls, id, options);
+	}
+
+	/**
+	 * What a job's streams hold (every stream's chunks, in order) and where the
+	 * job stands. A user reads their own jobs' streams only: anyone else's is
+	 * {@link JobNotFoundError}.
+	 *
+	 * @example
+	 * const { chunks } = await store.readStreams(job.id);
+	 * const summary = chunks.filter((c) => c.stream === 'summary').map((c) => c.text).join('');
+	 */
+	readStreams(id: string): Promise<JobStreamRead> {
+		return readStreams(this.calls, id);
+	}
+
+	/**
+	 * Follows a job's streamed output: yields what was written so far (one
+	 * batch), then each new chunk as it is sent on the job's Realtime topic,
+	 * in order and with no gap or duplicate, even across a reconnection; ends
+	 * once the job has ended and its output was yielded. Polls every
+	 * `intervalMs` without Realtime. A chunk of a later attempt starts the
+	 * output over.
+	 *
+	 * @example
+	 * let summary = '';
+	 * for await (const chunks of store.watchStreams(job.id, { signal }))
+	 *   for (const c of chunks) if (c.stream === 'summary') summary += c.text;
+	 */
+	watchStreams(id: string, options: WatchStreamsOptions = {}): AsyncGenerator<JobStreamChunk[], void, undefined> {
+		return watchStreams(this.calls, id, options);
 	}
 
 	/**

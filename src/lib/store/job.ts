@@ -80,6 +80,11 @@ export interface Job<P extends JobParams = JobParams> {
 	 * phase runs past its measured time. Null: no estimate.
 	 */
 	expectedEndAt: Date | null;
+	/**
+	 * What the handler said about the work so far (`ctx.setMetadata`), typed by
+	 * its kind's `metadata` schema; null until first written.
+	 */
+	metadata: Record<string, unknown> | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -178,6 +183,8 @@ export const jobRowSchema = z
 		resumed_at: timestamp.nullable().default(null),
 		// Absent from rows of job tables migrated before the worker's estimate.
 		expected_end_at: timestamp.nullable().default(null),
+		// Absent from rows of job tables migrated before typed metadata.
+		metadata: z.record(z.string(), z.unknown()).nullable().default(null),
 	} satisfies { [C in JobColumn]?: z.ZodType })
 	.transform((r): Job => ({
 		id: r.id,
@@ -213,6 +220,7 @@ export const jobRowSchema = z
 		expectedSeconds: r.expected_seconds,
 		resumedAt: r.resumed_at,
 		expectedEndAt: r.expected_end_at,
+		metadata: r.metadata,
 	}));
 
 /**
