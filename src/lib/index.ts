@@ -34,11 +34,18 @@ export type {
 	HoldReason,
 	ConcurrencyLimits,
 } from './store/store-options.ts';
+export type { JobStreamChunk, JobStreamRead, WatchStreamsOptions } from './store/job-streams.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
 
 // Kinds and schedules.
-export { defineJobKind, type JobKind, type JobKindInput, type JobKindParams } from './store/job-kind.ts';
+export {
+	defineJobKind,
+	type JobKind,
+	type JobKindInput,
+	type JobKindMetadata,
+	type JobKindParams,
+} from './store/job-kind.ts';
 export { defineSchedule, type JobSchedule } from './store/job-schedule.ts';
 
 // The adapters: postgres.js (server, worker) and supabase-js (browser, server), with Realtime.

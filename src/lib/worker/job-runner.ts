@@ -5,6 +5,7 @@
  * Shared by the edge worker and the Node runner.
  */
 import { isJobError, StageInterruptedError } from '../errors.ts';
+import { checkMetadata } from '../store/input-checks.ts';
 import { LazyAbort } from '../internal/lazy-abort.ts';
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
@@ -18,6 +19,7 @@ import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAI
 import type { PlanSource } from './plan-source.ts';
 import { isWaitingForChildren } from './waiting-for-children.ts';
 import { familyContext } from './family-context.ts';
+import { JobOutput, STREAM_FLUSH_MS } from './job-output.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
 
 /**
@@ -198,6 +200,32 @@ export class JobRunner {
 		};
 		// The handler's stop: outside, the kind's time limit, or the tracker learning the job stopped.
 		const stop = new LazyAbort();
+		// Streamed output: every append is guarded by the attempt, and a refusal stops the run as a tick's would.
+		const output = new JobOutput(
+			async (stream, text) => {
+				try {
+					const status = await store.appendStream(job.id, stream, text, { attempt });
+					lastContactAt = performance.now();
+					if (status !== 'running') haltOn(status);
+				} catch (e) {
+					if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found') || isJobError(e, 'job_not_running'))
+						haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
+					throw e;
+				}
+			},
+			{ flushMs: STREAM_FLUSH_MS, signal: () => stop.signal },
+		);
+		// Metadata: each update is checked against the kind's schema, then written by a tick of its own, in order.
+		let metadata: Record<string, unknown> = { ...(job.metadata ?? {}) };
+		let metadataWrites: Promise<unknown> = Promise.resolve();
+		const setMetadata = (partial: Record<string, unknown>): Promise<void> => {
+			const merged = handler.kind.parseMetadata({ ...metadata, ...checkMetadata(partial) }) as Record<string, unknown>;
+			const changed = Object.fromEntries(Object.keys(partial).map((key) => [key, merged[key] ?? null]));
+			metadata = merged;
+			const write = metadataWrites.then(() => tick({ attempt, metadata: changed }));
+			metadataWrites = write.catch(() => {});
+			return write.then(() => undefined);
+		};
 		const unlinkOutside = outside.onAbort((reason) => stop.abort(reason));
 		let unlinkTracker: (() => void) | null = null;
 		let tracker: ProgressTracker | null = null;
@@ -268,14 +296,32 @@ export class JobRunner {
 					return trackerFor();
 				},
 				attempt,
+				stream: (name: string) => output.stream(name),
+				get metadata() {
+					return metadata;
+				},
+				setMetadata,
 				...family,
 			};
-			const work = Promise.resolve().then(() => handler.run(context));
+			// What the handler wrote is stored and sent before its outcome is.
+			const work = Promise.resolve()
+				.then(() => handler.run(context))
+				.then(
+					async (value) => {
+						if (output.used) await output.flush();
+						return value;
+					},
+					async (error: unknown) => {
+						if (output.used) await output.flush().catch(() => {});
+						throw error;
+					},
+				);
 			result = await Promise.race([settle(work), stoppedPromise(stop)]);
 			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {
+			if (stop.aborted) output.discard();
 			clearTimeout(heartbeatTimer);
 			clearTimeout(timeLimitTimer);
 			(unlinkTracker as (() => void) | null)?.();
