@@ -9,9 +9,11 @@
  */
 import { describeJobStoreConformance } from '../store/conformance.ts';
 import { describeParentChildConformance } from '../store/family-conformance.ts';
+import { describeJobOutputConformance } from '../store/output-conformance.ts';
 import { useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
 
 describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeParentChildConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
+describeJobOutputConformance('supabase-js (stand-in, Realtime)', async () => f.harness);

@@ -10,6 +10,7 @@ import { JobStore } from '../../src/lib/store/job-store.ts';
 import { claimsFor, createUser, useTestDatabase } from '../helpers/db.ts';
 import { describeJobStoreConformance } from './conformance.ts';
 import { describeParentChildConformance } from './family-conformance.ts';
+import { describeJobOutputConformance } from './output-conformance.ts';
 import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
 
 const db = await useTestDatabase();
@@ -30,6 +31,7 @@ const harness: ConformanceHarness = {
 };
 describeJobStoreConformance('postgres.js', async () => harness);
 describeParentChildConformance('postgres.js', async () => harness);
+describeJobOutputConformance('postgres.js', async () => harness);
 
 describe('postgresAdapter', () => {
 	test('a worker connecting as the database owner needs no claims', async () => {

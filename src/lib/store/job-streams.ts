@@ -112,7 +112,13 @@ async function readFrom<R extends Job>(
 	id: string,
 	from: StreamPosition,
 ): Promise<JobStreamRead & { topic: string }> {
-	const raw = await calls.call('job_stream_read', { id, attempt: from.attempt, from_seq: from.seq });
+	// Attempts count from 1: position 0 means "from the start" (no attempt given).
+	const start = from.attempt === 0;
+	const raw = await calls.call('job_stream_read', {
+		id,
+		attempt: start ? undefined : from.attempt,
+		from_seq: start ? undefined : from.seq,
+	});
 	const parsed = readSchema.safeParse(raw);
 	if (!parsed.success)
 		throw new UnexpectedRowError(`job_stream_read returned what this package cannot read: ${parsed.error.message}`);
