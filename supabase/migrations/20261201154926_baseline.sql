@@ -4174,6 +4174,8 @@ declare
   label text := supabase_jobs.job_table_label(job_table);
   found_status public.job_status;
   found_attempts integer;
+  found_owner uuid;
+  found_parent uuid;
   chunks jsonb;
 begin
   perform supabase_jobs.check_call(id, attempt);
@@ -4181,7 +4183,7 @@ begin
     perform supabase_jobs.invalid('from_seq', 'from_seq is a chunk number from 0');
   end if;
   -- As the caller: RLS shows a user their own jobs only (admins and workers every one).
-  select j.status, j.attempts into found_status, found_attempts
+  select j.status, j.attempts, j.owner_id, j.parent_id into found_status, found_attempts, found_owner, found_parent
     from supabase_jobs.job j where j.job_table = label and j.id = job_stream_read.id;
   if found_status is null then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
@@ -4194,11 +4196,12 @@ begin
      and (job_stream_read.attempt is null or s.attempt > job_stream_read.attempt
           or (s.attempt = job_stream_read.attempt and s.seq >= from_seq));
   return pg_catalog.jsonb_build_object('status', found_status, 'attempts', found_attempts,
+                                       'owner_id', found_owner, 'parent_id', found_parent,
                                        'chunks', coalesce(chunks, '[]'::jsonb));
 end
 $$;
 comment on function public.job_stream_read is
-  'What a job''s streams hold from (attempt, from_seq) on (everything without attempt), with the job''s status: {status, attempts, chunks: [{stream, attempt, seq, text}]} in order. A watcher reads it on (re)joining, then follows the job_stream messages. PT404 for a job the caller cannot see.';
+  'What a job''s streams hold from (attempt, from_seq) on (everything without attempt), with where the job stands: {status, attempts, owner_id, parent_id (its Realtime topic), chunks: [{stream, attempt, seq, text}]} in order. A watcher reads it on (re)joining, then follows the job_stream messages. PT404 for a job the caller cannot see.';
 
 -- Retention: a job's streams go with its row (cleanup deletes finished jobs through the parent table).
 create or replace function supabase_jobs.after_jobs_deleted()
