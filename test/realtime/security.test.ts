@@ -293,7 +293,10 @@ describe("a job's streamed output and metadata", () => {
 		expect((await join(aList)).status).toBe('SUBSCRIBED');
 		// B: its own list topic, and A's job topic as a public channel (no authorization needed to join it).
 		const bHeard: unknown[] = [];
-		for (const ch of [bSocket.channel(`jobs:${b.id}`, { config: { private: true } }), bSocket.channel(`job:${job.id}`)]) {
+		for (const ch of [
+			bSocket.channel(`jobs:${b.id}`, { config: { private: true } }),
+			bSocket.channel(`job:${job.id}`),
+		]) {
 			ch.on('broadcast', { event: 'job_stream' }, (m) => bHeard.push(m));
 			expect((await join(ch)).status).toBe('SUBSCRIBED');
 		}

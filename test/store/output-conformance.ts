@@ -121,9 +121,9 @@ export function describeJobOutputConformance(label: string, setup: () => Promise
 			const { store, job } = await ownedRunning();
 			await worker.appendStream(job.id, 'summary', 'before', { attempt: job.attempts });
 			await store.cancel(job.id);
-			expect(await rejection(worker.appendStream(job.id, 'summary', 'after', { attempt: job.attempts }))).toBeInstanceOf(
-				JobCancelledError,
-			);
+			expect(
+				await rejection(worker.appendStream(job.id, 'summary', 'after', { attempt: job.attempts })),
+			).toBeInstanceOf(JobCancelledError);
 			expect(textOf((await store.readStreams(job.id)).chunks, 'summary')).toBe('before');
 		});
 
@@ -167,7 +167,7 @@ export function describeJobOutputConformance(label: string, setup: () => Promise
 			}
 		});
 
-		test("another user can read neither the stream nor whether it exists: JobNotFoundError; and no user can append to one", async () => {
+		test('another user can read neither the stream nor whether it exists: JobNotFoundError; and no user can append to one', async () => {
 			const { store, job } = await ownedRunning();
 			await worker.appendStream(job.id, 'summary', 'private', { attempt: job.attempts });
 			const stranger = new JobStore(h.adapter({ role: 'authenticated', sub: await h.createUser() }));

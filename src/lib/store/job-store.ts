@@ -39,7 +39,13 @@ import type {
 	WatchChildrenOptions,
 	WatchOptions,
 } from './store-options.ts';
-import { readStreams, watchStreams, type JobStreamChunk, type JobStreamRead, type WatchStreamsOptions } from './job-streams.ts';
+import {
+	readStreams,
+	watchStreams,
+	type JobStreamChunk,
+	type JobStreamRead,
+	type WatchStreamsOptions,
+} from './job-streams.ts';
 import { subscribeList, watchChildren, watchJob } from './watch-jobs.ts';
 import { WorkerWrites } from './worker-writes.ts';
 

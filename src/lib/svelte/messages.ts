@@ -41,6 +41,10 @@ export interface JobMessages {
 	children: string;
 	/** A queued job behind the same user's own jobs: one, or `{n}` of them. */
 	ahead: { one: string; other: string };
+	/** Accessible name of a job's streamed output that has no label of its own. */
+	output: string;
+	/** Said once a job's streamed output is complete. */
+	outputEnded: string;
 }
 
 /**
@@ -81,6 +85,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		waitingForChildren: 'waiting for {n} of {total} parts',
 		children: 'Parts',
 		ahead: { one: '1 of your jobs is ahead of this one', other: '{n} of your jobs are ahead of this one' },
+		output: 'Output',
+		outputEnded: 'Finished writing.',
 	},
 	'pt-BR': {
 		status: {
@@ -112,6 +118,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		waitingForChildren: 'aguardando {n} de {total} partes',
 		children: 'Partes',
 		ahead: { one: '1 trabalho seu está à frente deste', other: '{n} trabalhos seus estão à frente deste' },
+		output: 'Resultado',
+		outputEnded: 'Texto concluído.',
 	},
 };
 

@@ -51,6 +51,19 @@ export interface JobSnapshot {
 	 * before `updatedAt`: its current phase overran. Null or absent: no estimate.
 	 */
 	expectedEndAt?: Date | null;
+	/** What the handler said about the work so far (`ctx.setMetadata`); null or absent until written. */
+	metadata?: Record<string, unknown> | null;
+}
+
+/**
+ * One piece of a job's streamed output (a `JobStore`'s `JobStreamChunk`):
+ * numbered within its attempt; a later attempt's chunks start the output over.
+ */
+export interface JobStreamPiece {
+	stream: string;
+	attempt: number;
+	seq: number;
+	text: string;
 }
 
 /**
@@ -83,6 +96,12 @@ export interface JobWatchSource {
 	 * (null: not queued). Optional: without it a queued job shows no position.
 	 */
 	queuePosition?(id: string): Promise<number | null>;
+	/**
+	 * The job's streamed output (JobStore.watchStreams): what was written so
+	 * far, then each new piece, in order; ends after the job ended. Optional:
+	 * without it `job.streams` stays empty.
+	 */
+	watchStreams?(id: string, options: { signal: AbortSignal }): AsyncIterable<readonly JobStreamPiece[]>;
 }
 
 /**

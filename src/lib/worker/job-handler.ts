@@ -118,7 +118,9 @@ export interface JobHandlerOptions<P extends JobParams = JobParams> {
  */
 export interface JobHandler<K extends JobKind = JobKind> {
 	readonly kind: K;
-	run(context: JobHandlerContext<JobKindParams<K>, JobKindMetadata<K> & JobParams>): Promise<JobHandlerResult> | JobHandlerResult;
+	run(
+		context: JobHandlerContext<JobKindParams<K>, JobKindMetadata<K> & JobParams>,
+	): Promise<JobHandlerResult> | JobHandlerResult;
 	size?(input: { params: JobKindParams<K>; job: Job<JobKindParams<K>> }): PhaseSizes | null | undefined;
 	readonly timeoutMs?: number;
 }
@@ -148,7 +150,9 @@ export interface JobHandler<K extends JobKind = JobKind> {
  */
 export function defineJobHandler<K extends JobKind>(
 	kind: K,
-	run: (context: JobHandlerContext<JobKindParams<K>, JobKindMetadata<K> & JobParams>) => Promise<JobHandlerResult> | JobHandlerResult,
+	run: (
+		context: JobHandlerContext<JobKindParams<K>, JobKindMetadata<K> & JobParams>,
+	) => Promise<JobHandlerResult> | JobHandlerResult,
 	options: JobHandlerOptions<JobKindParams<K>> = {},
 ): JobHandler<K> {
 	if (typeof kind?.parseParams !== 'function')

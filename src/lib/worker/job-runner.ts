@@ -208,7 +208,11 @@ export class JobRunner {
 					lastContactAt = performance.now();
 					if (status !== 'running') haltOn(status);
 				} catch (e) {
-					if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found') || isJobError(e, 'job_not_running'))
+					if (
+						isJobError(e, 'job_already_finished') ||
+						isJobError(e, 'job_not_found') ||
+						isJobError(e, 'job_not_running')
+					)
 						haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
 					throw e;
 				}
