@@ -46,6 +46,7 @@ export class DemoJobs {
 		watch: (id, { signal }) => this.store.watch(id, { signal, intervalMs: WATCH_INTERVAL_MS }),
 		cancel: (id) => this.store.cancel(id),
 		queuePosition: (id) => this.store.queuePosition(id),
+		watchStreams: (id, { signal }) => this.store.watchStreams(id, { signal, intervalMs: WATCH_INTERVAL_MS }),
 	};
 
 	/** What JobList reads: pages by cursor, and changes as they commit (Realtime; polling when it is unavailable). */
