@@ -146,7 +146,11 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 					{ errorCode: 'no_text' },
 				);
 
-			await setMetadata({ pages: doc.pages, characters: doc.text.length, sections: sectionCount(doc.text, chunkChars) });
+			await setMetadata({
+				pages: doc.pages,
+				characters: doc.text.length,
+				sections: sectionCount(doc.text, chunkChars),
+			});
 			// The running summary, written as each section is read (as a model would write it): watchers see it grow.
 			const summary = stream('summary');
 			const analysis = await tracker.run('analyse', (signal) =>
