@@ -38,6 +38,9 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function main(): Promise<void> {
 	const pg = await startLocalPostgres();
 	const url = withDatabase(pg.url, `streams_${randomUUID().slice(0, 8)}`);
+	const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+	await admin.unsafe(`create database ${new URL(url).pathname.slice(1)}`);
+	await admin.end();
 	await prepareDatabase(url, { demo: false });
 	const sql = postgres(url, { max: 4, onnotice: () => {} });
 	const standin = await createStandin({ databaseUrl: url, jwtSecret: JWT_SECRET });
