@@ -89,7 +89,8 @@ begin
                          else coalesce(t.metadata, '{}'::jsonb) || job_tick.metadata end
    where t.job_table = label and t.id = job_tick.id and t.status = 'running'
      and (attempt is null or t.attempts = attempt)
-  returning t.status, pg_catalog.octet_length(t.metadata::text) into updated, metadata_bytes;
+  returning t.status, case when job_tick.metadata is null then null else pg_catalog.octet_length(t.metadata::text) end
+    into updated, metadata_bytes;
   if metadata_bytes > supabase_jobs.metadata_max_bytes() then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata holds at most %s bytes of JSON; this tick would make it %s',
       supabase_jobs.metadata_max_bytes(), metadata_bytes));
