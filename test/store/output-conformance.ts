@@ -228,6 +228,27 @@ export function describeJobOutputConformance(label: string, setup: () => Promise
 			expect(Object.keys((await store.get(job.id)).metadata ?? {})).toEqual(['k0', 'k1']);
 		});
 
+		test("watch with the kind gives metadata as the kind's schema reads it: typed, and null when the row's does not fit", async () => {
+			const kind = defineJobKind({
+				name: uniqueKind('typed'),
+				params: z.object({}),
+				metadata: z.object({ pages: z.number().int() }),
+			});
+			const { store, job } = await ownedRunning();
+			await worker.tick(job.id, { attempt: job.attempts, metadata: { pages: 2 } });
+			const watch = store.watch(job.id, { kind, intervalMs: 50 });
+			const first = await watch.next();
+			await watch.return(undefined);
+			const pages: number | undefined = first.value?.metadata?.pages;
+			expect(pages).toBe(2);
+			await worker.tick(job.id, { attempt: job.attempts, metadata: { pages: 'two' } });
+			const again = store.watch(job.id, { kind, intervalMs: 50 });
+			const second = await again.next();
+			await again.return(undefined);
+			expect(second.value?.metadata).toBeNull();
+			expect((await store.get(job.id)).metadata).toEqual({ pages: 'two' });
+		});
+
 		test("a kind's metadata schema checks each update with every key optional, naming the field at fault", () => {
 			const kind = defineJobKind({
 				name: uniqueKind('typed'),

@@ -94,7 +94,10 @@ function render(source: StreamingSource, kind?: { parseMetadata(value: unknown):
 	target = document.createElement('div');
 	document.body.appendChild(target);
 	let job: WatchedJob<{ pages?: number }> | null = null;
-	app = mount(JobStreamView, { target, props: { source, id: 'job-1', kind, onjob: (j) => (job = j) } });
+	app = mount(JobStreamView, {
+		target,
+		props: { source, id: 'job-1', kind, onjob: (j: WatchedJob<{ pages?: number }>) => (job = j) },
+	});
 	flushSync();
 	if (!job) throw new Error('the view did not hand over its WatchedJob');
 	return job as WatchedJob<{ pages?: number }>;

@@ -11,7 +11,7 @@ import type { JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter } from './adapter.ts';
 import { JobCalls } from './job-calls.ts';
-import type { JobKind, JobKindInput, JobKindParams } from './job-kind.ts';
+import type { JobKind, JobKindInput, JobKindMetadata, JobKindParams } from './job-kind.ts';
 import type { JobSchedule } from './job-schedule.ts';
 import { parseJobRow, type Job, type JobParams } from './job.ts';
 import * as operator from './operator.ts';
@@ -432,9 +432,18 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * for await (const job of store.watch(id, { intervalMs: 2000, emitOn: ['status', 'progress', 'stage'], signal })) {
 	 *   bar.set(job.progress, job.stage);
 	 * }
+	 * // With the kind, `metadata` is checked by its schema and typed from it.
+	 * for await (const job of store.watch(id, { kind: analysis })) pages.set(job.metadata?.pages);
 	 */
-	watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
-		return watchJob(this.calls, id, options);
+	watch<K extends JobKind>(
+		id: string,
+		options: WatchOptions & { kind: K },
+	): AsyncGenerator<Omit<R, 'metadata'> & { metadata: JobKindMetadata<K> | null }, void, undefined>;
+	watch(id: string, options?: WatchOptions): AsyncGenerator<R, void, undefined>;
+	watch(id: string, options: WatchOptions & { kind?: JobKind } = {}): AsyncGenerator<R, void, undefined> {
+		const { kind, ...rest } = options;
+		const watching = watchJob(this.calls, id, rest);
+		return kind ? typedMetadata(watching, kind) : watching;
 	}
 
 	/**
@@ -554,5 +563,21 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
 		return operator.syncSchedules(this.calls, schedules);
+	}
+}
+
+/** A watch whose rows carry their metadata as the kind's schema reads it (null when it does not fit). */
+async function* typedMetadata<R extends Job>(
+	watching: AsyncGenerator<R, void, undefined>,
+	kind: JobKind,
+): AsyncGenerator<R, void, undefined> {
+	for await (const row of watching) {
+		let metadata: Record<string, unknown> | null = null;
+		try {
+			metadata = row.metadata === null ? null : (kind.parseMetadata(row.metadata) as Record<string, unknown>);
+		} catch {
+			metadata = null;
+		}
+		yield { ...row, metadata };
 	}
 }
