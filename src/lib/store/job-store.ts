@@ -572,12 +572,15 @@ async function* typedMetadata<R extends Job>(
 	kind: JobKind,
 ): AsyncGenerator<R, void, undefined> {
 	for await (const row of watching) {
-		let metadata: Record<string, unknown> | null = null;
-		try {
-			metadata = row.metadata === null ? null : (kind.parseMetadata(row.metadata) as Record<string, unknown>);
-		} catch {
-			metadata = null;
-		}
-		yield { ...row, metadata };
+		yield { ...row, metadata: metadataOf(kind, row.metadata) };
+	}
+}
+
+function metadataOf(kind: JobKind, raw: Record<string, unknown> | null): Record<string, unknown> | null {
+	if (raw === null) return null;
+	try {
+		return kind.parseMetadata(raw) as Record<string, unknown>;
+	} catch {
+		return null;
 	}
 }
