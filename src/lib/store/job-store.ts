@@ -46,7 +46,7 @@ import {
 	type JobStreamRead,
 	type WatchStreamsOptions,
 } from './job-streams.ts';
-import { subscribeList, watchChildren, watchJob } from './watch-jobs.ts';
+import { subscribeList, typedMetadata, watchChildren, watchJob } from './watch-jobs.ts';
 import { WorkerWrites } from './worker-writes.ts';
 
 export type * from './store-options.ts';
@@ -563,24 +563,5 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
 		return operator.syncSchedules(this.calls, schedules);
-	}
-}
-
-/** A watch whose rows carry their metadata as the kind's schema reads it (null when it does not fit). */
-async function* typedMetadata<R extends Job>(
-	watching: AsyncGenerator<R, void, undefined>,
-	kind: JobKind,
-): AsyncGenerator<R, void, undefined> {
-	for await (const row of watching) {
-		yield { ...row, metadata: metadataOf(kind, row.metadata) };
-	}
-}
-
-function metadataOf(kind: JobKind, raw: Record<string, unknown> | null): Record<string, unknown> | null {
-	if (raw === null) return null;
-	try {
-		return kind.parseMetadata(raw) as Record<string, unknown>;
-	} catch {
-		return null;
 	}
 }
