@@ -94,11 +94,6 @@ export class JobOutput {
 		this.#options = options;
 	}
 
-	/** True once something was written: the run flushes before it closes. */
-	get used(): boolean {
-		return this.#writers.size > 0;
-	}
-
 	/** The writer of one stream (the same object for the same name). */
 	stream(name: string): JobStreamWriter {
 		const existing = this.#writers.get(name);

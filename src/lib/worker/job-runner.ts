@@ -200,33 +200,40 @@ export class JobRunner {
 		};
 		// The handler's stop: outside, the kind's time limit, or the tracker learning the job stopped.
 		const stop = new LazyAbort();
-		// Streamed output: every append is guarded by the attempt, and a refusal stops the run as a tick's would.
-		const output = new JobOutput(
-			async (stream, text) => {
-				try {
-					const status = await store.appendStream(job.id, stream, text, { attempt });
-					lastContactAt = performance.now();
-					if (status !== 'running') haltOn(status);
-				} catch (e) {
-					if (
-						isJobError(e, 'job_already_finished') ||
-						isJobError(e, 'job_not_found') ||
-						isJobError(e, 'job_not_running')
-					)
-						haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
-					throw e;
-				}
-			},
-			{ flushMs: STREAM_FLUSH_MS, signal: () => stop.signal },
-		);
+		// Streamed output, made on the first ctx.stream(): every append is guarded by the attempt,
+		// and a refusal stops the run as a tick's would.
+		const made: { output: JobOutput | null } = { output: null };
+		const outputFor = (): JobOutput =>
+			(made.output ??= new JobOutput(
+				async (stream, text) => {
+					try {
+						const status = await store.appendStream(job.id, stream, text, { attempt });
+						lastContactAt = performance.now();
+						if (status !== 'running') haltOn(status);
+					} catch (e) {
+						if (
+							isJobError(e, 'job_already_finished') ||
+							isJobError(e, 'job_not_found') ||
+							isJobError(e, 'job_not_running')
+						)
+							haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
+						throw e;
+					}
+				},
+				{ flushMs: STREAM_FLUSH_MS, signal: () => stop.signal },
+			));
 		// Metadata: each update is checked against the kind's schema, then written by a tick of its own, in order.
-		let metadata: Record<string, unknown> = { ...(job.metadata ?? {}) };
-		let metadataWrites: Promise<unknown> = Promise.resolve();
+		let metadata: Record<string, unknown> | null = null;
+		const metadataNow = () => (metadata ??= { ...(job.metadata ?? {}) });
+		let metadataWrites: Promise<unknown> | null = null;
 		const setMetadata = (partial: Record<string, unknown>): Promise<void> => {
-			const merged = handler.kind.parseMetadata({ ...metadata, ...checkMetadata(partial) }) as Record<string, unknown>;
+			const merged = handler.kind.parseMetadata({ ...metadataNow(), ...checkMetadata(partial) }) as Record<
+				string,
+				unknown
+			>;
 			const changed = Object.fromEntries(Object.keys(partial).map((key) => [key, merged[key] ?? null]));
 			metadata = merged;
-			const write = metadataWrites.then(() => tick({ attempt, metadata: changed }));
+			const write = (metadataWrites ?? Promise.resolve()).then(() => tick({ attempt, metadata: changed }));
 			metadataWrites = write.catch(() => {});
 			return write.then(() => undefined);
 		};
@@ -300,9 +307,9 @@ export class JobRunner {
 					return trackerFor();
 				},
 				attempt,
-				stream: (name: string) => output.stream(name),
+				stream: (name: string) => outputFor().stream(name),
 				get metadata() {
-					return metadata;
+					return metadataNow();
 				},
 				setMetadata,
 				...family,
@@ -311,21 +318,21 @@ export class JobRunner {
 			const work = Promise.resolve()
 				.then(() => handler.run(context))
 				.then(
-					async (value) => {
-						if (output.used) await output.flush();
-						return value;
-					},
-					async (error: unknown) => {
-						if (output.used) await output.flush().catch(() => {});
-						throw error;
-					},
+					(value) => (made.output ? made.output.flush().then(() => value) : value),
+					(error: unknown) =>
+						made.output
+							? made.output.flush().then(
+									() => Promise.reject(error),
+									() => Promise.reject(error),
+								)
+							: Promise.reject(error),
 				);
 			result = await Promise.race([settle(work), stoppedPromise(stop)]);
 			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {
-			if (stop.aborted) output.discard();
+			if (stop.aborted) made.output?.discard();
 			clearTimeout(heartbeatTimer);
 			clearTimeout(timeLimitTimer);
 			(unlinkTracker as (() => void) | null)?.();
