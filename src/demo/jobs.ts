@@ -22,7 +22,9 @@ export const DOCUMENT_PLAN = PhasePlan.fromSeconds(
 );
 
 /**
- * `document.analyse`: params name the file; the payload is its bytes.
+ * `document.analyse`: params name the file; the payload is its bytes. The
+ * worker writes a running summary to the stream `summary` (one sentence per
+ * section, as it reads it) and reports the document's size as metadata.
  *
  * @example
  * await store.enqueue(documentAnalyse, { params: { filename: file.name, mime: file.type }, payload: bytes, locale });
@@ -35,6 +37,8 @@ export const documentAnalyse = defineJobKind({
 	}),
 	plan: DOCUMENT_PLAN,
 	label: { en: 'Document analysis', 'pt-BR': 'Análise de documento' },
+	// What the page shows while the work runs: the document's size, once read.
+	metadata: z.object({ pages: z.number().int().nullable(), characters: z.number().int(), sections: z.number().int() }),
 });
 
 /** The kinds the dashboard filters by. */

@@ -30,6 +30,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -67,6 +68,7 @@ export type Database = {
 					kind: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -104,6 +106,7 @@ export type Database = {
 					kind?: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -519,6 +522,25 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			job_stream_append: {
+				Args: {
+					attempt?: number;
+					body: string;
+					id: string;
+					job_table?: string;
+					stream: string;
+				};
+				Returns: Database['public']['Enums']['job_status'];
+			};
+			job_stream_read: {
+				Args: {
+					attempt?: number;
+					from_seq?: number;
+					id: string;
+					job_table?: string;
+				};
+				Returns: Json;
+			};
 			job_succeed: {
 				Args: {
 					attempt?: number;
@@ -555,6 +577,7 @@ export type Database = {
 					eta_seconds?: number;
 					id: string;
 					job_table?: string;
+					metadata?: Json;
 					progress?: number;
 					stage?: string;
 				};
@@ -677,6 +700,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -713,6 +737,7 @@ export type Database = {
 						kind: string;
 						locale: string | null;
 						max_attempts: number;
+						metadata: Json | null;
 						owner_id: string | null;
 						params: NonNullable<Json>;
 						parent_id: string | null;
@@ -754,6 +779,7 @@ export type Database = {
 						kind: string;
 						locale: string | null;
 						max_attempts: number;
+						metadata: Json | null;
 						owner_id: string | null;
 						params: NonNullable<Json>;
 						parent_id: string | null;
@@ -792,6 +818,7 @@ export type Database = {
 					kind: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -829,6 +856,7 @@ export type Database = {
 					kind?: string;
 					locale?: string | null;
 					max_attempts?: number;
+					metadata?: Json | null;
 					owner_id?: string | null;
 					params?: NonNullable<Json>;
 					parent_id?: string | null;
@@ -985,6 +1013,42 @@ export type Database = {
 					key?: string;
 					owner_id?: string | null;
 					prompt?: string;
+				};
+				Relationships: [];
+			};
+			job_stream: {
+				Row: {
+					attempt: number;
+					body: string;
+					created_at: string;
+					job_bytes: number;
+					job_id: string;
+					job_table: string;
+					owner_id: string | null;
+					seq: number;
+					stream: string;
+				};
+				Insert: {
+					attempt: number;
+					body: string;
+					created_at?: string;
+					job_bytes: number;
+					job_id: string;
+					job_table: string;
+					owner_id?: string | null;
+					seq: number;
+					stream: string;
+				};
+				Update: {
+					attempt?: number;
+					body?: string;
+					created_at?: string;
+					job_bytes?: number;
+					job_id?: string;
+					job_table?: string;
+					owner_id?: string | null;
+					seq?: number;
+					stream?: string;
 				};
 				Relationships: [];
 			};
@@ -1343,6 +1407,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1472,6 +1537,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1518,6 +1584,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1596,6 +1663,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1658,6 +1726,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1704,6 +1773,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1821,6 +1891,7 @@ export type Database = {
 				Returns: number;
 			};
 			max_attempts_max: { Args: Record<PropertyKey, never>; Returns: number };
+			metadata_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			missed_beats: { Args: Record<PropertyKey, never>; Returns: number };
 			owner_for: { Args: { owner_id: string }; Returns: string };
 			owns_job_topic: { Args: { topic: string }; Returns: boolean };
@@ -1870,6 +1941,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1916,6 +1988,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -1981,6 +2054,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -2022,6 +2096,11 @@ export type Database = {
 				Args: { delay: string; prefix?: string; run_at: string };
 				Returns: string;
 			};
+			stream_chunk_max_bytes: {
+				Args: Record<PropertyKey, never>;
+				Returns: number;
+			};
+			stream_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			table_label: { Args: { tbl: unknown }; Returns: string };
 			tag_max_length: { Args: Record<PropertyKey, never>; Returns: number };
 			tags_max: { Args: Record<PropertyKey, never>; Returns: number };
@@ -2048,6 +2127,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;
@@ -2099,6 +2179,7 @@ export type Database = {
 					kind: string;
 					locale: string | null;
 					max_attempts: number;
+					metadata: Json | null;
 					owner_id: string | null;
 					params: NonNullable<Json>;
 					parent_id: string | null;

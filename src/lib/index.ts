@@ -40,12 +40,19 @@ export type {
 	UnfinishedStatus,
 } from './store/store-options.ts';
 export type { AskedQuestion, ReplayFilter } from './store/questions.ts';
+export type { JobStreamChunk, JobStreamRead, WatchStreamsOptions } from './store/job-streams.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
 export type { JobTimelineEntry, LogLine, LogLevel } from './store/job-timeline.ts';
 
 // Kinds and schedules.
-export { defineJobKind, type JobKind, type JobKindInput, type JobKindParams } from './store/job-kind.ts';
+export {
+	defineJobKind,
+	type JobKind,
+	type JobKindInput,
+	type JobKindMetadata,
+	type JobKindParams,
+} from './store/job-kind.ts';
 export { defineSchedule, type JobSchedule } from './store/job-schedule.ts';
 export { cronProblem } from './store/cron-expression.ts';
 export { describeCron } from './store/cron-words.ts';

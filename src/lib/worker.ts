@@ -24,6 +24,7 @@ export type { LocalizedText } from './worker/messages.ts';
 export { DEFAULT_PHASE } from './worker/plan-source.ts';
 export type { RetryBackoff } from './worker/backoff.ts';
 export type { JobOutcome } from './worker/job-runner.ts';
+export type { JobStreamWriter } from './worker/job-output.ts';
 export type { WorkerLogger } from './worker/logger.ts';
 
 // The store's worker calls take these (claim, tick, close).

@@ -124,6 +124,12 @@ language plpgsql immutable parallel safe
 set search_path = ''
 as $$ begin return 200; end $$;
 
+create or replace function supabase_jobs.metadata_max_bytes()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 16384; end $$;
+
 create or replace function supabase_jobs.max_attempts_max()
 returns integer
 language plpgsql immutable parallel safe
@@ -649,6 +655,7 @@ create table supabase_jobs.job (
   expected_seconds       real,
   resumed_at             timestamptz,
   retry_of               uuid,
+  metadata               jsonb,
   constraint job_row_rules check (supabase_jobs.job_row_rules(
     id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
     stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
@@ -725,6 +732,8 @@ comment on column supabase_jobs.job.resumed_at is
   'When this job last came back from waiting (its last child ended, or its question was answered): its handler runs again and reads its children''s outcomes or the answer.';
 comment on column supabase_jobs.job.retry_of is
   'The failed or cancelled job this one tries again (job_try_again, job_replay): same kind, params, owner and options; that row is left as it was. Null for a job enqueued on its own.';
+comment on column supabase_jobs.job.metadata is
+  'What the handler says about the work so far, typed by its kind (a JSON object of at most 16 KiB, merged key by key by job_tick); sent in the Realtime message of the tick that wrote it. Null until written.';
 
 -- The indexes. Each partition holds one job_table, so no key carries it (the
 -- partition is chosen before any index is read); the primary key (id) of each
@@ -1485,7 +1494,8 @@ create or replace function public.job_tick(
   stage text default null,
   attempt integer default null,
   job_table text default 'jobs',
-  eta_seconds real default null
+  eta_seconds real default null,
+  metadata jsonb default null
 )
 returns public.job_status
 language plpgsql
@@ -1499,6 +1509,7 @@ declare
   -- tick that lands pays no lookup of the registry.
   label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
+  metadata_bytes integer;
   current_status public.job_status;
   current_attempts int;
 begin
@@ -1517,16 +1528,27 @@ begin
       perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
     end if;
   end if;
+  if metadata is not null and pg_catalog.jsonb_typeof(metadata) <> 'object' then
+    perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata is a JSON object; got %s', pg_catalog.jsonb_typeof(metadata)));
+  end if;
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
   update supabase_jobs.job as t
      set progress = greatest(t.progress, coalesce(job_tick.progress, t.progress)),
          stage = coalesce(job_tick.stage, t.stage), heartbeat_at = now(), updated_at = greatest(now(), t.updated_at + interval '1 microsecond'),
          expected_end_at = case when eta_seconds is null then t.expected_end_at
-                                else now() + pg_catalog.make_interval(secs => eta_seconds) end
+                                else now() + pg_catalog.make_interval(secs => eta_seconds) end,
+         -- Merged key by key: a tick names only the keys it changes.
+         metadata = case when job_tick.metadata is null then t.metadata
+                         else coalesce(t.metadata, '{}'::jsonb) || job_tick.metadata end
    where t.job_table = label and t.id = job_tick.id and t.status = 'running'
      and (attempt is null or t.attempts = attempt)
-  returning t.status into updated;
+  returning t.status, case when job_tick.metadata is null then null else pg_catalog.octet_length(t.metadata::text) end
+    into updated, metadata_bytes;
+  if metadata_bytes > supabase_jobs.metadata_max_bytes() then
+    perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata holds at most %s bytes of JSON; this tick would make it %s',
+      supabase_jobs.metadata_max_bytes(), metadata_bytes));
+  end if;
   if updated is not null then
     return updated;
   end if;
@@ -1545,7 +1567,7 @@ begin
 end
 $$;
 comment on function public.job_tick is
-  'One round trip per tick: writes progress (never backwards), stage, heartbeat and the worker''s estimate of the end (eta_seconds from now -> expected_end_at) on a running job and returns its status; cancelled comes back so the worker stops.';
+  'One round trip per tick: writes progress (never backwards), stage, heartbeat, the worker''s estimate of the end (eta_seconds from now -> expected_end_at) and metadata (merged key by key, at most metadata_max_bytes) on a running job and returns its status; cancelled comes back so the worker stops.';
 
 create or replace function public.job_succeed(
   id uuid,
@@ -2262,7 +2284,7 @@ comment on function public.stage_cancel is
 -- ============================================================================
 
 -- Realtime messages: each visible change of a job (status, progress, stage,
--- available_at) is one message on one private topic: jobs:<owner id> for an
+-- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
 -- job_message builds it (the one builder); send_job_messages writes a
 -- statement's messages, several on one topic as list messages of up to 100.
@@ -2335,9 +2357,11 @@ as $$
            'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
          operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
+         operator(pg_catalog.||) case when j.metadata is null then '{}'::pg_catalog.jsonb
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end
 $$;
 comment on function supabase_jobs.job_message is
-  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child).';
+  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
 
 create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
@@ -2389,7 +2413,7 @@ begin
     from new_rows n join old_rows o on o.id = n.id
    cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m
    where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-      or n.available_at is distinct from o.available_at;
+      or n.available_at is distinct from o.available_at or n.metadata is distinct from o.metadata;
   if topics is not null then
     perform supabase_jobs.send_job_messages(topics, payloads);
   end if;
@@ -2397,7 +2421,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
+  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at, metadata) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job
   referencing old table as old_rows new table as new_rows
@@ -4341,6 +4365,210 @@ grant execute on function
   to service_role;
 
 -- ============================================================================
+-- supabase/schemas/15_streams.sql
+-- ============================================================================
+
+-- Streamed output: a running job appends text to named streams (a summary as
+-- it is written), and its owner sees it on the job's own Realtime topic.
+-- job_stream_append (workers only) writes one chunk, guarded by the attempt
+-- like job_tick, numbered (attempt, seq) so a watcher that joins late reads
+-- what came before (job_stream_read, RLS: owner or admin) and then the rest
+-- with no gap or duplicate. A job's streams hold at most stream_max_bytes;
+-- a new attempt starts them over. They are the job's output: kept after it
+-- ends, deleted with its row.
+
+create or replace function supabase_jobs.stream_max_bytes()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 4194304; end $$;
+
+create or replace function supabase_jobs.stream_chunk_max_bytes()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 65536; end $$;
+
+create table supabase_jobs.job_stream (
+  job_id     uuid not null,
+  attempt    integer not null,
+  seq        integer not null,
+  stream     text not null,
+  body       text not null,
+  job_bytes  integer not null,
+  job_table  text not null,
+  owner_id   uuid,
+  created_at timestamptz not null default now(),
+  primary key (job_id, attempt, seq)
+);
+comment on table supabase_jobs.job_stream is
+  'The streamed output of jobs, one row per chunk a worker wrote (job_stream_append). Read through job_stream_read; deleted with the job.';
+comment on column supabase_jobs.job_stream.attempt is
+  'The attempt that wrote it: a new attempt''s first chunk deletes the earlier attempts'' (its output starts over).';
+comment on column supabase_jobs.job_stream.seq is
+  'The chunk''s place in its attempt, from 0, across every stream of the job: watchers resume from (attempt, seq).';
+comment on column supabase_jobs.job_stream.stream is
+  'The stream''s name, e.g. summary.';
+comment on column supabase_jobs.job_stream.job_bytes is
+  'UTF-8 bytes of every stream of this attempt up to and including this chunk (at most stream_max_bytes).';
+comment on column supabase_jobs.job_stream.owner_id is
+  'The job''s owner, copied from the job: the read policy checks it.';
+
+create or replace function public.job_stream_append(
+  id uuid,
+  stream text,
+  body text,
+  attempt integer default null,
+  job_table text default 'jobs'
+)
+returns public.job_status
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  j supabase_jobs.job;
+  last_attempt integer;
+  last_seq integer;
+  last_bytes integer;
+  total bigint;
+  message record;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  if stream is null or stream !~ '^[A-Za-z][A-Za-z0-9_-]{0,63}$' then
+    perform supabase_jobs.invalid('stream', pg_catalog.format('a stream name is a letter then up to 63 letters, digits, _ or -; got %L', left(stream, 80)));
+  end if;
+  if body is null or body = '' then
+    perform supabase_jobs.invalid('body', 'a chunk of a stream is non-empty text');
+  end if;
+  if pg_catalog.octet_length(body) > supabase_jobs.stream_chunk_max_bytes() then
+    perform supabase_jobs.invalid('body', pg_catalog.format('a chunk of a stream is at most %s bytes; got %s',
+      supabase_jobs.stream_chunk_max_bytes(), pg_catalog.octet_length(body)));
+  end if;
+  -- The job row locked for this attempt: appends of one job take their turn, and a cancel or reclaim refuses them.
+  select t.* into j from supabase_jobs.job as t
+   where t.job_table = label and t.id = job_stream_append.id and t.status = 'running'
+     and (attempt is null or t.attempts = attempt)
+     for no key update;
+  if j.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, 'write a stream of');
+  end if;
+  select s.attempt, s.seq, s.job_bytes into last_attempt, last_seq, last_bytes
+    from supabase_jobs.job_stream s where s.job_id = j.id order by s.attempt desc, s.seq desc limit 1;
+  if last_attempt is distinct from j.attempts then
+    -- This attempt's first chunk: the output of an earlier attempt is replaced, not continued.
+    delete from supabase_jobs.job_stream s where s.job_id = j.id;
+    last_seq := -1;
+    last_bytes := 0;
+  end if;
+  total := last_bytes + pg_catalog.octet_length(body);
+  if total > supabase_jobs.stream_max_bytes() then
+    perform supabase_jobs.invalid('streams.' || stream, pg_catalog.format(
+      'the streams of a job hold at most %s bytes; writing %s more bytes to %s would make %s',
+      supabase_jobs.stream_max_bytes(), pg_catalog.octet_length(body), stream, total));
+  end if;
+  insert into supabase_jobs.job_stream (job_id, attempt, seq, stream, body, job_bytes, job_table, owner_id)
+  values (j.id, j.attempts, last_seq + 1, stream, body, total, j.job_table, j.owner_id);
+  -- The chunk goes on the job's one topic (job_message decides it), as its own event.
+  if supabase_jobs.realtime_ready() then
+    select m.topic, m.payload into message from supabase_jobs.job_message(j) as m;
+    insert into realtime.messages (payload, event, topic, private, extension)
+    values (pg_catalog.jsonb_build_object('id', j.id, 'job_table', j.job_table, 'stream', stream,
+              'attempt', j.attempts, 'seq', last_seq + 1, 'text', body),
+            'job_stream', message.topic, true, 'broadcast');
+  else
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
+  end if;
+  return j.status;
+end
+$$;
+comment on function public.job_stream_append is
+  'Appends one chunk of text to a named stream of a running job and sends it on the job''s Realtime topic (event job_stream: id, job_table, stream, attempt, seq, text). Workers only; refused like job_tick when another attempt owns the job (PT409) or it was cancelled (PT410); 22023 naming streams.<name> past stream_max_bytes per job.';
+
+create or replace function public.job_stream_read(
+  id uuid,
+  attempt integer default null,
+  from_seq integer default 0,
+  job_table text default 'jobs'
+)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  label text := supabase_jobs.job_table_label(job_table);
+  found_status public.job_status;
+  found_attempts integer;
+  found_owner uuid;
+  found_parent uuid;
+  chunks jsonb;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  if from_seq is null or from_seq < 0 then
+    perform supabase_jobs.invalid('from_seq', 'from_seq is a chunk number from 0');
+  end if;
+  -- As the caller: RLS shows a user their own jobs only (admins and workers every one).
+  select j.status, j.attempts, j.owner_id, j.parent_id into found_status, found_attempts, found_owner, found_parent
+    from supabase_jobs.job j where j.job_table = label and j.id = job_stream_read.id;
+  if found_status is null then
+    raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
+  end if;
+  select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('stream', s.stream, 'attempt', s.attempt, 'seq', s.seq, 'text', s.body)
+                              order by s.attempt, s.seq)
+    into chunks
+    from supabase_jobs.job_stream s
+   where s.job_id = job_stream_read.id
+     and (job_stream_read.attempt is null or s.attempt > job_stream_read.attempt
+          or (s.attempt = job_stream_read.attempt and s.seq >= from_seq));
+  return pg_catalog.jsonb_build_object('status', found_status, 'attempts', found_attempts,
+                                       'owner_id', found_owner, 'parent_id', found_parent,
+                                       'chunks', coalesce(chunks, '[]'::jsonb));
+end
+$$;
+comment on function public.job_stream_read is
+  'What a job''s streams hold from (attempt, from_seq) on (everything without attempt), with where the job stands: {status, attempts, owner_id, parent_id (its Realtime topic), chunks: [{stream, attempt, seq, text}]} in order. A watcher reads it on (re)joining, then follows the job_stream messages. PT404 for a job the caller cannot see.';
+
+-- Retention: a job's streams go with its row (cleanup deletes finished jobs through the parent table).
+create or replace function supabase_jobs.after_jobs_deleted()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  delete from supabase_jobs.job_stream s using old_rows o where s.job_id = o.id;
+  return null;
+end
+$$;
+comment on function supabase_jobs.after_jobs_deleted is
+  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs.';
+
+create trigger after_jobs_deleted after delete on supabase_jobs.job
+  referencing old table as old_rows
+  for each statement execute function supabase_jobs.after_jobs_deleted();
+
+-- Security: users read the chunks of their own jobs (admins every job's); only workers write.
+alter table supabase_jobs.job_stream enable row level security;
+create policy owner_reads_streams on supabase_jobs.job_stream for select to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+revoke all on supabase_jobs.job_stream from public, anon, authenticated, service_role;
+grant select on supabase_jobs.job_stream to authenticated;
+grant select, insert, delete on supabase_jobs.job_stream to service_role;
+
+revoke all on function
+  public.job_stream_append, public.job_stream_read, supabase_jobs.after_jobs_deleted,
+  supabase_jobs.stream_max_bytes, supabase_jobs.stream_chunk_max_bytes, supabase_jobs.metadata_max_bytes
+  from public, anon, authenticated, service_role;
+grant execute on function public.job_stream_read to authenticated, service_role;
+grant execute on function public.job_stream_append, supabase_jobs.stream_max_bytes, supabase_jobs.stream_chunk_max_bytes,
+  supabase_jobs.metadata_max_bytes to service_role;
+
+-- ============================================================================
 -- supabase/schemas/16_questions_and_try_again.sql
 -- ============================================================================
 
@@ -4384,7 +4612,7 @@ comment on column supabase_jobs.job_question.expires_at is
   'Unanswered by then, the job fails (error_code question_unanswered) at the next reclaim.';
 create index job_question_open_idx on supabase_jobs.job_question (job_table, expires_at) where answered_at is null;
 create index job_question_owner_idx on supabase_jobs.job_question (owner_id);
-create index job_retry_of_idx on supabase_jobs.job (job_table, retry_of) where retry_of is not null;
+create index job_retry_of_idx on supabase_jobs.job (retry_of) where retry_of is not null;
 
 -- The shape of an answer, against the subset of JSON Schema a zod schema of
 -- the common kinds gives: type, enum, const, lengths, bounds, properties,

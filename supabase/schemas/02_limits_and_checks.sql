@@ -48,6 +48,12 @@ language plpgsql immutable parallel safe
 set search_path = ''
 as $$ begin return 200; end $$;
 
+create or replace function supabase_jobs.metadata_max_bytes()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 16384; end $$;
+
 create or replace function supabase_jobs.max_attempts_max()
 returns integer
 language plpgsql immutable parallel safe

@@ -176,6 +176,7 @@ create table supabase_jobs.job (
   expected_seconds       real,
   resumed_at             timestamptz,
   retry_of               uuid,
+  metadata               jsonb,
   constraint job_row_rules check (supabase_jobs.job_row_rules(
     id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
     stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
@@ -252,6 +253,8 @@ comment on column supabase_jobs.job.resumed_at is
   'When this job last came back from waiting (its last child ended, or its question was answered): its handler runs again and reads its children''s outcomes or the answer.';
 comment on column supabase_jobs.job.retry_of is
   'The failed or cancelled job this one tries again (job_try_again, job_replay): same kind, params, owner and options; that row is left as it was. Null for a job enqueued on its own.';
+comment on column supabase_jobs.job.metadata is
+  'What the handler says about the work so far, typed by its kind (a JSON object of at most 16 KiB, merged key by key by job_tick); sent in the Realtime message of the tick that wrote it. Null until written.';
 
 -- The indexes. Each partition holds one job_table, so no key carries it (the
 -- partition is chosen before any index is read); the primary key (id) of each

@@ -47,7 +47,8 @@ create or replace function public.job_tick(
   stage text default null,
   attempt integer default null,
   job_table text default 'jobs',
-  eta_seconds real default null
+  eta_seconds real default null,
+  metadata jsonb default null
 )
 returns public.job_status
 language plpgsql
@@ -61,6 +62,7 @@ declare
   -- tick that lands pays no lookup of the registry.
   label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
+  metadata_bytes integer;
   current_status public.job_status;
   current_attempts int;
 begin
@@ -79,16 +81,27 @@ begin
       perform supabase_jobs.invalid('eta_seconds', pg_catalog.format('eta_seconds is a number of seconds within a year; got %s', eta_seconds));
     end if;
   end if;
+  if metadata is not null and pg_catalog.jsonb_typeof(metadata) <> 'object' then
+    perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata is a JSON object; got %s', pg_catalog.jsonb_typeof(metadata)));
+  end if;
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
   update supabase_jobs.job as t
      set progress = greatest(t.progress, coalesce(job_tick.progress, t.progress)),
          stage = coalesce(job_tick.stage, t.stage), heartbeat_at = now(), updated_at = greatest(now(), t.updated_at + interval '1 microsecond'),
          expected_end_at = case when eta_seconds is null then t.expected_end_at
-                                else now() + pg_catalog.make_interval(secs => eta_seconds) end
+                                else now() + pg_catalog.make_interval(secs => eta_seconds) end,
+         -- Merged key by key: a tick names only the keys it changes.
+         metadata = case when job_tick.metadata is null then t.metadata
+                         else coalesce(t.metadata, '{}'::jsonb) || job_tick.metadata end
    where t.job_table = label and t.id = job_tick.id and t.status = 'running'
      and (attempt is null or t.attempts = attempt)
-  returning t.status into updated;
+  returning t.status, case when job_tick.metadata is null then null else pg_catalog.octet_length(t.metadata::text) end
+    into updated, metadata_bytes;
+  if metadata_bytes > supabase_jobs.metadata_max_bytes() then
+    perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata holds at most %s bytes of JSON; this tick would make it %s',
+      supabase_jobs.metadata_max_bytes(), metadata_bytes));
+  end if;
   if updated is not null then
     return updated;
   end if;
@@ -107,7 +120,7 @@ begin
 end
 $$;
 comment on function public.job_tick is
-  'One round trip per tick: writes progress (never backwards), stage, heartbeat and the worker''s estimate of the end (eta_seconds from now -> expected_end_at) on a running job and returns its status; cancelled comes back so the worker stops.';
+  'One round trip per tick: writes progress (never backwards), stage, heartbeat, the worker''s estimate of the end (eta_seconds from now -> expected_end_at) and metadata (merged key by key, at most metadata_max_bytes) on a running job and returns its status; cancelled comes back so the worker stops.';
 
 create or replace function public.job_succeed(
   id uuid,

@@ -1,5 +1,5 @@
 -- Realtime messages: each visible change of a job (status, progress, stage,
--- available_at) is one message on one private topic: jobs:<owner id> for an
+-- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
 -- job_message builds it (the one builder); send_job_messages writes a
 -- statement's messages, several on one topic as list messages of up to 100.
@@ -72,9 +72,11 @@ as $$
            'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
          operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
+         operator(pg_catalog.||) case when j.metadata is null then '{}'::pg_catalog.jsonb
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end
 $$;
 comment on function supabase_jobs.job_message is
-  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child).';
+  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
 
 create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
@@ -126,7 +128,7 @@ begin
     from new_rows n join old_rows o on o.id = n.id
    cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m
    where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-      or n.available_at is distinct from o.available_at;
+      or n.available_at is distinct from o.available_at or n.metadata is distinct from o.metadata;
   if topics is not null then
     perform supabase_jobs.send_job_messages(topics, payloads);
   end if;
@@ -134,7 +136,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
+  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at, metadata) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job
   referencing old table as old_rows new table as new_rows

@@ -38,7 +38,7 @@ comment on column supabase_jobs.job_question.expires_at is
   'Unanswered by then, the job fails (error_code question_unanswered) at the next reclaim.';
 create index job_question_open_idx on supabase_jobs.job_question (job_table, expires_at) where answered_at is null;
 create index job_question_owner_idx on supabase_jobs.job_question (owner_id);
-create index job_retry_of_idx on supabase_jobs.job (job_table, retry_of) where retry_of is not null;
+create index job_retry_of_idx on supabase_jobs.job (retry_of) where retry_of is not null;
 
 -- The shape of an answer, against the subset of JSON Schema a zod schema of
 -- the common kinds gives: type, enum, const, lengths, bounds, properties,

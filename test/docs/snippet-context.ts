@@ -35,6 +35,8 @@ export type PageServerLoad = ServerLoad;
 	// The app's own work that the stage-map example calls.
 	'src/lib/summarise.ts': `
 export declare function summarise(text: string): Promise<string>;
+/** A model's summary of \`text\`, token by token (the streamed output example). */
+export declare function streamSummary(text: string, signal: AbortSignal): AsyncIterable<string>;
 `,
 	// The app's own report work that the handler examples call.
 	'supabase/functions/jobs-worker/report.ts': `

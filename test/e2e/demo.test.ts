@@ -120,6 +120,53 @@ describe('the demo in a browser', () => {
 		await page.close();
 	});
 
+	it("the job page shows the summary growing as the worker writes it, the document's size from the job's metadata, and says when the text is finished", async () => {
+		// A visitor of its own: the other tests count the first visitor's jobs.
+		const context = await chromium.browser.newContext({ locale: 'en-US', viewport: { width: 1000, height: 800 } });
+		const page = await openDashboard(context);
+		await upload(page, 'streamed.txt', 'text/plain', prose(8));
+		await page.waitForSelector('[data-testid=job]');
+		// Every length the summary shows, as it changes (the section is there from the start of the run).
+		await page.evaluate(() => {
+			const w = window as unknown as { __summary: number[] };
+			w.__summary = [];
+			const read = () => {
+				const text = document.querySelector('[data-testid=live-summary] .job-stream-text')?.textContent ?? '';
+				if (w.__summary.at(-1) !== text.length) w.__summary.push(text.length);
+			};
+			read();
+			new MutationObserver(read).observe(document.querySelector('[data-testid=job]')!, {
+				subtree: true,
+				childList: true,
+				characterData: true,
+			});
+		});
+		await page.locator('[data-testid=job-metadata]').waitFor();
+		expect(await page.locator('[data-testid=job-metadata]').textContent()).toMatch(/characters · \d+ sections/);
+		await page.waitForFunction(() => {
+			const text = document.querySelector('[data-testid=live-summary] .job-stream-text')?.textContent ?? '';
+			return text.length > 0 && document.querySelector('[data-testid=job]')?.getAttribute('data-status') === 'running';
+		});
+		shots.push(await snap(page, '03b-summary-being-written'));
+		await page.locator('[data-testid=job][data-status=done]').waitFor({ timeout: 30_000 });
+		await page.locator('[data-testid=live-summary] section[data-ended=true]').waitFor();
+		const lengths = await page.evaluate(() => (window as unknown as { __summary: number[] }).__summary);
+		const grown = lengths.filter((n) => n > 0);
+		// It grew in several steps while the job ran, never shrank.
+		expect(grown.length).toBeGreaterThanOrEqual(3);
+		expect(grown).toEqual([...grown].sort((a, b) => a - b));
+		const summary = (await page.locator('[data-testid=live-summary] .job-stream-text').textContent()) ?? '';
+		// A sentence per section read, each on its own paragraph.
+		expect(summary).toContain('transport');
+		expect(summary.split('\n\n').filter((p) => p.trim() !== '').length).toBeGreaterThanOrEqual(3);
+		expect(summary.length).toBe(grown.at(-1));
+		// The live region spoke the end, not each piece.
+		expect(await page.locator('[data-testid=live-summary] [aria-live=polite]').textContent()).toContain(
+			'Finished writing.',
+		);
+		await context.close();
+	});
+
 	it('cancel mid-run: the bar reads cancelled within 2 ticks and shows no further progress', async () => {
 		const page = await openDashboard(first);
 		const id = await upload(page, 'long-tender.md', 'text/markdown', `# Long tender\n\n${prose(60)}`);

@@ -11,6 +11,7 @@ import { describeAdminConformance } from '../store/admin-conformance.ts';
 import { describeJobStoreConformance } from '../store/conformance.ts';
 import { describeParentChildConformance } from '../store/family-conformance.ts';
 import { describeQuestionsConformance } from '../store/questions-conformance.ts';
+import { describeJobOutputConformance } from '../store/output-conformance.ts';
 import { useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
@@ -19,3 +20,4 @@ describeJobStoreConformance('supabase-js (stand-in, Realtime)', async () => f.ha
 describeParentChildConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeAdminConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
 describeQuestionsConformance('supabase-js (stand-in, Realtime)', async () => f.harness);
+describeJobOutputConformance('supabase-js (stand-in, Realtime)', async () => f.harness);

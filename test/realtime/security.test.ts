@@ -309,3 +309,66 @@ describe('what a user may not do on job topics', () => {
 		await watcher.removeAllChannels();
 	});
 });
+
+describe("a job's streamed output and metadata", () => {
+	test("user B can neither read A's stream over REST nor receive it over Realtime; A receives each chunk, and the metadata in the tick's own message", async () => {
+		const a = await f.user();
+		const b = await f.user();
+		const aRecording = recordingTransport();
+		const bRecording = recordingTransport();
+		const aSocket = await f.connect({ sub: a.id }, { transport: aRecording.transport });
+		const bSocket = await f.connect({ sub: b.id }, { transport: bRecording.transport });
+		const secret = `SUMMARY-${randomUUID()}`;
+		const job = await f.worker.enqueue('summary', { ownerId: a.id });
+
+		const chunks = frames<Record<string, unknown>>();
+		const changes = frames<Record<string, unknown>>();
+		const aList = aSocket.channel(`jobs:${a.id}`, { config: { private: true } });
+		aList.on('broadcast', { event: 'job_stream' }, (m) => chunks.push(m.payload as Record<string, unknown>));
+		aList.on('broadcast', { event: 'job' }, (m) => changes.push(m.payload as Record<string, unknown>));
+		expect((await join(aList)).status).toBe('SUBSCRIBED');
+		// B: its own list topic, and A's job topic as a public channel (no authorization needed to join it).
+		const bHeard: unknown[] = [];
+		for (const ch of [
+			bSocket.channel(`jobs:${b.id}`, { config: { private: true } }),
+			bSocket.channel(`job:${job.id}`),
+		]) {
+			ch.on('broadcast', { event: 'job_stream' }, (m) => bHeard.push(m));
+			expect((await join(ch)).status).toBe('SUBSCRIBED');
+		}
+		expect((await join(bSocket.channel(`jobs:${a.id}`, { config: { private: true } }))).status).toBe('CHANNEL_ERROR');
+
+		const claimed = (await f.worker.claim(job.id))!;
+		await f.worker.appendStream(job.id, 'summary', `${secret} part one`, { attempt: claimed.attempts });
+		await f.worker.tick(job.id, { progress: 40, metadata: { pages: 7 }, attempt: claimed.attempts });
+		await f.worker.appendStream(job.id, 'summary', ' part two', { attempt: claimed.attempts });
+		await f.worker.succeed(job.id, { attempt: claimed.attempts });
+		await chunks.until(2);
+		await changes.until(3); // running, 40 % with metadata, done
+		await deliveredSoFar(f, aSocket);
+		await deliveredSoFar(f, bSocket);
+
+		expect(chunks.got).toEqual([
+			{ id: job.id, job_table: 'jobs', stream: 'summary', attempt: 1, seq: 0, text: `${secret} part one` },
+			{ id: job.id, job_table: 'jobs', stream: 'summary', attempt: 1, seq: 1, text: ' part two' },
+		]);
+		const tick = changes.got.find((m) => m.id === job.id && m.progress === 40);
+		expect(tick?.metadata).toEqual({ pages: 7 });
+		expect(aRecording.frames.filter((frame) => frame.includes(secret)).length).toBe(1); // the capture works
+		expect(bHeard).toEqual([]);
+		expect(bRecording.frames.filter((frame) => frame.includes(secret) || frame.includes('pages'))).toEqual([]);
+
+		// REST: B's read answers 404, as for a job B cannot see; A reads it.
+		await expect(b.store.readStreams(job.id)).rejects.toBeInstanceOf(JobNotFoundError);
+		const rpc = await b.supabase.rpc('job_stream_read', { id: job.id });
+		expect(rpc.status).toBe(404);
+		expect(rpc.error?.code).toBe('PT404');
+		expect(JSON.stringify(rpc)).not.toContain(secret);
+		expect((await a.store.readStreams(job.id)).chunks.map((c) => c.text).join('')).toBe(`${secret} part one part two`);
+		// Nor may B (or A) write one: the append is the worker's.
+		const forged = await b.supabase.rpc('job_stream_append', { id: job.id, stream: 'summary', body: 'forged' });
+		expect(forged.error?.code).toBe('42501');
+		await aSocket.removeAllChannels();
+		await bSocket.removeAllChannels();
+	});
+});

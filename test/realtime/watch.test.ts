@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { serverRealtime } from '../../src/lib/adapters/server-realtime.ts';
 import { supabaseAdapter } from '../../src/lib/adapters/supabase.ts';
 import { TimeoutError } from '../../src/lib/errors.ts';
-import { JobStore } from '../../src/lib/store/job-store.ts';
+import { JobStore, type JobStreamChunk } from '../../src/lib/store/job-store.ts';
 import { countingStore, frames, realtimeStatuses, useRealtimeFixture } from './helpers.ts';
 
 const f = await useRealtimeFixture();
@@ -126,6 +126,40 @@ describe('watch over Realtime', () => {
 		]);
 		expect(seen.got.at(-1)).toEqual(['done', 100, 'reading']);
 		expect(rt.seen.slice(0, 2)).toEqual(['live', 'down']);
+	});
+
+	test('a stream watcher that loses the connection mid-stream gets what was written meanwhile, then the rest: every chunk once, in order', async () => {
+		const user = await f.user();
+		const job = await user.store.enqueue('restart-stream');
+		const rt = realtimeStatuses();
+		const chunks = frames<JobStreamChunk>();
+		const streaming = (async () => {
+			for await (const batch of user.store.watchStreams(job.id, { intervalMs: 50 }))
+				for (const chunk of batch) chunks.push(chunk);
+		})();
+		// The job's own watch on the same topic (one channel): it reports how the topic stands.
+		const watching = (async () => {
+			for await (const j of user.store.watch(job.id, { intervalMs: 50, onRealtime: rt.onRealtime })) void j;
+		})();
+		await rt.until('live');
+		const claimed = (await f.worker.claim(job.id))!;
+		const write = (text: string) => f.worker.appendStream(job.id, 'summary', text, { attempt: claimed.attempts });
+		await write('a ');
+		await write('b ');
+		await chunks.until(2);
+
+		await f.standin.stop();
+		await rt.until('down');
+		// Written while nobody can hear it.
+		await write('c ');
+		await write('d ');
+		await f.standin.start();
+		await rt.until('live', 2);
+		await write('e ');
+		await f.worker.succeed(job.id, { attempt: claimed.attempts });
+		await Promise.all([streaming, watching]);
+		expect(chunks.got.map((c) => c.text).join('')).toBe('a b c d e ');
+		expect(chunks.got.map((c) => c.seq)).toEqual([0, 1, 2, 3, 4]);
 	});
 
 	test('after a restart the watcher joins again and the bar moves without polling', async () => {

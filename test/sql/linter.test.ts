@@ -88,6 +88,11 @@ const RUN: Record<string, Run> = {
 			},
 			{
 				detail:
+					'table `supabase_jobs.job_stream` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
+				why: 'job_stream_read runs as the caller, so a user reads the output of their own jobs through RLS (owner or admin); supabase_jobs is on no search_path pg_graphql reflects',
+			},
+			{
+				detail:
 					'table `supabase_jobs.job_kinds` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
 				why: 'the admission trigger runs as the inserting user (so "is this a user" is decided by privilege) and reads which kinds users may enqueue: no secret, and supabase_jobs is on no search_path pg_graphql reflects',
 			},

@@ -12,6 +12,7 @@ import { describeAdminConformance } from './admin-conformance.ts';
 import { describeJobStoreConformance } from './conformance.ts';
 import { describeParentChildConformance } from './family-conformance.ts';
 import { describeQuestionsConformance } from './questions-conformance.ts';
+import { describeJobOutputConformance } from './output-conformance.ts';
 import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
 
 const db = await useTestDatabase();
@@ -35,6 +36,7 @@ describeJobStoreConformance('postgres.js', async () => harness);
 describeParentChildConformance('postgres.js', async () => harness);
 describeAdminConformance('postgres.js', async () => harness);
 describeQuestionsConformance('postgres.js', async () => harness);
+describeJobOutputConformance('postgres.js', async () => harness);
 
 describe('postgresAdapter', () => {
 	test('a worker connecting as the database owner needs no claims', async () => {

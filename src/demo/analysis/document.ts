@@ -125,7 +125,7 @@ export async function analyseText(
 		signal?: AbortSignal;
 		modelMs?: number;
 		chunkChars?: number;
-		onChunk?: (done: number, total: number) => void | Promise<void>;
+		onChunk?: (done: number, total: number, section: { text: string; counts: TermCounts }) => void | Promise<void>;
 	} = {},
 ): Promise<TextAnalysis> {
 	const signal = options.signal ?? new AbortController().signal;
@@ -138,7 +138,7 @@ export async function analyseText(
 		for (const [t, n] of own) counts.set(t, (counts.get(t) ?? 0) + n);
 		out.push({ index, stats: textStats(part), keywords: topKeywords(own, 5) });
 		if ((options.modelMs ?? 0) > 0) await modelCallStandIn(options.modelMs!, signal);
-		await options.onChunk?.(index + 1, parts.length);
+		await options.onChunk?.(index + 1, parts.length, { text: part, counts: own });
 	}
 	return { chunks: out, counts };
 }

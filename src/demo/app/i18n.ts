@@ -68,6 +68,9 @@ const en = {
 	you: 'You are visitor',
 	newVisitor: 'Start over as a new visitor',
 	stages: { extract: 'Extracting text', analyse: 'Analysing', summarise: 'Summarising' } as Record<string, string>,
+	liveSummary: 'Summary, as it is written',
+	documentSize: (pages: number | null, characters: number, sections: number) =>
+		`${pages === null ? '' : `${pages} ${pages === 1 ? 'page' : 'pages'} · `}${characters.toLocaleString('en')} characters · ${sections} ${sections === 1 ? 'section' : 'sections'}`,
 	created: 'Created',
 	seconds: (n: number) => (n < 60 ? `${n} s` : `${Math.round(n / 60)} min`),
 };
@@ -112,6 +115,9 @@ const pt: DemoMessages = {
 	you: 'Você é o visitante',
 	newVisitor: 'Recomeçar como novo visitante',
 	stages: { extract: 'Extraindo o texto', analyse: 'Analisando', summarise: 'Resumindo' },
+	liveSummary: 'Resumo, enquanto é escrito',
+	documentSize: (pages: number | null, characters: number, sections: number) =>
+		`${pages === null ? '' : `${pages} ${pages === 1 ? 'página' : 'páginas'} · `}${characters.toLocaleString('pt-BR')} caracteres · ${sections} ${sections === 1 ? 'seção' : 'seções'}`,
 	created: 'Criado',
 	seconds: (n: number) => (n < 60 ? `${n} s` : `${Math.round(n / 60)} min`),
 };

@@ -49,6 +49,7 @@ export class DemoJobs {
 		question: (id) => this.store.question(id),
 		answer: (id, value) => this.store.answer(id, value),
 		tryAgain: (id) => this.store.tryAgain(id),
+		watchStreams: (id, { signal }) => this.store.watchStreams(id, { signal, intervalMs: WATCH_INTERVAL_MS }),
 	};
 
 	/** What JobList reads: pages by cursor, and changes as they commit (Realtime; polling when it is unavailable). */

@@ -24,6 +24,8 @@ import {
 } from '../analysis/document.ts';
 import { modelDelayMs } from '../analysis/model-stand-in.ts';
 import { guessLanguage } from '../analysis/language.ts';
+import { summarise } from '../analysis/summary.ts';
+import { chunks as sections } from '../analysis/text.ts';
 import { UnreadablePdfError } from '../analysis/pdf.ts';
 import { DOCUMENT_PLAN, documentAnalyse } from '../jobs.ts';
 import { LivePlan } from './live-plan.ts';
@@ -36,6 +38,11 @@ export function envVar(name: string): string | undefined {
 	};
 	const value = g.Deno ? g.Deno.env.get(name) : g.process?.env[name];
 	return value === undefined || value === '' ? undefined : value;
+}
+
+/** How many sections analyseText cuts the text into (its chunks). */
+function sectionCount(text: string, chunkChars: number): number {
+	return sections(text, chunkChars).length;
 }
 
 /**
@@ -90,7 +97,7 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 
 	return defineJobHandler(
 		plan.bind(documentAnalyse),
-		async ({ job, params, payload: claimed, tracker, ask }) => {
+		async ({ job, params, payload: claimed, tracker, ask, stream, setMetadata }) => {
 			// A job tried again has no payload (a job drops it when it ends): its file was kept (document_uploads.sql).
 			const payload = claimed ?? (await keptUpload(job.id));
 			if (!payload || payload.byteLength === 0)
@@ -160,12 +167,23 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 					timeoutMs: 24 * 3_600_000,
 				}));
 
+			await setMetadata({
+				pages: doc.pages,
+				characters: doc.text.length,
+				sections: sectionCount(doc.text, chunkChars),
+			});
+			// The running summary, written as each section is read (as a model would write it): watchers see it grow.
+			const summary = stream('summary');
 			const analysis = await tracker.run('analyse', (signal) =>
 				analyseText(doc.text, {
 					signal,
 					modelMs,
 					chunkChars,
-					onChunk: (done, total) => tracker.report('analyse', { done: done / total }),
+					onChunk: (done, total, section) => {
+						const sentence = summarise(section.text, section.counts, 1).trim();
+						if (sentence !== '') summary.write(`${sentence}\n\n`);
+						return tracker.report('analyse', { done: done / total });
+					},
 				}),
 			);
 

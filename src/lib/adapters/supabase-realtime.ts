@@ -21,6 +21,8 @@ import type {
 const EVENT = 'job';
 /** The event of a list message carrying several jobs: `{ job_table, jobs: [...] }`. */
 const BATCH_EVENT = 'jobs';
+/** The event of a chunk of a job's streamed output (job_stream_append). */
+const STREAM_EVENT = 'job_stream';
 
 /**
  * The part of a realtime-js `RealtimeChannel` this module uses.
@@ -122,6 +124,12 @@ class SharedTopic {
 				if (typeof row !== 'object' || row === null) continue;
 				for (const l of [...this.listeners]) l.message(row as RawRow);
 			}
+		});
+		channel.on('broadcast', { event: STREAM_EVENT }, (message) => {
+			if (this.#disposed) return;
+			const chunk = message.payload;
+			if (typeof chunk !== 'object' || chunk === null) return;
+			for (const l of [...this.listeners]) l.stream?.(chunk as RawRow);
 		});
 		try {
 			channel.subscribe((status, err) => {

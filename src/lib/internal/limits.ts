@@ -45,3 +45,11 @@ export const BATCH_MAX = 5000;
 export const RATE_STARTS_MAX = 100_000;
 export const RATE_PER_MS_MIN = 100;
 export const RATE_PER_MS_MAX = 86_400_000;
+/** Mirrors supabase_jobs.metadata_max_bytes(): a job's metadata, as JSON text. */
+export const METADATA_MAX_BYTES = 16384;
+/** Mirrors supabase_jobs.stream_max_bytes(): UTF-8 bytes of all the streams of one attempt of a job. */
+export const STREAM_MAX_BYTES = 4194304;
+/** Mirrors supabase_jobs.stream_chunk_max_bytes(): one append. */
+export const STREAM_CHUNK_MAX_BYTES = 65536;
+/** Mirrors the stream name pattern of job_stream_append. */
+export const STREAM_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;

@@ -84,7 +84,23 @@ export const JOB_FUNCTIONS = {
 	},
 	job_tick: {
 		returns: 'status',
-		args: { id: 'uuid', progress: 'real', stage: 'text', attempt: 'integer', job_table: 'text', eta_seconds: 'real' },
+		args: {
+			id: 'uuid',
+			progress: 'real',
+			stage: 'text',
+			attempt: 'integer',
+			job_table: 'text',
+			eta_seconds: 'real',
+			metadata: 'jsonb',
+		},
+	},
+	job_stream_append: {
+		returns: 'status',
+		args: { id: 'uuid', stream: 'text', body: 'text', attempt: 'integer', job_table: 'text' },
+	},
+	job_stream_read: {
+		returns: 'value',
+		args: { id: 'uuid', attempt: 'integer', from_seq: 'integer', job_table: 'text' },
 	},
 	job_succeed: {
 		returns: 'job',
@@ -355,6 +371,8 @@ export type JobTopicStatus = 'live' | 'down' | 'refused';
 export interface JobTopicListener {
 	/** One broadcast job change: the row's screen columns (snake_case), as the database trigger sent them. */
 	message(row: RawRow): void;
+	/** One chunk of a job's streamed output (event `job_stream`: id, job_table, stream, attempt, seq, text); optional. */
+	stream?(message: RawRow): void;
 	status(status: JobTopicStatus, reason?: unknown): void;
 }
 

@@ -15,6 +15,7 @@ import {
 	KIND_PATTERN,
 	LOCALE_PATTERN,
 	MAX_ATTEMPTS_MAX,
+	METADATA_MAX_BYTES,
 	PRIORITY_MAX,
 	PRIORITY_MIN,
 	RATE_PER_MS_MAX,
@@ -55,6 +56,25 @@ function checkRange(field: string, value: number | undefined, min: number, max: 
 	if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
 		throw invalid(field, `${field} is an integer from ${min} to ${max}; got ${String(value)}`);
 	return value;
+}
+
+/** Metadata is a JSON object (merged key by key into the job's); job_tick refuses anything else, and its size past the limit. */
+export function checkMetadata(
+	value: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		throw invalid(
+			'metadata',
+			`metadata is an object of keys to set; got ${Array.isArray(value) ? 'an array' : typeof value}`,
+		);
+	const bytes = new TextEncoder().encode(JSON.stringify(value)).byteLength;
+	if (bytes > METADATA_MAX_BYTES)
+		throw invalid(
+			'metadata',
+			`metadata holds at most ${METADATA_MAX_BYTES} bytes of JSON; this update alone is ${bytes}`,
+		);
+	return value as Record<string, unknown>;
 }
 
 export function checkPositive(field: string, value: number | undefined): number | undefined {

@@ -8,7 +8,10 @@ import { isJobId, notFound } from './input-checks.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 
 /** The functions that return job rows. */
-export type RowFunction = Exclude<JobFunctionName, 'job_tick' | 'job_phase_history' | 'job_ask' | 'job_open_question'>;
+export type RowFunction = Exclude<
+	JobFunctionName,
+	'job_tick' | 'job_phase_history' | 'job_ask' | 'job_open_question' | 'job_stream_append' | 'job_stream_read'
+>;
 
 /** Ids per job_get_many call (the function's limit is list_max(), 1,000). */
 const READS_PER_CALL = 500;

@@ -14,6 +14,7 @@ export interface JobKind<
 	N extends string = string,
 	S extends z.ZodType<JobParams> = z.ZodType<JobParams>,
 	Plan = unknown,
+	M extends z.ZodType<JobParams> = z.ZodType<JobParams>,
 > {
 	/** The `kind` column: the worker branches on it and the interface filters by it. */
 	readonly name: N;
@@ -21,6 +22,8 @@ export interface JobKind<
 	readonly params: S;
 	/** The measured phase plan (a `PhasePlan`), when the kind declares one. */
 	readonly plan: Plan | undefined;
+	/** The schema of the job's metadata (`ctx.setMetadata`), when the kind declares one. */
+	readonly metadata: M | undefined;
 	/**
 	 * What people call this work, in their language (the `label` given to
 	 * defineJobKind: by BCP 47 tag, e.g. `'pt-BR'`, else by language, else
@@ -32,7 +35,19 @@ export interface JobKind<
 	 * {@link InvalidJobInputError} naming the field at fault.
 	 */
 	parseParams(value: unknown): z.output<S>;
+	/**
+	 * Checks metadata against the kind's schema, every key optional (a handler
+	 * sets them one by one), and returns it; throws {@link InvalidJobInputError}
+	 * naming the field (`metadata.pages`). Without a schema, any JSON object.
+	 */
+	parseMetadata(value: unknown): Partial<z.output<M>>;
 }
+
+/**
+ * The metadata a kind's jobs carry (its schema's output type, every key
+ * optional until the handler sets it).
+ */
+export type JobKindMetadata<K extends JobKind> = Partial<z.output<NonNullable<K['metadata']>>>;
 
 /**
  * The params a kind accepts on enqueue (its schema's input type).
@@ -71,26 +86,53 @@ function fieldOf(path: readonly PropertyKey[]): string {
  * job.params.filename; // string
  * ```
  */
-export function defineJobKind<N extends string, S extends z.ZodType<JobParams>, Plan = unknown>(definition: {
+export function defineJobKind<
+	N extends string,
+	S extends z.ZodType<JobParams>,
+	Plan = unknown,
+	M extends z.ZodType<JobParams> = z.ZodType<JobParams>,
+>(definition: {
 	name: N;
 	params: S;
 	plan?: Plan;
 	/** What people call it: one string, or one per locale (`{ en: 'Document analysis', 'pt-BR': 'Análise de documento' }`). */
 	label?: string | Readonly<Record<string, string>>;
-}): JobKind<N, S, Plan> {
-	const { name, params, plan, label } = definition;
+	/**
+	 * The schema of what the handler reports about the work as it goes
+	 * (`ctx.setMetadata({ pages: 12 })`): a zod object, every key optional on
+	 * the way. Screens read it typed (`job.metadata`).
+	 */
+	metadata?: M;
+}): JobKind<N, S, Plan, M> {
+	const { name, params, plan, label, metadata } = definition;
 	if (typeof name !== 'string' || name === '') throw new TypeError('defineJobKind: name is required');
 	// Checked here, where the mistake is made: otherwise the first enqueue would fail with "safeParse is not a function".
 	if (typeof (params as { safeParse?: unknown } | undefined)?.safeParse !== 'function')
 		throw new TypeError(
 			`defineJobKind: params of ${name} must be a zod schema (e.g. z.object({ ... })); got ${typeof params}`,
 		);
+	if (metadata !== undefined && typeof (metadata as { safeParse?: unknown }).safeParse !== 'function')
+		throw new TypeError(`defineJobKind: metadata of ${name} must be a zod schema (e.g. z.object({ ... }))`);
 	if (label !== undefined && typeof label !== 'string' && (typeof label !== 'object' || label === null))
 		throw new TypeError(`defineJobKind: label of ${name} is a string or an object of strings by locale`);
+	// Keys are set one at a time: an object schema is checked with every key optional.
+	const partialMetadata = (metadata as { partial?: () => z.ZodType } | undefined)?.partial?.() ?? metadata;
 	return Object.freeze({
 		name,
 		params,
 		plan,
+		metadata,
+		parseMetadata(value: unknown): Partial<z.output<M>> {
+			if (typeof value !== 'object' || value === null || Array.isArray(value))
+				throw invalidMetadata(name, 'metadata', 'metadata is an object', undefined);
+			if (!partialMetadata) return value as Partial<z.output<M>>;
+			const result = partialMetadata.safeParse(value);
+			if (result.success) return result.data as Partial<z.output<M>>;
+			const issue = result.error.issues[0];
+			const path = issue?.path ?? [];
+			const field = path.length === 0 ? 'metadata' : `metadata.${path.map((p) => String(p)).join('.')}`;
+			throw invalidMetadata(name, field, issue?.message ?? 'invalid', result.error);
+		},
 		labelFor(locale?: string | null): string {
 			return labelIn(label, locale) ?? name;
 		},
@@ -106,6 +148,15 @@ export function defineJobKind<N extends string, S extends z.ZodType<JobParams>, 
 				cause: result.error,
 			});
 		},
+	});
+}
+
+function invalidMetadata(kind: string, field: string, message: string, cause: unknown): InvalidJobInputError {
+	return new InvalidJobInputError(`metadata for ${kind} is invalid: ${field}: ${message}`, {
+		field,
+		details: `field=${field}`,
+		hint: 'Nothing was written.',
+		cause,
 	});
 }
 

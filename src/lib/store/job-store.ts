@@ -12,7 +12,7 @@ import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobAdapter } from './adapter.ts';
 import * as admin from './admin-actions.ts';
 import { JobCalls } from './job-calls.ts';
-import type { JobKind, JobKindInput, JobKindParams } from './job-kind.ts';
+import type { JobKind, JobKindInput, JobKindMetadata, JobKindParams } from './job-kind.ts';
 import type { JobSchedule } from './job-schedule.ts';
 import { parseJobRow, type Job, type JobParams } from './job.ts';
 import * as operator from './operator.ts';
@@ -48,11 +48,19 @@ import type {
 	WatchChildrenOptions,
 	WatchOptions,
 } from './store-options.ts';
-import { subscribeList, watchChildren, watchJob } from './watch-jobs.ts';
+import {
+	readStreams,
+	watchStreams,
+	type JobStreamChunk,
+	type JobStreamRead,
+	type WatchStreamsOptions,
+} from './job-streams.ts';
+import { subscribeList, typedMetadata, watchChildren, watchJob } from './watch-jobs.ts';
 import { WorkerWrites } from './worker-writes.ts';
 
 export type * from './store-options.ts';
 export type { AnswerOptions, AnswerSchema, AskInput, AskResult, AskedQuestion, ReplayFilter } from './questions.ts';
+export type { JobStreamChunk, JobStreamRead, WatchStreamsOptions } from './job-streams.ts';
 
 /**
  * Long work with a status: a row the interface reads, written only through
@@ -230,6 +238,20 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 */
 	tick(id: string, update: TickInput = {}): Promise<JobStatusValue> {
 		return this.worker.tick(id, update);
+	}
+
+	/**
+	 * Appends text to a named stream of a running job (workers; handlers use
+	 * `ctx.stream(name)`, which coalesces writes) and sends it to the job's
+	 * watchers. Refused like a tick once the job was cancelled
+	 * ({@link JobCancelledError}) or another attempt owns it; past the job's
+	 * bound, {@link InvalidJobInputError} naming `streams.<name>`.
+	 *
+	 * @example
+	 * await store.appendStream(job.id, 'summary', 'The tender asks for ', { attempt: job.attempts });
+	 */
+	appendStream(id: string, stream: string, text: string, options: AttemptOptions = {}): Promise<JobStatusValue> {
+		return this.worker.appendStream(id, stream, text, options);
 	}
 
 	/**
@@ -517,9 +539,48 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * for await (const job of store.watch(id, { intervalMs: 2000, emitOn: ['status', 'progress', 'stage'], signal })) {
 	 *   bar.set(job.progress, job.stage);
 	 * }
+	 * // With the kind, `metadata` is checked by its schema and typed from it.
+	 * for await (const job of store.watch(id, { kind: analysis })) pages.set(job.metadata?.pages);
 	 */
-	watch(id: string, options: WatchOptions = {}): AsyncGenerator<R, void, undefined> {
-		return watchJob(this.calls, id, options);
+	watch<K extends JobKind>(
+		id: string,
+		options: WatchOptions & { kind: K },
+	): AsyncGenerator<Omit<R, 'metadata'> & { metadata: JobKindMetadata<K> | null }, void, undefined>;
+	watch(id: string, options?: WatchOptions): AsyncGenerator<R, void, undefined>;
+	watch(id: string, options: WatchOptions & { kind?: JobKind } = {}): AsyncGenerator<R, void, undefined> {
+		const { kind, ...rest } = options;
+		const watching = watchJob(this.calls, id, rest);
+		return kind ? typedMetadata(watching, kind) : watching;
+	}
+
+	/**
+	 * What a job's streams hold (every stream's chunks, in order) and where the
+	 * job stands. A user reads their own jobs' streams only: anyone else's is
+	 * {@link JobNotFoundError}.
+	 *
+	 * @example
+	 * const { chunks } = await store.readStreams(job.id);
+	 * const summary = chunks.filter((c) => c.stream === 'summary').map((c) => c.text).join('');
+	 */
+	readStreams(id: string): Promise<JobStreamRead> {
+		return readStreams(this.calls, id);
+	}
+
+	/**
+	 * Follows a job's streamed output: yields what was written so far (one
+	 * batch), then each new chunk as it is sent on the job's Realtime topic,
+	 * in order and with no gap or duplicate, even across a reconnection; ends
+	 * once the job has ended and its output was yielded. Polls every
+	 * `intervalMs` without Realtime. A chunk of a later attempt starts the
+	 * output over.
+	 *
+	 * @example
+	 * let summary = '';
+	 * for await (const chunks of store.watchStreams(job.id, { signal }))
+	 *   for (const c of chunks) if (c.stream === 'summary') summary += c.text;
+	 */
+	watchStreams(id: string, options: WatchStreamsOptions = {}): AsyncGenerator<JobStreamChunk[], void, undefined> {
+		return watchStreams(this.calls, id, options);
 	}
 
 	/**

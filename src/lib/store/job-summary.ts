@@ -38,6 +38,8 @@ export interface JobSummary {
 	tags: string[];
 	/** When the running attempt's worker expects it to end (see {@link Job.expectedEndAt}). */
 	expectedEndAt: Date | null;
+	/** What the handler said about the work so far (see {@link Job.metadata}); null until written. */
+	metadata: Record<string, unknown> | null;
 }
 
 /** The fields of a {@link Job} a broadcast refreshes; the rest keep the value of the last full read. */
@@ -62,6 +64,7 @@ export const SUMMARY_FIELDS = [
 	'availableAt',
 	'tags',
 	'expectedEndAt',
+	'metadata',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
 
 const timestamp = z.string().transform((v, ctx) => {
@@ -97,6 +100,8 @@ const summarySchema = z
 		tags: z.array(z.string()).default([]),
 		// Absent from messages written before the worker's estimate.
 		expected_end_at: timestamp.nullable().default(null),
+		// Sent once written: absent means none yet.
+		metadata: z.record(z.string(), z.unknown()).nullable().default(null),
 		job_table: z.string(),
 	})
 	.transform((r) => ({
@@ -122,6 +127,7 @@ const summarySchema = z
 			availableAt: r.available_at,
 			tags: r.tags,
 			expectedEndAt: r.expected_end_at,
+			metadata: r.metadata,
 		} satisfies JobSummary,
 	}));
 

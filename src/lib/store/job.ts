@@ -82,6 +82,11 @@ export interface Job<P extends JobParams = JobParams> {
 	expectedEndAt: Date | null;
 	/** The failed or cancelled job this one tries again ({@link JobStore.tryAgain}, {@link JobStore.replay}); null otherwise. */
 	retryOf: string | null;
+	/**
+	 * What the handler said about the work so far (`ctx.setMetadata`), typed by
+	 * its kind's `metadata` schema; null until first written.
+	 */
+	metadata: Record<string, unknown> | null;
 }
 
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -182,6 +187,8 @@ export const jobRowSchema = z
 		expected_end_at: timestamp.nullable().default(null),
 		// Absent from rows of job tables migrated before try again.
 		retry_of: z.string().nullable().default(null),
+		// Absent from rows of job tables migrated before typed metadata.
+		metadata: z.record(z.string(), z.unknown()).nullable().default(null),
 	} satisfies { [C in JobColumn]?: z.ZodType })
 	.transform((r): Job => ({
 		id: r.id,
@@ -218,6 +225,7 @@ export const jobRowSchema = z
 		resumedAt: r.resumed_at,
 		expectedEndAt: r.expected_end_at,
 		retryOf: r.retry_of,
+		metadata: r.metadata,
 	}));
 
 /**

@@ -271,6 +271,8 @@ export interface TickInput extends AttemptOptions {
 	stage?: string;
 	/** Seconds until the expected end (negative: the current phase overran); stored as `expectedEndAt` in the same write. */
 	etaSeconds?: number;
+	/** Keys of the job's metadata to set (merged into what it holds), sent in this tick's Realtime message. */
+	metadata?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -320,6 +322,7 @@ export const WATCH_EMIT_ON = [
 	'attempts',
 	'availableAt',
 	'expectedEndAt',
+	'metadata',
 ] as const satisfies readonly (keyof Job)[];
 
 /**

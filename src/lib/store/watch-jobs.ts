@@ -11,6 +11,7 @@ import { followChildren } from './follow-children.ts';
 import { followTopic, jobTopic } from './follow-topic.ts';
 import { checkTags, isJobId, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
+import type { JobKind } from './job-kind.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
 import type { Job } from './job.ts';
 import { children } from './screen-reads.ts';
@@ -235,4 +236,23 @@ export function subscribeList<R extends Job>(calls: JobCalls<R>, options: Subscr
 		poll(false);
 		subscription?.close();
 	};
+}
+
+/** A watch whose rows carry their metadata as the kind's schema reads it (null when it does not fit). */
+export async function* typedMetadata<R extends Job>(
+	watching: AsyncGenerator<R, void, undefined>,
+	kind: JobKind,
+): AsyncGenerator<R, void, undefined> {
+	for await (const row of watching) {
+		yield { ...row, metadata: metadataOf(kind, row.metadata) };
+	}
+}
+
+function metadataOf(kind: JobKind, raw: Record<string, unknown> | null): Record<string, unknown> | null {
+	if (raw === null) return null;
+	try {
+		return kind.parseMetadata(raw) as Record<string, unknown>;
+	} catch {
+		return null;
+	}
 }

@@ -7,8 +7,9 @@
 import { isJobError } from '../errors.ts';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { RawRow } from './adapter.ts';
-import { checkFinite, checkInt, invalid, isJobId, kindName, notFound } from './input-checks.ts';
+import { checkFinite, checkInt, checkMetadata, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
+import { appendStream } from './job-streams.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 import { writeLog, type LogLine } from './job-timeline.ts';
 import { loadTracing, startJobSpan, traced } from '../internal/tracing.ts';
@@ -177,8 +178,13 @@ export class WorkerWrites<R extends Job = Job> {
 			stage: update.stage,
 			attempt: this.attemptOf(id, update.attempt),
 			eta_seconds: checkFinite('etaSeconds', update.etaSeconds),
+			metadata: checkMetadata(update.metadata),
 		});
 		return asStatus('job_tick', status);
+	}
+
+	appendStream(id: string, stream: string, text: string, options: AttemptOptions): Promise<JobStatusValue> {
+		return appendStream(this.calls, id, stream, text, this.attemptOf(id, options.attempt));
 	}
 
 	async readStatus(id: string, options: AttemptOptions): Promise<JobStatusValue> {

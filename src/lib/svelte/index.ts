@@ -24,6 +24,7 @@ export type {
 	JobListSource,
 	JobSnapshot,
 	JobSnapshotStatus,
+	JobStreamPiece,
 	JobWatchSource,
 	ListRecentOptions,
 	MaybeGetter,
@@ -36,6 +37,15 @@ export type {
  * <JobProgress {job} label="Reading the tender" />
  */
 export { default as JobProgress } from '../components/JobProgress.svelte';
+
+/**
+ * A job's streamed output as it is written, with a polite live region that
+ * speaks whole sentences (never each token) and the end.
+ *
+ * @example
+ * <JobStream {job} name="summary" label="Summary" />
+ */
+export { default as JobStream } from '../components/JobStream.svelte';
 
 /**
  * Cancel button: "Cancelling…" at once, one request however many clicks.

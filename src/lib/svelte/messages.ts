@@ -92,6 +92,10 @@ export interface JobMessages {
 	tryingAgain: string;
 	/** Trying again was refused; the reason follows. */
 	tryAgainRefused: string;
+	/** Accessible name of a job's streamed output that has no label of its own. */
+	output: string;
+	/** Said once a job's streamed output is complete. */
+	outputEnded: string;
 }
 
 /**
@@ -166,6 +170,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Try again',
 		tryingAgain: 'Starting again…',
 		tryAgainRefused: 'It could not be started again:',
+		output: 'Output',
+		outputEnded: 'Finished writing.',
 	},
 	'pt-BR': {
 		status: {
@@ -231,6 +237,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Tentar de novo',
 		tryingAgain: 'Começando de novo…',
 		tryAgainRefused: 'Não foi possível começar de novo:',
+		output: 'Resultado',
+		outputEnded: 'Texto concluído.',
 	},
 };
 

@@ -52,6 +52,19 @@ export interface JobSnapshot {
 	 * before `updatedAt`: its current phase overran. Null or absent: no estimate.
 	 */
 	expectedEndAt?: Date | null;
+	/** What the handler said about the work so far (`ctx.setMetadata`); null or absent until written. */
+	metadata?: Record<string, unknown> | null;
+}
+
+/**
+ * One piece of a job's streamed output (a `JobStore`'s `JobStreamChunk`):
+ * numbered within its attempt; a later attempt's chunks start the output over.
+ */
+export interface JobStreamPiece {
+	stream: string;
+	attempt: number;
+	seq: number;
+	text: string;
 }
 
 /**
@@ -90,6 +103,12 @@ export interface JobWatchSource {
 	answer?(id: string, value: unknown): Promise<unknown>;
 	/** Tries a failed or cancelled job again (JobStore.tryAgain); resolves to the new job. */
 	tryAgain?(id: string): Promise<JobSnapshot>;
+	/**
+	 * The job's streamed output (JobStore.watchStreams): what was written so
+	 * far, then each new piece, in order; ends after the job ended. Optional:
+	 * without it `job.streams` stays empty.
+	 */
+	watchStreams?(id: string, options: { signal: AbortSignal }): AsyncIterable<readonly JobStreamPiece[]>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { untrack } from 'svelte';
 import { isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
+import { StreamTexts } from './internal/stream-texts.svelte.ts';
 import type { HoldReason } from '../store/job-store.ts';
 import type { AskedQuestion } from '../store/questions.ts';
 import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from './types.ts';
@@ -8,9 +9,14 @@ import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from
 /**
  * Options of {@link WatchedJob}.
  */
-export interface WatchedJobOptions {
+export interface WatchedJobOptions<M extends Record<string, unknown> = Record<string, unknown>> {
 	/** Follow the job's children too (`job.children`): a parent's tree of bars. @default false */
 	children?: boolean;
+	/**
+	 * The job's kind (from `defineJobKind`): `job.metadata` is checked by its
+	 * `metadata` schema and typed from it. Without it, metadata is the row's JSON.
+	 */
+	kind?: { parseMetadata(value: unknown): M };
 }
 
 /**
@@ -59,7 +65,7 @@ export interface WatchedJobOptions {
  * {#if job.isDone}<a href="/drafts/{job.resultId}">Open the draft</a>{/if}
  * ```
  */
-export class WatchedJob {
+export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> {
 	#id = $state('');
 	readonly #source: MaybeGetter<JobWatchSource>;
 
@@ -79,6 +85,13 @@ export class WatchedJob {
 	#queuedAhead = $state<number | null>(null);
 	/** Wakes the position loop early: the job just became queued. */
 	#nudgePosition: (() => void) | null = null;
+	readonly #parseMetadata: ((value: unknown) => M) | undefined;
+	readonly #streams = new StreamTexts();
+	/** Someone read `streams`: follow them (from `start()` on, in the browser). */
+	#wantStreams = false;
+	/** `start()` was called: the source may be read. */
+	#started = false;
+	#streamsController: AbortController | null = null;
 
 	/**
 	 * Prefer {@link WatchedJob.create} in components. `initial` (e.g. the row a
@@ -96,11 +109,12 @@ export class WatchedJob {
 		source: MaybeGetter<JobWatchSource>,
 		id: string,
 		initial?: JobSnapshot | null,
-		options: WatchedJobOptions = {},
+		options: WatchedJobOptions<M> = {},
 	) {
 		this.#source = source;
 		this.#id = id;
 		this.#withChildren = options.children === true;
+		this.#parseMetadata = options.kind ? (value) => options.kind!.parseMetadata(value) : undefined;
 		if (initial && initial.id === id) this.#apply(initial);
 	}
 
@@ -123,13 +137,13 @@ export class WatchedJob {
 	 * <p>{job.status}: {job.progress}%</p>
 	 * ```
 	 */
-	static create(
+	static create<M extends Record<string, unknown> = Record<string, unknown>>(
 		source: MaybeGetter<JobWatchSource>,
 		id: MaybeGetter<string>,
 		initial?: MaybeGetter<JobSnapshot | null | undefined>,
-		options: WatchedJobOptions = {},
-	): WatchedJob {
-		const job = new WatchedJob(
+		options: WatchedJobOptions<M> = {},
+	): WatchedJob<M> {
+		const job = new WatchedJob<M>(
 			source,
 			untrack(() => read(id)),
 			untrack(() => read(initial)),
@@ -152,6 +166,42 @@ export class WatchedJob {
 	 */
 	get snapshot(): JobSnapshot | null {
 		return this.#snapshot;
+	}
+
+	/**
+	 * What the handler said about the work so far (`ctx.setMetadata`), from the
+	 * same message as the tick that wrote it; typed (and checked) by the `kind`
+	 * option. Null until written, or when it does not fit the kind's schema.
+	 */
+	readonly metadata: Partial<M> | null = $derived.by(() => {
+		const raw = this.#snapshot?.metadata ?? null;
+		if (raw === null || !this.#parseMetadata) return raw as Partial<M> | null;
+		try {
+			return this.#parseMetadata(raw);
+		} catch {
+			return null;
+		}
+	});
+
+	/**
+	 * The text of each of the job's streams so far, by name (`job.streams.summary`),
+	 * growing as the worker writes (`ctx.stream('summary')`). Followed from the
+	 * first read of this field on, once the watch started (never on the server):
+	 * what was written before arrives first, then the rest, in order. A retry
+	 * starts the text over. Empty when the source has no `watchStreams`.
+	 */
+	get streams(): Readonly<Record<string, string>> {
+		if (!this.#wantStreams) {
+			this.#wantStreams = true;
+			// Not from inside a template or a derived: the follow writes state.
+			queueMicrotask(() => this.#followStreams());
+		}
+		return this.#streams.texts;
+	}
+
+	/** True once the job ended and everything its streams hold has arrived: the text is final. */
+	get streamsEnded(): boolean {
+		return this.#streams.ended;
 	}
 
 	/** The job's status; null until the first snapshot arrives. */
@@ -333,6 +383,8 @@ export class WatchedJob {
 	 * console.log(job.status, job.error);
 	 */
 	start(): Promise<void> {
+		this.#started = true;
+		this.#followStreams();
 		if (this.#running) return this.#running;
 		if (this.isTerminal) return Promise.resolve();
 		const controller = new AbortController();
@@ -356,6 +408,9 @@ export class WatchedJob {
 	 * job.stop();
 	 */
 	stop(): void {
+		this.#started = false;
+		this.#streamsController?.abort();
+		this.#streamsController = null;
 		const controller = this.#controller;
 		if (!controller) return;
 		this.#controller = null;
@@ -504,6 +559,23 @@ export class WatchedJob {
 		}
 	}
 
+	/** Follows the streams once they are wanted and the source may be read; once per start, until they end. */
+	#followStreams(): void {
+		if (!this.#wantStreams || !this.#started || this.#streamsController || this.#streams.ended) return;
+		const source = read(this.#source);
+		if (!source.watchStreams) return;
+		const controller = new AbortController();
+		this.#streamsController = controller;
+		this.#streams.follow(source, this.#id, controller.signal).then(
+			() => {},
+			(error: unknown) => {
+				// The output is extra: the watch, not this, reports a lost connection; start() tries again.
+				if (this.#streamsController === controller) this.#streamsController = null;
+				if (!controller.signal.aborted && this.#connectionError === null) this.#connectionError = error;
+			},
+		);
+	}
+
 	/** A queued job asks, once per queued snapshot, whether a concurrency limit holds it. */
 	#askHeld(next: JobSnapshot): void {
 		const source = read(this.#source);
@@ -550,6 +622,7 @@ export class WatchedJob {
 		this.#cancelInFlight = null;
 		this.#cancelToken = null;
 		this.#queuedAhead = null;
+		this.#streams.reset();
 		if (initial && initial.id === id) this.#apply(initial);
 	}
 

@@ -4,7 +4,8 @@
  * heartbeat or cancellation by hand: the worker does.
  */
 import type { Job, JobParams } from '../store/job.ts';
-import type { JobKind, JobKindInput, JobKindParams } from '../store/job-kind.ts';
+import type { JobKind, JobKindInput, JobKindMetadata, JobKindParams } from '../store/job-kind.ts';
+import type { JobStreamWriter } from './job-output.ts';
 import type { ChildInput } from '../store/job-store.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import type { ProgressTracker } from '../toolkit/progress-tracker.ts';
@@ -16,7 +17,7 @@ import type { AskOptions } from './asking.ts';
 /**
  * What a handler receives for one claimed job.
  */
-export interface JobHandlerContext<P extends JobParams = JobParams> {
+export interface JobHandlerContext<P extends JobParams = JobParams, M extends JobParams = JobParams> {
 	/** The claimed row (with its payload). */
 	job: Job<P>;
 	/** `job.params`, re-validated by the kind's schema at claim time. */
@@ -49,6 +50,34 @@ export interface JobHandlerContext<P extends JobParams = JobParams> {
 	 * ```
 	 */
 	log(level: LogLevel, message: string, fields?: JobLogFields | null): void;
+	/**
+	 * A named stream of this job's output (e.g. `'summary'`): its watchers see
+	 * the text as it is written (`job.streams.summary`, `<JobStream>`), a few
+	 * messages a second however fast it is written. Writes after a cancel are
+	 * refused, and the job's streams hold at most 4 MiB.
+	 *
+	 * @example
+	 * ```ts
+	 * run: async ({ stream, signal }) => {
+	 *   await stream('summary').pipe(model.streamText({ prompt, signal }));
+	 * }
+	 * ```
+	 */
+	stream(name: string): JobStreamWriter;
+	/** The metadata set so far (the row's, then every `setMetadata`). */
+	readonly metadata: Readonly<Partial<M>>;
+	/**
+	 * Sets keys of the job's metadata (merged into what it holds), checked
+	 * against the kind's `metadata` schema first ({@link InvalidJobInputError}
+	 * naming the field, e.g. `metadata.pages`); written by a tick of its own and
+	 * sent to watchers in that tick's message. Resolves once written.
+	 *
+	 * @example
+	 * ```ts
+	 * await setMetadata({ pages: 12, language: 'pt' });
+	 * ```
+	 */
+	setMetadata(partial: Partial<M>): Promise<void>;
 	/**
 	 * Enqueues a child of this job: same table and owner, cancelled with it,
 	 * weighed in its progress by what the child kind's plan predicts (when this
@@ -131,7 +160,9 @@ export interface JobHandlerOptions<P extends JobParams = JobParams> {
  */
 export interface JobHandler<K extends JobKind = JobKind> {
 	readonly kind: K;
-	run(context: JobHandlerContext<JobKindParams<K>>): Promise<JobHandlerResult> | JobHandlerResult;
+	run(
+		context: JobHandlerContext<JobKindParams<K>, JobKindMetadata<K> & JobParams>,
+	): Promise<JobHandlerResult> | JobHandlerResult;
 	size?(input: { params: JobKindParams<K>; job: Job<JobKindParams<K>> }): PhaseSizes | null | undefined;
 	readonly timeoutMs?: number;
 }
@@ -161,7 +192,9 @@ export interface JobHandler<K extends JobKind = JobKind> {
  */
 export function defineJobHandler<K extends JobKind>(
 	kind: K,
-	run: (context: JobHandlerContext<JobKindParams<K>>) => Promise<JobHandlerResult> | JobHandlerResult,
+	run: (
+		context: JobHandlerContext<JobKindParams<K>, JobKindMetadata<K> & JobParams>,
+	) => Promise<JobHandlerResult> | JobHandlerResult,
 	options: JobHandlerOptions<JobKindParams<K>> = {},
 ): JobHandler<K> {
 	if (typeof kind?.parseParams !== 'function')

@@ -5,6 +5,7 @@
  * Shared by the edge worker and the Node runner.
  */
 import { isJobError, StageInterruptedError } from '../errors.ts';
+import { checkMetadata } from '../store/input-checks.ts';
 import { LazyAbort } from '../internal/lazy-abort.ts';
 import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
@@ -20,6 +21,7 @@ import type { PlanSource } from './plan-source.ts';
 import { isWaitingForChildren } from './waiting-for-children.ts';
 import { familyContext } from './family-context.ts';
 import { askContext, isWaitingForAnswer } from './asking.ts';
+import { JobOutput, STREAM_FLUSH_MS } from './job-output.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
 import { JobLogBuffer, type JobLogFields } from './job-log.ts';
 import { loadTracing, startJobSpan } from '../internal/tracing.ts';
@@ -222,6 +224,43 @@ export class JobRunner {
 		};
 		// The handler's stop: outside, the kind's time limit, or the tracker learning the job stopped.
 		const stop = new LazyAbort();
+		// Streamed output, made on the first ctx.stream(): every append is guarded by the attempt,
+		// and a refusal stops the run as a tick's would.
+		const made: { output: JobOutput | null } = { output: null };
+		const outputFor = (): JobOutput =>
+			(made.output ??= new JobOutput(
+				async (stream, text) => {
+					try {
+						const status = await store.appendStream(job.id, stream, text, { attempt });
+						lastContactAt = performance.now();
+						if (status !== 'running') haltOn(status);
+					} catch (e) {
+						if (
+							isJobError(e, 'job_already_finished') ||
+							isJobError(e, 'job_not_found') ||
+							isJobError(e, 'job_not_running')
+						)
+							haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
+						throw e;
+					}
+				},
+				{ flushMs: STREAM_FLUSH_MS, signal: () => stop.signal },
+			));
+		// Metadata: each update is checked against the kind's schema, then written by a tick of its own, in order.
+		let metadata: Record<string, unknown> | null = null;
+		const metadataNow = () => (metadata ??= { ...(job.metadata ?? {}) });
+		let metadataWrites: Promise<unknown> | null = null;
+		const setMetadata = (partial: Record<string, unknown>): Promise<void> => {
+			const merged = handler.kind.parseMetadata({ ...metadataNow(), ...checkMetadata(partial) }) as Record<
+				string,
+				unknown
+			>;
+			const changed = Object.fromEntries(Object.keys(partial).map((key) => [key, merged[key] ?? null]));
+			metadata = merged;
+			const write = (metadataWrites ?? Promise.resolve()).then(() => tick({ attempt, metadata: changed }));
+			metadataWrites = write.catch(() => {});
+			return write.then(() => undefined);
+		};
 		const unlinkOutside = outside.onAbort((reason) => stop.abort(reason));
 		let unlinkTracker: (() => void) | null = null;
 		let tracker: ProgressTracker | null = null;
@@ -294,15 +333,33 @@ export class JobRunner {
 				attempt,
 				log: (level: LogLevel, message: string, fields?: JobLogFields | null) =>
 					(logs ??= new JobLogBuffer(store, job.id, attempt, logger)).log(level, message, fields),
+				stream: (name: string) => outputFor().stream(name),
+				get metadata() {
+					return metadataNow();
+				},
+				setMetadata,
 				...family,
 				...askContext(job, store),
 			};
-			const work = Promise.resolve().then(() => handler.run(context));
+			// What the handler wrote is stored and sent before its outcome is.
+			const work = Promise.resolve()
+				.then(() => handler.run(context))
+				.then(
+					(value) => (made.output ? made.output.flush().then(() => value) : value),
+					(error: unknown) =>
+						made.output
+							? made.output.flush().then(
+									() => Promise.reject(error),
+									() => Promise.reject(error),
+								)
+							: Promise.reject(error),
+				);
 			result = await Promise.race([settle(work), stoppedPromise(stop)]);
 			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {
+			if (stop.aborted) made.output?.discard();
 			clearTimeout(heartbeatTimer);
 			clearTimeout(timeLimitTimer);
 			(unlinkTracker as (() => void) | null)?.();
