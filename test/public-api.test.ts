@@ -189,8 +189,8 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 			'JobProgressView',
 			'JobSnapshot',
 			'JobSnapshotStatus',
-			'JobTimelineEntry',
 			'JobStreamPiece',
+			'JobTimelineEntry',
 			'JobWatchSource',
 			'ListRecentOptions',
 			'MaybeGetter',
@@ -274,12 +274,12 @@ describe('the export names of every entry', () => {
 		).toEqual(types);
 	});
 
-	// 0.2 added the calls of questions, try again, the operator's actions and
-	// timelines, with their option and result types: 69 names. The cap keeps a
-	// new name a decision.
-	it('the main entry holds at most 72 names: what an app calls', () => {
+	// 0.2 added the calls of questions, try again, streamed output, the
+	// operator's actions and timelines, with their option and result types: 73
+	// names. The cap keeps a new name a decision.
+	it('the main entry holds at most 75 names: what an app calls', () => {
 		const main = ENTRIES['supabase-jobs']!;
-		expect(main.values.length + main.types.length).toBeLessThanOrEqual(72);
+		expect(main.values.length + main.types.length).toBeLessThanOrEqual(75);
 		for (const internal of ['fromPostgresError', 'JOB_FUNCTIONS', 'parseJobRow', 'createWorker', 'PhasePlan'])
 			expect([...main.values, ...main.types]).not.toContain(internal);
 	});

@@ -2086,6 +2086,13 @@ export type Database = {
 				Args: { payloads: Json[]; topics: string[] };
 				Returns: undefined;
 			};
+			send_stream_chunk: {
+				Args: {
+					j: Database['supabase_jobs']['Tables']['job']['Row'];
+					payload: Json;
+				};
+				Returns: undefined;
+			};
 			sentence: { Args: { value: string }; Returns: string };
 			stage_max: { Args: Record<PropertyKey, never>; Returns: number };
 			stage_token_column: {

@@ -44,6 +44,25 @@ comment on column supabase_jobs.job_stream.job_bytes is
 comment on column supabase_jobs.job_stream.owner_id is
   'The job''s owner, copied from the job: the read policy checks it.';
 
+create or replace function supabase_jobs.send_stream_chunk(j supabase_jobs.job, payload jsonb)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if supabase_jobs.realtime_ready() then
+    -- On the job's one topic (job_message decides it), as its own event.
+    insert into realtime.messages (payload, event, topic, private, extension)
+    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+  else
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
+  end if;
+end
+$$;
+comment on function supabase_jobs.send_stream_chunk is
+  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself.';
+
 create or replace function public.job_stream_append(
   id uuid,
   stream text,
@@ -53,7 +72,6 @@ create or replace function public.job_stream_append(
 )
 returns public.job_status
 language plpgsql
-security definer
 set search_path = ''
 set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
@@ -65,7 +83,6 @@ declare
   last_seq integer;
   last_bytes integer;
   total bigint;
-  message record;
 begin
   perform supabase_jobs.check_call(id, attempt);
   if stream is null or stream !~ '^[A-Za-z][A-Za-z0-9_-]{0,63}$' then
@@ -102,16 +119,8 @@ begin
   end if;
   insert into supabase_jobs.job_stream (job_id, attempt, seq, stream, body, job_bytes, job_table, owner_id)
   values (j.id, j.attempts, last_seq + 1, stream, body, total, j.job_table, j.owner_id);
-  -- The chunk goes on the job's one topic (job_message decides it), as its own event.
-  if supabase_jobs.realtime_ready() then
-    select m.topic, m.payload into message from supabase_jobs.job_message(j) as m;
-    insert into realtime.messages (payload, event, topic, private, extension)
-    values (pg_catalog.jsonb_build_object('id', j.id, 'job_table', j.job_table, 'stream', stream,
-              'attempt', j.attempts, 'seq', last_seq + 1, 'text', body),
-            'job_stream', message.topic, true, 'broadcast');
-  else
-    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
-  end if;
+  perform supabase_jobs.send_stream_chunk(j, pg_catalog.jsonb_build_object(
+    'id', j.id, 'job_table', j.job_table, 'stream', stream, 'attempt', j.attempts, 'seq', last_seq + 1, 'text', body));
   return j.status;
 end
 $$;
@@ -191,9 +200,9 @@ grant select on supabase_jobs.job_stream to authenticated;
 grant select, insert, delete on supabase_jobs.job_stream to service_role;
 
 revoke all on function
-  public.job_stream_append, public.job_stream_read, supabase_jobs.after_jobs_deleted,
+  public.job_stream_append, public.job_stream_read, supabase_jobs.after_jobs_deleted, supabase_jobs.send_stream_chunk,
   supabase_jobs.stream_max_bytes, supabase_jobs.stream_chunk_max_bytes, supabase_jobs.metadata_max_bytes
   from public, anon, authenticated, service_role;
 grant execute on function public.job_stream_read to authenticated, service_role;
-grant execute on function public.job_stream_append, supabase_jobs.stream_max_bytes, supabase_jobs.stream_chunk_max_bytes,
+grant execute on function public.job_stream_append, supabase_jobs.send_stream_chunk, supabase_jobs.stream_max_bytes, supabase_jobs.stream_chunk_max_bytes,
   supabase_jobs.metadata_max_bytes to service_role;

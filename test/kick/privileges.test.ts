@@ -80,6 +80,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'keep_document_upload()',
 			// A child's change moves its parent, which the child's owner may not update directly.
 			'supabase_jobs.after_child_changed()',
+			// Streamed output: deleted with its job; a worker's chunk sent on the job's topic.
+			'supabase_jobs.after_jobs_deleted()',
 			'supabase_jobs.after_jobs_inserted()',
 			'supabase_jobs.after_jobs_updated()',
 			// Answering, trying again and replaying write for the owner or an admin, after checking the caller.
@@ -102,6 +104,7 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.record_job_event()',
 			// Trying again and replaying insert for the owner or an admin, after checking the caller.
 			'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
+			'supabase_jobs.send_stream_chunk(supabase_jobs.job,jsonb)',
 			'supabase_jobs.try_again(text,uuid)',
 			// A pause lifted (by an admin, under RLS) wakes the worker through kick_body.
 			'supabase_jobs.wake_resumed_kind()',
