@@ -4976,6 +4976,12 @@ begin
     raise exception using errcode = '42501', message = 'replaying failed jobs is for admins only',
       hint = 'An admin is a user whose app_metadata.role is ''admin''; a user tries again their own jobs with job_try_again.';
   end if;
+  if not pg_catalog.isfinite(coalesce(ended_from, now())) then
+    perform supabase_jobs.invalid('from', 'from is a moment in time, not infinity');
+  end if;
+  if not pg_catalog.isfinite(coalesce(ended_to, now())) then
+    perform supabase_jobs.invalid('to', 'to is a moment in time, not infinity');
+  end if;
   if ended_from is not null and ended_to is not null and ended_from >= ended_to then
     perform supabase_jobs.invalid('to', pg_catalog.format('to (%s) must come after from (%s)', ended_to, ended_from));
   end if;
@@ -5144,6 +5150,12 @@ begin
     perform supabase_jobs.check_kind_arg(kind);
   end if;
   wanted := supabase_jobs.check_statuses(statuses, array['queued', 'running', 'waiting']::public.job_status[]);
+  if not pg_catalog.isfinite(coalesce(created_after, now())) then
+    perform supabase_jobs.invalid('created_after', 'created_after is a moment in time, not infinity');
+  end if;
+  if not pg_catalog.isfinite(coalesce(created_before, now())) then
+    perform supabase_jobs.invalid('created_before', 'created_before is a moment in time, not infinity');
+  end if;
   if created_after is not null and created_before is not null and created_after >= created_before then
     perform supabase_jobs.invalid('created_before', pg_catalog.format('created_before (%s) must be later than created_after (%s)', created_before, created_after));
   end if;
@@ -5284,8 +5296,8 @@ declare
 begin
   perform supabase_jobs.require_admin('job_delete_finished');
   label := supabase_jobs.job_table_label(job_table);
-  if ended_before is null then
-    perform supabase_jobs.invalid('ended_before', 'ended_before is required: the jobs that finished before it are deleted');
+  if ended_before is null or not pg_catalog.isfinite(ended_before) then
+    perform supabase_jobs.invalid('ended_before', 'ended_before is required, a moment in time (not infinity): the jobs that finished before it are deleted');
   end if;
   if kind is not null then
     perform supabase_jobs.check_kind_arg(kind);

@@ -393,6 +393,12 @@ begin
     raise exception using errcode = '42501', message = 'replaying failed jobs is for admins only',
       hint = 'An admin is a user whose app_metadata.role is ''admin''; a user tries again their own jobs with job_try_again.';
   end if;
+  if not pg_catalog.isfinite(coalesce(ended_from, now())) then
+    perform supabase_jobs.invalid('from', 'from is a moment in time, not infinity');
+  end if;
+  if not pg_catalog.isfinite(coalesce(ended_to, now())) then
+    perform supabase_jobs.invalid('to', 'to is a moment in time, not infinity');
+  end if;
   if ended_from is not null and ended_to is not null and ended_from >= ended_to then
     perform supabase_jobs.invalid('to', pg_catalog.format('to (%s) must come after from (%s)', ended_to, ended_from));
   end if;

@@ -96,6 +96,12 @@ begin
     perform supabase_jobs.check_kind_arg(kind);
   end if;
   wanted := supabase_jobs.check_statuses(statuses, array['queued', 'running', 'waiting']::public.job_status[]);
+  if not pg_catalog.isfinite(coalesce(created_after, now())) then
+    perform supabase_jobs.invalid('created_after', 'created_after is a moment in time, not infinity');
+  end if;
+  if not pg_catalog.isfinite(coalesce(created_before, now())) then
+    perform supabase_jobs.invalid('created_before', 'created_before is a moment in time, not infinity');
+  end if;
   if created_after is not null and created_before is not null and created_after >= created_before then
     perform supabase_jobs.invalid('created_before', pg_catalog.format('created_before (%s) must be later than created_after (%s)', created_before, created_after));
   end if;
@@ -236,8 +242,8 @@ declare
 begin
   perform supabase_jobs.require_admin('job_delete_finished');
   label := supabase_jobs.job_table_label(job_table);
-  if ended_before is null then
-    perform supabase_jobs.invalid('ended_before', 'ended_before is required: the jobs that finished before it are deleted');
+  if ended_before is null or not pg_catalog.isfinite(ended_before) then
+    perform supabase_jobs.invalid('ended_before', 'ended_before is required, a moment in time (not infinity): the jobs that finished before it are deleted');
   end if;
   if kind is not null then
     perform supabase_jobs.check_kind_arg(kind);

@@ -127,8 +127,10 @@ export function sqlErrorProblem(e: unknown, fn: JobFunction): string | null {
 	if (code === '42501')
 		return /permission denied|not allowed|only|may not/i.test(message) ? null : `42501 unclear: ${message}`;
 	if (/^22/.test(code)) return null; // data exceptions: PostgreSQL's own say the type and the value
-	if (['PT404', 'PT409', 'PT410', 'PT429', '55000', 'SJ001', '42P01', '22004', '42703', '54023'].includes(code))
-		return null;
+	// The job's own state refusing the call, each a typed error of the store:
+	// SJ002 not failed or cancelled (try again), SJ003 no open question (answer).
+	const stateCodes = ['PT404', 'PT409', 'PT410', 'PT429', '55000', 'SJ001', 'SJ002', 'SJ003'];
+	if ([...stateCodes, '42P01', '22004', '42703', '54023'].includes(code)) return null;
 	if (code === '3F000' || code === '42704') return null; // unknown schema / object named by the caller
 	return `unexpected SQLSTATE ${code}: ${message}`;
 }

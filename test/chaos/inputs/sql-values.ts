@@ -34,6 +34,9 @@ export const FREE_TEXT_PARAMS = new Set([
 	'idempotency_key',
 	'concurrency_key',
 	'key',
+	// A question for the user (ctx.ask) and a chunk of a job's streamed output.
+	'prompt',
+	'body',
 ]);
 
 /** Sentences the database shortens (ending in `…`) rather than refuses: a worker's fail() must always close the row. */
