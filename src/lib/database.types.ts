@@ -1865,6 +1865,10 @@ export type Database = {
 			kind_is_valid: { Args: { kind: string }; Returns: boolean };
 			kind_max: { Args: Record<PropertyKey, never>; Returns: number };
 			kind_pattern: { Args: Record<PropertyKey, never>; Returns: string };
+			leave_due_wakeup: {
+				Args: { due_at: string; job_table: string; kind: string };
+				Returns: undefined;
+			};
 			limits: {
 				Args: Record<PropertyKey, never>;
 				Returns: {

@@ -2814,9 +2814,11 @@ begin
   -- A full rate window holding queued jobs: tell the runners when it frees a
   -- start (NOTIFY, as a retry's backoff does), so one starts then, not at the next poll.
   if rate_n <> '{}' then
+    -- And leave a due wake-up for then (the edge worker has no timer of its own).
     perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
               'job_table', label, 'kind', f.kind, 'kinds', pg_catalog.json_build_array(f.kind),
-              'count', 1, 'available_at', f.frees_at, 'reason', 'rate')::text)
+              'count', 1, 'available_at', f.frees_at, 'reason', 'rate')::text),
+            supabase_jobs.leave_due_wakeup(f.frees_at, label, f.kind)
        from (select l.kind, pg_catalog.min(s.started_at) + l.rate_per_ms * interval '1 millisecond' as frees_at
                from supabase_jobs.kind_limits l
                join supabase_jobs.kind_starts s on s.job_table = label and s.kind = l.kind
@@ -4120,6 +4122,25 @@ $$;
 comment on function supabase_jobs.backstop is
   'The supabase-jobs-backstop schedule: one wake-up per job table and kind (not paused) with jobs claimable for longer than settings.backstop_after. Returns the number queued.';
 
+create or replace function supabase_jobs.leave_due_wakeup(due_at timestamptz, job_table text, kind text)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  -- Only where something sends them (pg_net, and pg_cron runs kick_due).
+  if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+     and pg_catalog.to_regclass('cron.job') is not null then
+    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
+    values (leave_due_wakeup.due_at, leave_due_wakeup.job_table, leave_due_wakeup.kind)
+    on conflict do nothing;
+  end if;
+end
+$$;
+comment on function supabase_jobs.leave_due_wakeup is
+  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table.';
+
 create or replace function supabase_jobs.kick_due()
 returns integer
 language plpgsql
@@ -4302,7 +4323,7 @@ revoke all on function
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.reclaim_table,
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
   supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
   supabase_jobs.after_jobs_inserted, supabase_jobs.after_jobs_updated,
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
@@ -4361,7 +4382,7 @@ grant execute on function
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
   supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.reclaim_table
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table
   to service_role;
 
 -- ============================================================================

@@ -381,9 +381,11 @@ begin
   -- A full rate window holding queued jobs: tell the runners when it frees a
   -- start (NOTIFY, as a retry's backoff does), so one starts then, not at the next poll.
   if rate_n <> '{}' then
+    -- And leave a due wake-up for then (the edge worker has no timer of its own).
     perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
               'job_table', label, 'kind', f.kind, 'kinds', pg_catalog.json_build_array(f.kind),
-              'count', 1, 'available_at', f.frees_at, 'reason', 'rate')::text)
+              'count', 1, 'available_at', f.frees_at, 'reason', 'rate')::text),
+            supabase_jobs.leave_due_wakeup(f.frees_at, label, f.kind)
        from (select l.kind, pg_catalog.min(s.started_at) + l.rate_per_ms * interval '1 millisecond' as frees_at
                from supabase_jobs.kind_limits l
                join supabase_jobs.kind_starts s on s.job_table = label and s.kind = l.kind

@@ -251,6 +251,25 @@ $$;
 comment on function supabase_jobs.backstop is
   'The supabase-jobs-backstop schedule: one wake-up per job table and kind (not paused) with jobs claimable for longer than settings.backstop_after. Returns the number queued.';
 
+create or replace function supabase_jobs.leave_due_wakeup(due_at timestamptz, job_table text, kind text)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  -- Only where something sends them (pg_net, and pg_cron runs kick_due).
+  if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+     and pg_catalog.to_regclass('cron.job') is not null then
+    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
+    values (leave_due_wakeup.due_at, leave_due_wakeup.job_table, leave_due_wakeup.kind)
+    on conflict do nothing;
+  end if;
+end
+$$;
+comment on function supabase_jobs.leave_due_wakeup is
+  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table.';
+
 create or replace function supabase_jobs.kick_due()
 returns integer
 language plpgsql

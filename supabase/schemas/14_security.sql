@@ -150,7 +150,7 @@ revoke all on function
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.reclaim_table,
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
   supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
   supabase_jobs.after_jobs_inserted, supabase_jobs.after_jobs_updated,
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
@@ -209,5 +209,5 @@ grant execute on function
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
   supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.reclaim_table
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table
   to service_role;

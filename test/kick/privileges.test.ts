@@ -97,6 +97,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.install_recurring()',
 			'supabase_jobs.kick(text,text,uuid,integer,text)',
 			'supabase_jobs.kick_body(jsonb)',
+			// A claim that finds a rate window full leaves a due wake-up, whoever claims.
+			'supabase_jobs.leave_due_wakeup(timestamp with time zone,text,text)',
 			// A requeue wakes the worker through kick_body whoever requeues.
 			'supabase_jobs.notify_requeued_job()',
 			'supabase_jobs.owns_job_topic(text)',

@@ -267,6 +267,26 @@ describe('supabase_jobs.kick_due: a job queued for later wakes the worker at its
 		expect(await db.sql`select kind from supabase_jobs.due_wakeups where kind = 'flaky-now'`).toEqual([]);
 	});
 
+	it("a claim that fills a kind's rate window, with jobs of it still queued, leaves one due wake-up for when it frees a start", async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_rate_limit('metered', 1, 60000)`);
+		try {
+			const first = await enqueueFor(db.sql, user, 'metered');
+			await enqueueFor(db.sql, user, 'metered');
+			await db.sql`delete from supabase_jobs.due_wakeups`;
+			const claim = () =>
+				as(db.sql, serviceRole, (tx) => tx`select id from job_claim_next(kinds => '{metered}', "limit" => 2)`);
+			expect((await claim()).map((r) => r.id)).toEqual([first]);
+			const owed = () =>
+				db.sql`select due_at - now() > interval '50 seconds' as later, job_table, kind from supabase_jobs.due_wakeups`;
+			expect((await owed()).map((w) => ({ ...w }))).toEqual([{ later: true, job_table: 'jobs', kind: 'metered' }]);
+			// Claiming again while the window is full starts nothing and leaves no second wake-up.
+			expect(await claim()).toEqual([]);
+			expect(await owed()).toHaveLength(1);
+		} finally {
+			await as(db.sql, serviceRole, (tx) => tx`select job_set_rate_limit('metered', null, null)`);
+		}
+	});
+
 	it('where nothing would send them (no pg_net), no due wake-up is left to pile up', async () => {
 		const left = await db.sql
 			.begin(async (tx) => {
