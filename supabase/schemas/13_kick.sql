@@ -258,6 +258,13 @@ security definer
 set search_path = ''
 as $$
 begin
+  if due_at is null or not pg_catalog.isfinite(due_at) then
+    perform supabase_jobs.invalid('due_at', 'due_at is a moment in time, not null or infinity');
+  end if;
+  if kind is null or not supabase_jobs.kind_is_valid(kind) then
+    perform supabase_jobs.invalid('kind', pg_catalog.format('kind must be a job kind name; got %L', left(kind, 100)));
+  end if;
+  perform supabase_jobs.job_table_label(job_table);
   -- Only where something sends them (pg_net, and pg_cron runs kick_due).
   if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
      and pg_catalog.to_regclass('cron.job') is not null then
