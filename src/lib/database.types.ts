@@ -1513,6 +1513,7 @@ export type Database = {
 				Args: { kind: string; label: string };
 				Returns: undefined;
 			};
+			due_wakeups_sent: { Args: Record<PropertyKey, never>; Returns: boolean };
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
 				Args: { label: string };

@@ -118,6 +118,18 @@ create table supabase_jobs.due_wakeups (
 comment on table supabase_jobs.due_wakeups is
   'Wake-ups owed to jobs queued for later (run_at, delay, a retry''s backoff, a reschedule): one row per time, job table and kind, written when such a job is queued (only where pg_net and pg_cron exist to send them) and taken by supabase_jobs.kick_due (the supabase-jobs-due schedule) once due.';
 
+create or replace function supabase_jobs.due_wakeups_sent()
+returns boolean
+language sql
+stable
+set search_path = ''
+as $$
+  select pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
+     and pg_catalog.to_regclass('cron.job') is not null
+$$;
+comment on function supabase_jobs.due_wakeups_sent is
+  'Whether due wake-ups (supabase_jobs.due_wakeups) are sent here: pg_net posts them and pg_cron runs kick_due. Where not, none is left to pile up.';
+
 create or replace function supabase_jobs.after_jobs_inserted()
 returns trigger
 language plpgsql
@@ -164,10 +176,7 @@ begin
   if summary.claimable > 0 then
     perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
   end if;
-  -- Due wake-ups only where something sends them (pg_net, and pg_cron runs kick_due).
-  if summary.claimable < summary.n
-     and pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
-     and pg_catalog.to_regclass('cron.job') is not null then
+  if summary.claimable < summary.n and supabase_jobs.due_wakeups_sent() then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
     select distinct i.available_at, i.job_table, i.kind from inserted i
      where i.status = 'queued' and i.available_at > pg_catalog.now()
@@ -202,8 +211,7 @@ begin
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
       'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
       'job_id', new.id, 'count', 1, 'reason', 'requeue'));
-  elsif pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
-        and pg_catalog.to_regclass('cron.job') is not null then
+  elsif supabase_jobs.due_wakeups_sent() then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
     values (new.available_at, new.job_table, new.kind)
     on conflict do nothing;
@@ -265,9 +273,7 @@ begin
     perform supabase_jobs.invalid('kind', pg_catalog.format('kind must be a job kind name; got %L', left(kind, 100)));
   end if;
   perform supabase_jobs.job_table_label(job_table);
-  -- Only where something sends them (pg_net, and pg_cron runs kick_due).
-  if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is not null
-     and pg_catalog.to_regclass('cron.job') is not null then
+  if supabase_jobs.due_wakeups_sent() then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
     values (leave_due_wakeup.due_at, leave_due_wakeup.job_table, leave_due_wakeup.kind)
     on conflict do nothing;

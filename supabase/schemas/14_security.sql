@@ -151,7 +151,7 @@ revoke all on function
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
   supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
-  supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
+  supabase_jobs.due_wakeups_sent, supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
   supabase_jobs.after_jobs_inserted, supabase_jobs.after_jobs_updated,
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
