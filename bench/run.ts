@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: supabase-jobs against pg-boss and graphile-worker, measured
  * in the same run on the same embedded PostgreSQL 17 (one database each).
- * Prints markdown tables and writes them into docs/benchmarks.md, between its
- * `<!-- bench:results -->` markers (the page's prose around them is kept).
+ * Prints markdown tables and writes them into bench/results.md (the whole
+ * file; docs/benchmarks.md holds the prose and links to it).
  *
  * Next to the peers, the server's own limits in the same run (bench/bare-sql.ts:
  * the commit ceiling and bare-SQL enqueue / claim + complete), so each
@@ -36,7 +36,7 @@ import { KEYED_TABLE, ours, tickCost } from './ours.ts';
 import { PGBOSS_FASTEST, pgBoss } from './pgboss.ts';
 import { messagesPerJob } from './realtime-messages.ts';
 import { realtimeWatchMemory } from './realtime-watch.ts';
-import { RESULTS_PAGE, writeResultsPage } from './results-page.ts';
+import { RESULTS_FILE, writeResults } from './results-page.ts';
 import { median, percentile, repeat, sleep } from './stats.ts';
 import type { BenchSystem } from './system.ts';
 
@@ -674,8 +674,8 @@ async function main(): Promise<void> {
 		for (const s of systems) for (const note of s.notes) out.push(`- ${s.name}: ${note}`);
 		out.push('', `Whole run: ${fmt((performance.now() - wallStart) / 1000, 0)} s.`, '');
 		console.log(out.join('\n'));
-		await writeResultsPage(join(root, RESULTS_PAGE), out.join('\n'));
-		log(`wrote ${RESULTS_PAGE}`);
+		await writeResults(join(root, RESULTS_FILE), out.join('\n'));
+		log(`wrote ${RESULTS_FILE}`);
 	} finally {
 		for (const s of [...systems, withHistory, noRealtime])
 			await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));
