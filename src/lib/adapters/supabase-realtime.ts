@@ -203,6 +203,10 @@ export function supabaseRealtime(client: SupabaseRealtimeClient): JobRealtimeCap
 	if (!leaving) leavingByClient.set(client, (leaving = new Map()));
 	const shared = topics;
 	const left = leaving;
+	/** The userId() in flight, shared by the calls made meanwhile. */
+	let asking: Promise<string | null> | null = null;
+	/** The last token decoded and its subject. */
+	let subject: { token: string | null; sub: string | null } = { token: null, sub: null };
 
 	return {
 		subscribe(topic: string, listener: JobTopicListener): JobTopicSubscription {
@@ -232,9 +236,21 @@ export function supabaseRealtime(client: SupabaseRealtimeClient): JobRealtimeCap
 				},
 			};
 		},
-		async userId(): Promise<string | null> {
-			await client.realtime.setAuth();
-			return subjectOf(client.realtime.accessTokenValue);
+		userId(): Promise<string | null> {
+			// Watches started together ask at once: they share one setAuth, and a token decoded once.
+			if (asking) return asking;
+			const answer = (async () => {
+				await client.realtime.setAuth();
+				const token = client.realtime.accessTokenValue ?? null;
+				if (token !== subject.token) subject = { token, sub: subjectOf(token) };
+				return subject.sub;
+			})();
+			asking = answer;
+			const done = () => {
+				if (asking === answer) asking = null;
+			};
+			answer.then(done, done);
+			return answer;
 		},
 	};
 }

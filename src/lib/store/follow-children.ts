@@ -10,7 +10,7 @@ import { isJobError } from '../errors.ts';
 import { isOlderState } from '../internal/older-state.ts';
 import { MAX_TIMER_MS } from '../internal/timers.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
-import { Inbox } from './follow-topic.ts';
+import { Inbox } from './inbox.ts';
 import type { Job } from './job.ts';
 import { parseJobBroadcast, withSummary } from './job-summary.ts';
 

@@ -13,7 +13,8 @@ import { STREAM_CHUNK_MAX_BYTES, STREAM_NAME_PATTERN } from '../internal/limits.
 import { checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { RawRow } from './adapter.ts';
-import { Inbox, jobTopic } from './follow-topic.ts';
+import { jobTopic } from './follow-topic.ts';
+import { Inbox } from './inbox.ts';
 import { invalid, isJobId, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import { tableLabel } from './job-summary.ts';

@@ -89,9 +89,11 @@ export interface Job<P extends JobParams = JobParams> {
 	metadata: Record<string, unknown> | null;
 }
 
-const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
-	const d = v instanceof Date ? v : new Date(v);
-	if (Number.isNaN(d.getTime())) {
+// One check, not a union of date and string: a union tries its branches in
+// turn, and the one that fails builds its issues for every timestamp read.
+const timestamp = z.unknown().transform((v, ctx) => {
+	const d = v instanceof Date ? v : typeof v === 'string' ? new Date(v) : null;
+	if (d === null || Number.isNaN(d.getTime())) {
 		ctx.addIssue({ code: 'custom', message: `not a timestamp: ${String(v)}` });
 		return z.NEVER;
 	}

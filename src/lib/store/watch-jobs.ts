@@ -3,151 +3,58 @@
  * children, and the caller's list of jobs. Over Realtime they listen on
  * private topics; without it, or while it is down, they poll.
  */
-import { isJobError, TimeoutError } from '../errors.ts';
-import { Liveness } from '../internal/liveness.ts';
 import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus } from '../state.ts';
 import { followChildren } from './follow-children.ts';
-import { followTopic, jobTopic } from './follow-topic.ts';
+import { followJob } from './follow-topic.ts';
 import { checkTags, isJobId, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
 import { parseJobBroadcast, tableLabel, type JobSummary } from './job-summary.ts';
 import type { Job } from './job.ts';
+import { JobWatch, pause } from './job-watch.ts';
 import { children } from './screen-reads.ts';
-import {
-	WATCH_EMIT_ON,
-	type SubscribeListOptions,
-	type WatchChildrenOptions,
-	type WatchOptions,
-} from './store-options.ts';
+import { type SubscribeListOptions, type WatchChildrenOptions, type WatchOptions } from './store-options.ts';
 
 const hasTags = (tags: readonly string[], wanted: readonly string[]) => wanted.every((t) => tags.includes(t));
 
-function sameValue(a: unknown, b: unknown): boolean {
-	if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-	if (
-		a instanceof Uint8Array ||
-		b instanceof Uint8Array ||
-		(typeof a === 'object' && a !== null) ||
-		(typeof b === 'object' && b !== null)
-	) {
-		return JSON.stringify(a) === JSON.stringify(b);
-	}
-	return Object.is(a, b);
-}
-
-/** Waits `ms`, or until `signal` aborts. Holds nothing but a timer. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<'elapsed' | 'aborted'> {
-	if (signal?.aborted) return Promise.resolve('aborted');
-	return new Promise((resolve) => {
-		const onAbort = () => {
-			clearTimeout(timer);
-			resolve('aborted');
-		};
-		const timer = setTimeout(
-			() => {
-				signal?.removeEventListener('abort', onAbort);
-				resolve('elapsed');
-			},
-			Math.max(0, ms),
-		);
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-}
-
-export async function* watchJob<R extends Job>(
+/**
+ * `store.watch`: over Realtime when the adapter has it (follow-topic.ts),
+ * else by polling. The options are checked as the watch starts.
+ */
+export function watchJob<R extends Job>(
 	calls: JobCalls<R>,
 	id: string,
 	options: WatchOptions,
 ): AsyncGenerator<R, void, undefined> {
-	const intervalMs = options.intervalMs ?? 2000;
-	checkTimerMs('intervalMs', intervalMs);
-	checkTimerMs('timeoutMs', options.timeoutMs);
-	const emitOn = options.emitOn ?? WATCH_EMIT_ON;
-	const { signal, timeoutMs } = options;
-	const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
-	const timeout = (last: R) =>
-		new TimeoutError(`job ${id} was still ${last.status} after ${timeoutMs} ms`, {
-			details: `status=${last.status}`,
-		});
-	// A worker going silent (or back) is always news, whatever emitOn says.
-	const changed = (a: R, b: R) =>
-		a.workerSilent !== b.workerSilent || emitOn.some((field) => !sameValue(a[field], b[field]));
-	if (signal?.aborted) return;
-	const liveness = new Liveness();
 	const realtime = options.transport === 'poll' ? undefined : calls.adapter.realtime;
-	// Over Realtime, reads are gathered: many watches started together make one request.
-	const read = () => (realtime ? calls.getGathered(id) : calls.get(id));
-	// The first read survives an outage as the later ones do: a failure that is
-	// not a job error (the network, a database restarting) is tried again every
-	// intervalMs until the deadline; a job error (unknown id, permission) ends it.
-	const readFirst = async (): Promise<R> => {
-		for (;;) {
-			try {
-				return await beforeDeadline(
-					read(),
-					deadline,
-					() => new TimeoutError(`job ${id}: no answer to the first read within ${timeoutMs} ms`),
-				);
-			} catch (e) {
-				if (isJobError(e) || Date.now() >= deadline) throw e;
-				if ((await pause(Math.min(intervalMs, deadline - Date.now()), signal)) === 'aborted') throw e;
-			}
-		}
-	};
-	// A signed-in user follows their own list topic (one channel for all their
-	// watches), joined before the first read: once that topic is live, a new
-	// watch costs one read and no join.
-	const uid = realtime ? await realtime.userId().catch(() => null) : null;
-	// What both topic follows share: the reads, the change rule, liveness and the deadline.
-	const follow = {
-		id,
-		table: calls.table,
-		read,
-		changed,
-		liveness,
-		intervalMs,
-		deadline,
-		timeout,
-		signal,
-		onRealtime: options.onRealtime,
-	};
-	let last: R;
-	if (realtime && uid !== null) {
-		const notOwned = yield* followTopic<R>({
-			...follow,
-			realtime,
-			topic: `jobs:${uid}`,
-			readFirst,
-			accept: (first) => first.ownerId === uid,
-		});
-		if (notOwned === undefined) return;
-		last = notOwned;
-	} else {
-		last = await readFirst();
-	}
+	return realtime ? followJob(calls, id, options, realtime) : pollJob(calls, id, options);
+}
+
+/** The watch without a push transport: a read every intervalMs (sooner when a worker's beats are due). */
+async function* pollJob<R extends Job>(
+	calls: JobCalls<R>,
+	id: string,
+	options: WatchOptions,
+): AsyncGenerator<R, void, undefined> {
+	const watch = new JobWatch(calls, id, options, undefined);
+	const { signal, liveness, intervalMs, deadline } = watch;
+	if (signal?.aborted) return;
+	let last = await watch.readFirst();
 	if (signal?.aborted) return;
 	last = liveness.judge(last);
 	yield last;
-	if (isTerminalStatus(last.status)) return;
-
-	if (realtime) {
-		// Someone else's job (an admin, a service): the one topic its changes go to.
-		yield* followTopic<R>({ ...follow, realtime, topic: jobTopic(last), first: last });
-		return;
-	}
 	let current = last;
 	while (!isTerminalStatus(last.status)) {
 		const remaining = deadline - Date.now();
-		if (remaining <= 0) throw timeout(last);
+		if (remaining <= 0) throw watch.timeout(last);
 		// Read again when the declared beats are due, if that comes before the next poll.
 		const checkIn = current.workerSilent ? intervalMs : liveness.silentAt(current) - Date.now();
 		if ((await pause(Math.min(intervalMs, remaining, Math.max(0, checkIn)), signal)) === 'aborted') return;
-		if (Date.now() >= deadline) throw timeout(last);
-		current = liveness.judge(await beforeDeadline(calls.get(id), deadline, () => timeout(last)));
+		if (Date.now() >= deadline) throw watch.timeout(last);
+		current = liveness.judge(await beforeDeadline(calls.get(id), deadline, () => watch.timeout(last)));
 		if (signal?.aborted) return;
-		if (isTerminalStatus(current.status) || changed(last, current)) {
+		if (isTerminalStatus(current.status) || watch.changed(last, current)) {
 			last = current;
 			yield current;
 		}
