@@ -1901,6 +1901,59 @@ export type Database = {
 			owner_for: { Args: { owner_id: string }; Returns: string };
 			owns_job_topic: { Args: { topic: string }; Returns: boolean };
 			params_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
+			park_job: {
+				Args: {
+					attempt: number;
+					id: string;
+					label: string;
+					park?: boolean;
+					waits_for: string;
+				};
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					metadata: Json | null;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
+			};
 			payload_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			raise_not_closable: {
 				Args: {

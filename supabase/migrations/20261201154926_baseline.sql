@@ -3075,6 +3075,53 @@ begin
 end
 $$;
 
+-- Parking: a running job frees its worker slot (running -> waiting, stage
+-- cleared) until something queues it again; job_wait_for_children (waits for
+-- its children) and job_ask (for an answer) both park through this. Only the
+-- attempt that holds the job may; any other is told why by raise_not_closable.
+-- With park false it only checks that the attempt still holds the job running.
+create or replace function supabase_jobs.park_job(label text, id uuid, attempt integer, waits_for text, park boolean default true)
+returns supabase_jobs.job
+language plpgsql
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  action text := case waits_for when 'children' then 'wait for the children of' when 'answer' then 'ask a question for' end;
+  parked supabase_jobs.job;
+begin
+  perform supabase_jobs.check_call(id, attempt);
+  if action is null then
+    perform supabase_jobs.invalid('waits_for', pg_catalog.format('waits_for is children or answer; got %s', left(waits_for, 100)));
+  end if;
+  if label is null then
+    perform supabase_jobs.invalid('label', 'label names the job table');
+  end if;
+  if park is null then
+    perform supabase_jobs.invalid('park', 'park is true (park the job) or false (only check that it runs)');
+  end if;
+  if not park then
+    if not exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = park_job.id
+                      and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
+      perform supabase_jobs.raise_not_closable(label, id, attempt, action);
+    end if;
+    return null;
+  end if;
+  update supabase_jobs.job as t set status = 'waiting', stage = null
+   where t.job_table = label and t.id = park_job.id and t.status = 'running'
+     and (attempt is null or t.attempts = attempt)
+  returning t.* into parked;
+  if parked.id is null then
+    perform supabase_jobs.raise_not_closable(label, id, attempt, action);
+  end if;
+  return parked;
+end
+$$;
+comment on function supabase_jobs.park_job is
+  'Parks the running job this attempt holds (running -> waiting, stage cleared, its worker slot free) and returns its row; with park false only checks that the attempt still holds it running (returns null, nothing changes). Anything else raises what raise_not_closable says (PT404, PT409, PT410, 55000). What job_wait_for_children (waits_for children) and job_ask (waits_for answer) call; workers only; 22023 names the field.';
+revoke all on function supabase_jobs.park_job from public, anon, authenticated, service_role;
+grant execute on function supabase_jobs.park_job to service_role;
+
 create or replace function public.job_wait_for_children(id uuid, attempt integer default null, job_table text default 'jobs')
 returns public.job_status
 language plpgsql
@@ -3083,7 +3130,6 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
-  parked uuid;
 begin
   perform supabase_jobs.check_call(id, attempt);
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || id::text, 0));
@@ -3091,19 +3137,10 @@ begin
                   where c.job_table = label and c.parent_id = job_wait_for_children.id
                     and c.status not in ('done', 'failed', 'cancelled')) then
     -- Nothing to wait for: still this attempt's (or say why not).
-    if exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = job_wait_for_children.id
-                  and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
-      return 'running';
-    end if;
-    perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
+    perform supabase_jobs.park_job(label, id, attempt, 'children', park => false);
+    return 'running';
   end if;
-  update supabase_jobs.job as t set status = 'waiting', stage = null
-   where t.job_table = label and t.id = job_wait_for_children.id and t.status = 'running'
-     and (attempt is null or t.attempts = attempt)
-  returning t.id into parked;
-  if parked is null then
-    perform supabase_jobs.raise_not_closable(label, id, attempt, 'wait for the children of');
-  end if;
+  perform supabase_jobs.park_job(label, id, attempt, 'children');
   return 'waiting';
 end
 $$;
@@ -4773,18 +4810,10 @@ begin
   select q.* into asked from supabase_jobs.job_question q where q.job_id = job_ask.id and q.key = job_ask.key;
   if asked.answered_at is not null then
     -- Asked before and answered: the run goes on, still this attempt's (or say why not).
-    if not exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = job_ask.id
-                      and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
-      perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
-    end if;
+    perform supabase_jobs.park_job(label, id, attempt, 'answer', park => false);
     return pg_catalog.jsonb_build_object('answered', true, 'answer', asked.answer);
   end if;
-  update supabase_jobs.job as t set status = 'waiting', stage = null
-   where t.job_table = label and t.id = job_ask.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
-  returning t.* into parked;
-  if parked.id is null then
-    perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
-  end if;
+  parked := supabase_jobs.park_job(label, id, attempt, 'answer');
   insert into supabase_jobs.job_question as q (job_id, key, job_table, owner_id, prompt, answer_schema, expires_at)
   values (parked.id, job_ask.key, label, parked.owner_id, job_ask.prompt, job_ask.answer_schema, deadline)
   on conflict on constraint job_question_pkey do update

@@ -156,18 +156,10 @@ begin
   select q.* into asked from supabase_jobs.job_question q where q.job_id = job_ask.id and q.key = job_ask.key;
   if asked.answered_at is not null then
     -- Asked before and answered: the run goes on, still this attempt's (or say why not).
-    if not exists (select 1 from supabase_jobs.job t where t.job_table = label and t.id = job_ask.id
-                      and t.status = 'running' and (attempt is null or t.attempts = attempt)) then
-      perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
-    end if;
+    perform supabase_jobs.park_job(label, id, attempt, 'answer', park => false);
     return pg_catalog.jsonb_build_object('answered', true, 'answer', asked.answer);
   end if;
-  update supabase_jobs.job as t set status = 'waiting', stage = null
-   where t.job_table = label and t.id = job_ask.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
-  returning t.* into parked;
-  if parked.id is null then
-    perform supabase_jobs.raise_not_closable(label, id, attempt, 'ask a question for');
-  end if;
+  parked := supabase_jobs.park_job(label, id, attempt, 'answer');
   insert into supabase_jobs.job_question as q (job_id, key, job_table, owner_id, prompt, answer_schema, expires_at)
   values (parked.id, job_ask.key, label, parked.owner_id, job_ask.prompt, job_ask.answer_schema, deadline)
   on conflict on constraint job_question_pkey do update

@@ -6,23 +6,12 @@
  * field before any round trip, and by the database with the same class when
  * it gets through. Run over postgres.js and over supabase-js via the stand-in.
  */
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { InvalidJobInputError, PermissionDeniedError } from '../../src/lib/errors.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { CancelManyFilter, DeleteFinishedFilter, RateLimit } from '../../src/lib/store/store-options.ts';
 import { counting, type ConformanceHarness } from './harness.ts';
-
-const uniqueKind = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	throw new Error('expected the call to reject');
-}
+import { rejection, signedIn, uniqueKind } from './conformance-setup.ts';
 
 /**
  * Registers the suite. `setup` runs once (beforeAll) and returns the harness.
@@ -34,10 +23,7 @@ export function describeAdminConformance(label: string, setup: () => Promise<Con
 	let h: ConformanceHarness;
 	let worker: JobStore;
 	let admin: JobStore;
-	const asUser = async () => {
-		const sub = await h.createUser();
-		return { sub, store: new JobStore(h.adapter({ role: 'authenticated', sub })) };
-	};
+	const asUser = () => signedIn(h);
 
 	beforeAll(async () => {
 		h = await setup();

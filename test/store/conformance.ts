@@ -28,22 +28,9 @@ import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { Job } from '../../src/lib/store/job.ts';
 import { runCancellable } from '../../src/lib/toolkit/run-cancellable.ts';
 import { counting, Signal, type ConformanceHarness } from './harness.ts';
-
-const SERVICE = { role: 'service_role' } as const;
-
-/** A kind no other test uses, so listings and claimNext stay within the test. */
-const uniqueKind = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
+import { openSuite, rejection, SERVICE, signedIn, uniqueKind } from './conformance-setup.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	throw new Error('expected the call to reject');
-}
 
 /**
  * Registers the suite. `setup` runs once (beforeAll) and returns the harness.
@@ -54,10 +41,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 export function describeJobStoreConformance(label: string, setup: () => Promise<ConformanceHarness>): void {
 	let h: ConformanceHarness;
 	let worker: JobStore;
-	const asUser = async () => {
-		const sub = await h.createUser();
-		return { sub, store: new JobStore(h.adapter({ role: 'authenticated', sub })) };
-	};
+	const asUser = () => signedIn(h);
 	/** A queued job and a worker holding it (claimed). */
 	const running = async (kind = uniqueKind('work'), payload?: string) => {
 		const queued = await worker.enqueue(kind, { payload });
@@ -66,10 +50,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 		return job;
 	};
 
-	beforeAll(async () => {
-		h = await setup();
-		worker = new JobStore(h.adapter(SERVICE), { staleAfterMs: 300_000 });
-	});
+	beforeAll(async () => ({ h, worker } = await openSuite(setup)));
 
 	describe(`JobStore over ${label}: 2. Enqueue`, () => {
 		test('enqueue writes the row first: it is queued and claimable the moment enqueue returns', async () => {

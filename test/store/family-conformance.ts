@@ -15,18 +15,7 @@ import {
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { Job } from '../../src/lib/store/job.ts';
 import type { ConformanceHarness } from './harness.ts';
-
-const SERVICE = { role: 'service_role' } as const;
-const uniqueKind = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	throw new Error('expected the call to reject');
-}
+import { openSuite, rejection, uniqueKind } from './conformance-setup.ts';
 
 /** Reads the generator until `done` holds for a value; returns that value. Ends the watch. */
 async function until<T>(watch: AsyncGenerator<T>, done: (value: T) => boolean): Promise<T> {
@@ -48,10 +37,7 @@ export function describeParentChildConformance(label: string, setup: () => Promi
 	let h: ConformanceHarness;
 	let worker: JobStore;
 
-	beforeAll(async () => {
-		h = await setup();
-		worker = new JobStore(h.adapter(SERVICE), { staleAfterMs: 300_000 });
-	});
+	beforeAll(async () => ({ h, worker } = await openSuite(setup)));
 
 	/** A user's job, claimed by the worker: a running parent. */
 	const runningParent = async () => {

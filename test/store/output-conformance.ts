@@ -4,7 +4,6 @@
  * supabase-js with Realtime (test/realtime/conformance.test.ts), with the
  * same results.
  */
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import {
@@ -17,18 +16,7 @@ import {
 import { defineJobKind } from '../../src/lib/store/job-kind.ts';
 import { JobStore, type JobStreamChunk } from '../../src/lib/store/job-store.ts';
 import type { ConformanceHarness } from './harness.ts';
-
-const SERVICE = { role: 'service_role' } as const;
-const uniqueKind = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	throw new Error('expected the call to reject');
-}
+import { openSuite, rejection, uniqueKind } from './conformance-setup.ts';
 
 const textOf = (chunks: readonly JobStreamChunk[], stream: string) =>
 	chunks
@@ -55,10 +43,7 @@ export function describeJobOutputConformance(label: string, setup: () => Promise
 		return { sub, store, job };
 	};
 
-	beforeAll(async () => {
-		h = await setup();
-		worker = new JobStore(h.adapter(SERVICE), { staleAfterMs: 300_000 });
-	});
+	beforeAll(async () => ({ h, worker } = await openSuite(setup)));
 
 	describe(`JobStore over ${label}: streamed output`, () => {
 		test('the chunks a worker appends are read back by the job owner in order, numbered from 0 in the attempt', async () => {

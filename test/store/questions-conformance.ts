@@ -4,7 +4,6 @@
  * (test/store/postgres-adapter.test.ts) and over supabase-js through the
  * stand-in (test/realtime/conformance.test.ts), with the same results.
  */
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import {
@@ -15,22 +14,12 @@ import {
 } from '../../src/lib/errors.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { ConformanceHarness } from './harness.ts';
+import { openSuite, rejection, uniqueKind } from './conformance-setup.ts';
 
-const SERVICE = { role: 'service_role' } as const;
-const uniqueKind = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
 const LANGUAGE = z.toJSONSchema(z.enum(['en', 'pt-BR'])) as Record<string, unknown>;
 const SETTINGS = z.toJSONSchema(
 	z.object({ language: z.enum(['en', 'pt-BR']), notes: z.string().max(20).optional() }),
 ) as Record<string, unknown>;
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	throw new Error('expected the call to reject');
-}
 
 /**
  * Registers the suite.
@@ -42,10 +31,7 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 	let h: ConformanceHarness;
 	let worker: JobStore;
 
-	beforeAll(async () => {
-		h = await setup();
-		worker = new JobStore(h.adapter(SERVICE), { staleAfterMs: 300_000 });
-	});
+	beforeAll(async () => ({ h, worker } = await openSuite(setup)));
 
 	/** A user's job, claimed by the worker. */
 	const running = async (kind = uniqueKind('ask')) => {

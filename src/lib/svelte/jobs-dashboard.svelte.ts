@@ -128,3 +128,9 @@ export type DashboardEnhance = (
 	form: HTMLFormElement,
 	submit?: () => (outcome: { update(options?: { reset?: boolean }): Promise<void> }) => Promise<void>,
 ) => { destroy(): void };
+
+/** What each part of the dashboard is given: the view, and `enhance` when its forms post in place. */
+export interface DashboardPartProps {
+	view: JobsDashboardView;
+	enhance?: DashboardEnhance | undefined;
+}

@@ -155,3 +155,16 @@ export interface JobListSource {
  * `state_referenced_locally`), and so a change of id or filter is followed.
  */
 export type MaybeGetter<T> = T | (() => T);
+
+/**
+ * Options of {@link WatchedJob}.
+ */
+export interface WatchedJobOptions<M extends Record<string, unknown> = Record<string, unknown>> {
+	/** Follow the job's children too (`job.children`): a parent's tree of bars. @default false */
+	children?: boolean;
+	/**
+	 * The job's kind (from `defineJobKind`): `job.metadata` is checked by its
+	 * `metadata` schema and typed from it. Without it, metadata is the row's JSON.
+	 */
+	kind?: { parseMetadata(value: unknown): M };
+}

@@ -1,23 +1,14 @@
 import { untrack } from 'svelte';
-import { isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
+import { ChildSnapshots } from './internal/child-snapshots.svelte.ts';
+import { JobSnapshotFields } from './internal/job-snapshot-fields.svelte.ts';
+import { isSnapshotOf, isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
+import { QueuePosition } from './internal/queue-position.svelte.ts';
 import { StreamTexts } from './internal/stream-texts.svelte.ts';
 import type { HoldReason } from '../store/job-store.ts';
 import type { AskedQuestion } from '../store/questions.ts';
-import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter } from './types.ts';
-
-/**
- * Options of {@link WatchedJob}.
- */
-export interface WatchedJobOptions<M extends Record<string, unknown> = Record<string, unknown>> {
-	/** Follow the job's children too (`job.children`): a parent's tree of bars. @default false */
-	children?: boolean;
-	/**
-	 * The job's kind (from `defineJobKind`): `job.metadata` is checked by its
-	 * `metadata` schema and typed from it. Without it, metadata is the row's JSON.
-	 */
-	kind?: { parseMetadata(value: unknown): M };
-}
+import type { JobSnapshot, JobWatchSource, MaybeGetter, WatchedJobOptions } from './types.ts';
+export type { WatchedJobOptions } from './types.ts';
 
 /**
  * One job, followed live: the state behind a progress bar and a cancel button.
@@ -65,12 +56,12 @@ export interface WatchedJobOptions<M extends Record<string, unknown> = Record<st
  * {#if job.isDone}<a href="/drafts/{job.resultId}">Open the draft</a>{/if}
  * ```
  */
-export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> {
+export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> extends JobSnapshotFields<M> {
 	#id = $state('');
 	readonly #source: MaybeGetter<JobWatchSource>;
 
 	#snapshot = $state.raw<JobSnapshot | null>(null);
-	#children = $state.raw<readonly JobSnapshot[]>([]);
+	readonly #children = new ChildSnapshots();
 	#heldBy = $state.raw<HoldReason | null>(null);
 	#question = $state.raw<AskedQuestion | null>(null);
 	readonly #withChildren: boolean;
@@ -82,10 +73,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	#running: Promise<void> | null = null;
 	#cancelInFlight: Promise<void> | null = null;
 	#cancelToken: object | null = null;
-	#queuedAhead = $state<number | null>(null);
-	/** Wakes the position loop early: the job just became queued. */
-	#nudgePosition: (() => void) | null = null;
-	readonly #parseMetadata: ((value: unknown) => M) | undefined;
+	readonly #position = new QueuePosition();
 	readonly #streams = new StreamTexts();
 	/** Someone read `streams`: follow them (from `start()` on, in the browser). */
 	#wantStreams = false;
@@ -111,10 +99,10 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		initial?: JobSnapshot | null,
 		options: WatchedJobOptions<M> = {},
 	) {
+		super(options.kind ? (value) => options.kind!.parseMetadata(value) : undefined);
 		this.#source = source;
 		this.#id = id;
 		this.#withChildren = options.children === true;
-		this.#parseMetadata = options.kind ? (value) => options.kind!.parseMetadata(value) : undefined;
 		if (initial && initial.id === id) this.#apply(initial);
 	}
 
@@ -164,24 +152,9 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	 * The latest snapshot as displayed (its `progress` is the displayed value),
 	 * or null before the first one arrives.
 	 */
-	get snapshot(): JobSnapshot | null {
+	override get snapshot(): JobSnapshot | null {
 		return this.#snapshot;
 	}
-
-	/**
-	 * What the handler said about the work so far (`ctx.setMetadata`), from the
-	 * same message as the tick that wrote it; typed (and checked) by the `kind`
-	 * option. Null until written, or when it does not fit the kind's schema.
-	 */
-	readonly metadata: Partial<M> | null = $derived.by(() => {
-		const raw = this.#snapshot?.metadata ?? null;
-		if (raw === null || !this.#parseMetadata) return raw as Partial<M> | null;
-		try {
-			return this.#parseMetadata(raw);
-		} catch {
-			return null;
-		}
-	});
 
 	/**
 	 * The text of each of the job's streams so far, by name (`job.streams.summary`),
@@ -204,83 +177,13 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		return this.#streams.ended;
 	}
 
-	/** The job's status; null until the first snapshot arrives. */
-	readonly status: JobSnapshotStatus | null = $derived(this.#snapshot?.status ?? null);
-
-	/**
-	 * The percentage to display, 0..100. Never lower than before within one
-	 * attempt; 100 once done.
-	 */
-	readonly progress: number = $derived(this.#snapshot?.progress ?? 0);
-
-	/** The phase running now (e.g. 'table'), or null. */
-	readonly stage: string | null = $derived(this.#snapshot?.stage ?? null);
-
-	/** The sentence for the user when the job failed (or a reason it was cancelled). */
-	readonly error: string | null = $derived(this.#snapshot?.error ?? null);
-
-	/** The stable code of the failure, for branching; not for display. */
-	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
-
-	/** The id of what the job produced, once done. */
-	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
-
-	/**
-	 * True while the job is running but its worker has missed the heartbeats
-	 * it declared: it may have died, and the job will be retried if so.
-	 */
-	readonly workerSilent: boolean = $derived(
-		this.#snapshot?.status === 'running' && this.#snapshot.workerSilent === true,
-	);
-
-	/** When a queued job may start: in the future for a scheduled run. */
-	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
-
-	/**
-	 * When the running attempt's worker expects it to end (the database's
-	 * clock, from its phase plan); earlier than `updatedAt` when its current
-	 * phase overran. Null: no estimate (JobProgress then reads the row's pace).
-	 */
-	readonly expectedEndAt: Date | null = $derived(
-		this.#snapshot?.status === 'running' ? (this.#snapshot.expectedEndAt ?? null) : null,
-	);
-
 	/**
 	 * While queued: how many of the same owner's own queued jobs will start
 	 * before this one (asked of the source's `queuePosition` when the job is
 	 * queued, and again every few seconds while it waits). Null when unknown
 	 * or not queued. Never about anyone else's jobs.
 	 */
-	readonly queuedAhead: number | null = $derived(this.#snapshot?.status === 'queued' ? this.#queuedAhead : null);
-
-	/** When the current attempt started (the database's clock); null unless running or ended. */
-	readonly startedAt: Date | null = $derived(this.#snapshot?.startedAt ?? null);
-
-	/** When the row last changed (the database's clock). */
-	readonly updatedAt: Date | null = $derived(this.#snapshot?.updatedAt ?? null);
-
-	/** How many claims the job is allowed (0 before the first snapshot). */
-	readonly maxAttempts: number = $derived(this.#snapshot?.maxAttempts ?? 0);
-
-	/** How many times the job was claimed; a change means a new attempt. */
-	readonly attempts: number = $derived(this.#snapshot?.attempts ?? 0);
-
-	/** done, failed or cancelled: nothing more will happen. */
-	readonly isTerminal: boolean = $derived(isTerminalStatus(this.#snapshot?.status));
-
-	/** Finished successfully. */
-	readonly isDone: boolean = $derived(this.#snapshot?.status === 'done');
-
-	/** Stopped with an error (highlight it; `error` says why). */
-	readonly isFailed: boolean = $derived(this.#snapshot?.status === 'failed');
-
-	/** Stopped because someone asked: terminal, but not a failure — show it neutrally. */
-	readonly isCancelled: boolean = $derived(this.#snapshot?.status === 'cancelled');
-
-	/** Queued or running. */
-	readonly isActive: boolean = $derived(
-		this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running' || this.#snapshot?.status === 'waiting',
-	);
+	readonly queuedAhead: number | null = $derived(this.#snapshot?.status === 'queued' ? this.#position.ahead : null);
 
 	/**
 	 * The job's children (oldest first) with their status and progress, live,
@@ -288,7 +191,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	 * them (a JobStore); `[]` otherwise.
 	 */
 	get children(): readonly JobSnapshot[] {
-		return this.#children;
+		return this.#children.list;
 	}
 
 	/**
@@ -502,60 +405,27 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		}
 	}
 
-	/**
-	 * Asks where the job stands while it is queued: at once when it becomes
-	 * queued, then every POSITION_REFRESH_MS (jobs ahead start without a word
-	 * to this job's watch). Nothing is asked while it runs or once it ended.
-	 */
+	/** Follows where the job stands in the queue while this watch is open (see QueuePosition). */
 	async #followPosition(controller: AbortController): Promise<void> {
-		const source = read(this.#source);
-		if (!source.queuePosition) return;
 		const id = this.#id;
-		const open = () => this.#controller === controller && !controller.signal.aborted && id === this.#id;
-		while (open() && !this.isTerminal) {
-			if (this.#snapshot?.status === 'queued') {
-				try {
-					const ahead = await source.queuePosition(id);
-					if (open()) this.#queuedAhead = ahead;
-				} catch {
-					// A position is a courtesy: the watch, not this, reports trouble.
-				}
-			}
-			await new Promise<void>((resolve) => {
-				const timer = setTimeout(done, POSITION_REFRESH_MS);
-				function done() {
-					clearTimeout(timer);
-					controller.signal.removeEventListener('abort', done);
-					resolve();
-				}
-				this.#nudgePosition = done;
-				controller.signal.addEventListener('abort', done, { once: true });
-			});
-			this.#nudgePosition = null;
-		}
+		await this.#position.follow(read(this.#source), id, controller.signal, {
+			open: () => this.#controller === controller && !controller.signal.aborted && id === this.#id,
+			queued: () => this.#snapshot?.status === 'queued',
+			ended: () => this.isTerminal,
+		});
 	}
 
+	/** Follows the children while this watch is open (see ChildSnapshots); a lost connection lands in `connectionError`. */
 	async #followChildren(signal: AbortSignal): Promise<void> {
 		const source = read(this.#source);
-		if (!source.watchChildren) return;
 		const id = this.#id;
-		const own = new AbortController();
-		const stop = () => own.abort();
-		signal.addEventListener('abort', stop, { once: true });
 		try {
-			for await (const list of source.watchChildren(id, { signal: own.signal })) {
-				if (signal.aborted || id !== this.#id) break;
-				this.#children = list.map((child) => {
-					const before = this.#children.find((c) => c.id === child.id);
-					return mergeSnapshot(before ?? null, child) ?? before ?? child;
-				});
-				if (this.isTerminal && list.every((c) => isTerminalStatus(c.status))) break;
-			}
+			await this.#children.follow(source, id, signal, {
+				current: () => id === this.#id,
+				ended: () => this.isTerminal,
+			});
 		} catch (error) {
 			if (!signal.aborted) this.#connectionError = error;
-		} finally {
-			signal.removeEventListener('abort', stop);
-			own.abort();
 		}
 	}
 
@@ -613,7 +483,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		this.stop();
 		this.#id = id;
 		this.#snapshot = null;
-		this.#children = [];
+		this.#children.reset();
 		this.#heldBy = null;
 		this.#question = null;
 		this.#connectionError = null;
@@ -621,7 +491,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		this.#cancelError = null;
 		this.#cancelInFlight = null;
 		this.#cancelToken = null;
-		this.#queuedAhead = null;
+		this.#position.reset();
 		this.#streams.reset();
 		if (initial && initial.id === id) this.#apply(initial);
 	}
@@ -636,18 +506,9 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		const changed = merged.status !== before?.status || merged.updatedAt !== before?.updatedAt;
 		if (changed && this.#controller) this.#askHeld(merged);
 		if (merged.status !== before?.status && this.#controller) this.#askQuestion(merged);
-		if (becameQueued) this.#nudgePosition?.();
-		if (isTerminalStatus(merged.status)) this.#nudgePosition?.(); // let the loop end now
+		if (becameQueued) this.#position.nudge();
+		if (isTerminalStatus(merged.status)) this.#position.nudge(); // let the loop end now
 	}
 }
 
-/** How often a queued job asks again where it stands. */
-const POSITION_REFRESH_MS = 5000;
-
 const ABORTED = Symbol('aborted');
-
-function isSnapshotOf(value: unknown, id: string): value is JobSnapshot {
-	if (typeof value !== 'object' || value === null) return false;
-	const v = value as Partial<JobSnapshot>;
-	return v.id === id && typeof v.status === 'string' && typeof v.attempts === 'number';
-}

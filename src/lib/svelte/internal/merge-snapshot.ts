@@ -74,3 +74,10 @@ export function mergeSnapshot<T extends JobSnapshot>(prev: T | null, next: T): T
 	progress = next.status === 'done' ? 100 : Math.min(99, progress);
 	return { ...next, progress };
 }
+
+/** @internal Whether a source's answer (a cancel's, an answer's) is a snapshot of job `id`, to show at once. */
+export function isSnapshotOf(value: unknown, id: string): value is JobSnapshot {
+	if (typeof value !== 'object' || value === null) return false;
+	const v = value as Partial<JobSnapshot>;
+	return v.id === id && typeof v.status === 'string' && typeof v.attempts === 'number';
+}
