@@ -90,6 +90,9 @@ function statement<F extends JobFunctionName>(
 			return { text: `select to_jsonb(${call}) as value`, params };
 		case 'rows':
 			return { text: `select to_jsonb(t) as row from ${call} as t`, params };
+		case 'ids':
+			// The column itself: no JSON to build or parse.
+			return { text: `select t.id from ${call} as t`, params };
 		default:
 			// Everything as PostgREST would render it (timestamps keep their
 			// microseconds for cursors). A claim returns the payload: it stays
@@ -174,6 +177,7 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;
+			if (returns === 'ids') return rows as JobCallResult<F>;
 			// A claim's payload comes apart as bytes; elsewhere it is in the row (null, or PostgREST's hex).
 			return rows.map((r) => {
 				const row = r.row as RawRow;
