@@ -80,9 +80,12 @@ export async function enqueueMany<R extends Job>(
 	});
 	const written = await calls.call('job_enqueue_many', { kind: name, items: rows });
 	if (!Array.isArray(written) || written.length !== rows.length)
-		throw new UnexpectedRowError(`job_enqueue_many returned ${Array.isArray(written) ? written.length : typeof written} rows for ${rows.length} items`);
+		throw new UnexpectedRowError(
+			`job_enqueue_many returned ${Array.isArray(written) ? written.length : typeof written} rows for ${rows.length} items`,
+		);
 	return written.map((row: RawRow) => {
-		if (!isJobId(row.id)) throw new UnexpectedRowError(`job_enqueue_many returned a row without a job id: ${JSON.stringify(row)}`);
+		if (!isJobId(row.id))
+			throw new UnexpectedRowError(`job_enqueue_many returned a row without a job id: ${JSON.stringify(row)}`);
 		return row.id;
 	});
 }
