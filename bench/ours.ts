@@ -52,8 +52,8 @@ export function ours(url: string, version: string): OursSystem {
 		keyed = false,
 		via: { plain: JobStore; keyed: JobStore } = { plain: store, keyed: keyedStore },
 	): Promise<string[]> {
-		// One round trip, one INSERT statement (job_enqueue_many), all or nothing.
-		const jobs = keyed
+		// One round trip, one INSERT statement (job_enqueue_many), all or nothing; the ids come back.
+		return keyed
 			? await via.keyed.enqueueMany(
 					noop,
 					params.map((p) => ({
@@ -66,7 +66,6 @@ export function ours(url: string, version: string): OursSystem {
 					noop,
 					params.map((p) => ({ params: p })),
 				);
-		return jobs.map((j) => j.id);
 	}
 	// ---- end BATCH ENQUEUE ----
 
@@ -117,7 +116,7 @@ export function ours(url: string, version: string): OursSystem {
 		version,
 		notes: [
 			'enqueue one: `store.enqueue()` (job_enqueue through postgresAdapter, row parsed with zod).',
-			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement, rows parsed with zod).',
+			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement, the ids returned).',
 			'per-job path: 8 loops of `store.claim(id)` + `store.succeed(id, {attempt})`, as the edge function runs one job per invocation (ids known from the fill).',
 			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection), started and connected (`runner.ready`) before the clock; the jobs are enqueued in one transaction and the clock starts as it commits; "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
 			`keys in use: \`runWorkers\` as in "process", on a job table of its own whose \`noop\` kind has \`setConcurrency({ maxRunning: 100, maxRunningPerKey: ${PER_KEY} })\`; each job has a priority (0-${PRIORITIES - 1}) and one of ${KEYS} concurrency keys, so the limits are checked at every claim but never hold a worker back.`,

@@ -288,13 +288,9 @@ export type Database = {
 			};
 			job_enqueue_many: {
 				Args: { items: Json; job_table?: string; kind: string };
-				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
-				SetofOptions: {
-					from: '*';
-					to: 'job';
-					isOneToOne: false;
-					isSetofReturn: true;
-				};
+				Returns: {
+					id: string;
+				}[];
 			};
 			job_enqueue_once: {
 				Args: {

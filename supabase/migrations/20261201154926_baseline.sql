@@ -1225,7 +1225,7 @@ comment on function public.job_enqueue_once is
   'job_enqueue once per idempotency_key, job table and owner: a queued/running job with the key, or one created within key_ttl (default 24 h), is returned (existing = true) instead of a new one. A double click or a retried form post never starts the work twice. Racing calls with one key are serialised.';
 
 create or replace function public.job_enqueue_many(kind text, items jsonb, job_table text default 'jobs')
-returns setof supabase_jobs.job
+returns table (id uuid)
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
@@ -1250,28 +1250,13 @@ begin
   elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
     perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
   end if;
-  perform supabase_jobs.check_batch_items(items);
   perform supabase_jobs.check_job_input(kind, null, null, null, null);
   begin
-    if not worker and exists (
-      select 1 from pg_catalog.jsonb_array_elements(items) e
-       where e.value ->> 'owner_id' is not null and (e.value ->> 'owner_id')::uuid is distinct from uid) then
-      raise exception using errcode = '42501', message = 'a user can only enqueue jobs of their own';
-    end if;
-    -- Ranges the insert itself would take (a past start, a smallint overflow): refused
-    -- here, then named item by item below.
-    if exists (
-      select 1 from pg_catalog.jsonb_array_elements(items) e
-       where (e.value ->> 'delay_ms')::numeric < 0
-          or (e.value ->> 'priority')::numeric not between -32768 and 32767
-          or (e.value ->> 'expire_after_ms')::numeric <= 0
-          or (pg_catalog.jsonb_typeof(e.value -> 'tags') = 'array' and exists (
-                select 1 from pg_catalog.jsonb_array_elements_text(e.value -> 'tags') t
-                 where pg_catalog.char_length(t) not between 1 and supabase_jobs.tag_max_length()))) then
-      raise exception 'an item is out of range';
-    end if;
-    -- One typed record per item (jsonb_to_recordset: no ->> and cast per field),
-    -- each optional field computed only when the item gives it.
+    -- One pass over the items: each read once into a typed record
+    -- (jsonb_to_recordset), each optional field computed only when given. What the
+    -- row rules do not refuse (another user as owner, a negative delay, an expiry
+    -- not after the start, a tag's length) stops the statement in its WHERE; the
+    -- handler below then names the item. Only the ids come back.
     return query
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
@@ -1292,17 +1277,18 @@ begin
                        locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
                        expire_after_ms bigint, concurrency_key text)) with ordinality as r
                offset 0) as e
+       where ((e.owner_id is not null and not worker and e.owner_id is distinct from uid)
+              or e.delay_ms < 0 or e.expire_after_ms <= 0
+              or (e.tags is not null and exists (
+                    select 1 from pg_catalog.unnest(e.tags) g(tag)
+                     where pg_catalog.char_length(g.tag) not between 1 and supabase_jobs.tag_max_length()))) is not true
+          or supabase_jobs.invalid('items', 'an item is out of range') is not null
        order by e.ordinality
-      returning t as j)
-    -- The payload blanked by a plain function call on each row that has one, expanded
-    -- outside (offset 0 keeps it one call per row): no set-returning call per row
-    -- (docs/architecture.md).
-    select (w.j).* from (
-      select case when (added.j).payload is null then added.j
-                  else pg_catalog.jsonb_populate_record(added.j, '{"payload": null}'::jsonb) end as j
-        from added offset 0) as w;
+      returning t.id)
+    select added.id from added;
   exception when others then
     -- All or nothing: find the first bad item and name it.
+    perform supabase_jobs.check_batch_items(items);
     for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
       begin
         bytes := pg_catalog.decode(item.value ->> 'payload', 'base64');
@@ -1341,7 +1327,7 @@ begin
 end
 $$;
 comment on function public.job_enqueue_many is
-  'Writes many queued jobs of one kind in one statement (all or nothing) and returns them in order (payload omitted). Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
+  'Writes many queued jobs of one kind in one statement (all or nothing) and returns their ids (column id), in the order of the items. Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
 
 -- ============================================================================
 -- supabase/schemas/05_claim.sql

@@ -79,18 +79,18 @@ describe('what watching costs', () => {
 		const controller = new AbortController();
 		const holder = realtimeStatuses();
 		const holding = (async () => {
-			for await (const _ of user.store.watch(held!.id, { signal: controller.signal, onRealtime: holder.onRealtime }));
+			for await (const _ of user.store.watch(held!, { signal: controller.signal, onRealtime: holder.onRealtime }));
 		})();
 		await holder.until('live');
 
 		const { store, calls } = countingStore(user.store.adapter);
 		const seen: string[] = [];
 		const watching = (async () => {
-			for await (const j of store.watch(job!.id)) seen.push(j.status);
+			for await (const j of store.watch(job!)) seen.push(j.status);
 		})();
 		// Claimed and finished while the new watch's first read may still be in flight.
-		const claimed = (await f.worker.claim(job!.id))!;
-		await f.worker.succeed(job!.id, { attempt: claimed.attempts });
+		const claimed = (await f.worker.claim(job!))!;
+		await f.worker.succeed(job!, { attempt: claimed.attempts });
 		await watching;
 		expect(seen.at(-1)).toBe('done');
 		expect(seen[0] === 'queued' || seen[0] === 'running' || seen[0] === 'done').toBe(true);
@@ -104,15 +104,15 @@ describe('what watching costs', () => {
 	test('watches started together share their reads: one job_get_many, no request per watch; an id not yours is not found', async () => {
 		const user = await f.user();
 		const other = await f.user();
-		const jobs = await user.store.enqueueMany('cost-together', [{}, {}, {}, {}, {}]);
+		const ids = await user.store.enqueueMany('cost-together', [{}, {}, {}, {}, {}]);
 		const theirs = await f.worker.enqueue('cost-together', { ownerId: other.id, payload: 'secret bytes' });
 		const { store, calls } = countingStore(user.store.adapter);
 		const rt = realtimeStatuses();
 		const controller = new AbortController();
-		const watching = jobs.map((job) =>
+		const watching = ids.map((id) =>
 			(async () => {
 				const seen: string[] = [];
-				for await (const j of store.watch(job.id, { signal: controller.signal, onRealtime: rt.onRealtime })) {
+				for await (const j of store.watch(id, { signal: controller.signal, onRealtime: rt.onRealtime })) {
 					seen.push(j.status);
 					expect(j.payload).toBeNull();
 				}
@@ -123,12 +123,12 @@ describe('what watching costs', () => {
 			for await (const _ of store.watch(theirs.id, { signal: controller.signal }));
 		})();
 		await expect(notMine).rejects.toThrow(JobNotFoundError);
-		await rt.until('live', jobs.length);
+		await rt.until('live', ids.length);
 		// The first reads (and the catch-up after the join, when it came after them) went in shared calls.
 		expect(calls.filter((c) => c !== 'job_get_many')).toEqual([]);
 		expect(calls.length).toBeLessThanOrEqual(2);
-		for (const job of jobs) await f.worker.cancel(job.id);
-		expect(await Promise.all(watching)).toEqual(jobs.map(() => ['queued', 'cancelled']));
+		for (const id of ids) await f.worker.cancel(id);
+		expect(await Promise.all(watching)).toEqual(ids.map(() => ['queued', 'cancelled']));
 		controller.abort();
 	});
 

@@ -251,21 +251,21 @@ describe('watch over Realtime', () => {
 
 	test('watches of several jobs of one owner share one channel (Realtime allows 100 per connection)', async () => {
 		const user = await f.user();
-		const jobs = await user.store.enqueueMany('many-watched', [{}, {}, {}]);
+		const ids = await user.store.enqueueMany('many-watched', [{}, {}, {}]);
 		const rt = realtimeStatuses();
 		const controller = new AbortController();
-		const watching = jobs.map((job) =>
+		const watching = ids.map((id) =>
 			(async () => {
 				const seen: string[] = [];
-				for await (const j of user.store.watch(job.id, { signal: controller.signal, onRealtime: rt.onRealtime }))
+				for await (const j of user.store.watch(id, { signal: controller.signal, onRealtime: rt.onRealtime }))
 					seen.push(j.status);
 				return seen;
 			})(),
 		);
-		await rt.until('live', jobs.length);
-		expect(user.supabase.getChannels().map((c) => c.topic)).toEqual([`realtime:jobs:${jobs[0]!.ownerId}`]);
-		for (const job of jobs) await f.worker.cancel(job.id);
-		expect(await Promise.all(watching)).toEqual(jobs.map(() => ['queued', 'cancelled']));
+		await rt.until('live', ids.length);
+		expect(user.supabase.getChannels().map((c) => c.topic)).toEqual([`realtime:jobs:${user.id}`]);
+		for (const id of ids) await f.worker.cancel(id);
+		expect(await Promise.all(watching)).toEqual(ids.map(() => ['queued', 'cancelled']));
 		controller.abort();
 	});
 

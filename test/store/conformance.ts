@@ -117,17 +117,20 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 	});
 
 	describe(`JobStore over ${label}: batches`, () => {
-		test('enqueueMany writes every job in one round trip, in order, with its own params, payload and owner', async () => {
+		test('enqueueMany writes every job in one round trip and returns their ids in order, each job with its own params, payload and owner', async () => {
 			const kind = uniqueKind('batch');
 			const counted = counting(h.adapter(SERVICE));
 			const store = new JobStore(counted.adapter);
 			const owner = await h.createUser();
-			const jobs = await store.enqueueMany(kind, [
+			const ids = await store.enqueueMany(kind, [
 				{ params: { n: 1 }, payload: bytes('one') },
 				{ params: { n: 2 }, maxAttempts: 5, locale: 'pt-BR', ownerId: owner },
 				{},
 			]);
 			expect(counted.calls).toEqual(['job_enqueue_many']);
+			expect(ids).toHaveLength(3);
+			const jobs = await Promise.all(ids.map((id) => worker.get(id)));
+			expect(jobs.map((j) => j.id)).toEqual(ids);
 			expect(jobs.map((j) => [j.kind, j.status, j.params, j.maxAttempts, j.locale, j.ownerId, j.payload])).toEqual([
 				[kind, 'queued', { n: 1 }, 3, null, null, null],
 				[kind, 'queued', { n: 2 }, 5, 'pt-BR', owner, null],
@@ -157,8 +160,8 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const { sub, store } = await asUser();
 			const other = await h.createUser();
 			const kind = uniqueKind('mine');
-			const jobs = await store.enqueueMany(kind, [{}, {}]);
-			expect(jobs.map((j) => j.ownerId)).toEqual([sub, sub]);
+			const ids = await store.enqueueMany(kind, [{}, {}]);
+			expect((await Promise.all(ids.map((id) => store.get(id)))).map((j) => j.ownerId)).toEqual([sub, sub]);
 			expect(await rejection(store.enqueueMany(kind, [{}, { ownerId: other }]))).toBeInstanceOf(PermissionDeniedError);
 			expect((await store.listRecent({ kind })).jobs).toHaveLength(2);
 		});
@@ -732,7 +735,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const [second] = await worker.enqueueMany(kind, [{ priority: 10 }]);
 			const order = [];
 			for (let i = 0; i < 4; i++) order.push((await worker.claimNext({ kinds: [kind] }))[0]!.id);
-			expect(order).toEqual([urgent.id, second!.id, normal.id, low.id]);
+			expect(order).toEqual([urgent.id, second, normal.id, low.id]);
 			expect(urgent.priority).toBe(10);
 			for (const id of order) await worker.succeed(id);
 			expect(await rejection(worker.enqueue(kind, { priority: 1.5 }))).toBeInstanceOf(InvalidJobInputError);
@@ -767,11 +770,13 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 				{ runAt: at, tags: ['a'] },
 				{ delayMs: 0, tags: ['b'] },
 			]);
-			expect(x!.availableAt.toISOString()).toBe(at.toISOString());
-			expect(x!.tags).toEqual(['a']);
-			expect((await worker.claimNext({ kinds: [kind], limit: 2 })).map((j) => j.id)).toEqual([y!.id]);
-			await worker.succeed(y!.id);
-			await worker.cancel(x!.id);
+			const later = await worker.get(x!);
+			expect(later.availableAt.toISOString()).toBe(at.toISOString());
+			expect(later.tags).toEqual(['a']);
+			expect((await worker.get(y!)).tags).toEqual(['b']);
+			expect((await worker.claimNext({ kinds: [kind], limit: 2 })).map((j) => j.id)).toEqual([y]);
+			await worker.succeed(y!);
+			await worker.cancel(x!);
 		});
 	});
 

@@ -90,6 +90,9 @@ function statement<F extends JobFunctionName>(
 			return { text: `select to_jsonb(${call}) as value`, params };
 		case 'rows':
 			return { text: `select to_jsonb(t) as row from ${call} as t`, params };
+		case 'ids':
+			// One text of the ids, in the function's order: one row to send and read, not one per id.
+			return { text: `select string_agg(t.id::text, ',') as ids from ${call} as t`, params };
 		default:
 			// Everything as PostgREST would render it (timestamps keep their
 			// microseconds for cursors). A claim returns the payload: it stays
@@ -174,6 +177,10 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;
+			if (returns === 'ids') {
+				const ids = rows[0]?.ids;
+				return (typeof ids === 'string' ? ids.split(',').map((id) => ({ id })) : []) as JobCallResult<F>;
+			}
 			// A claim's payload comes apart as bytes; elsewhere it is in the row (null, or PostgREST's hex).
 			return rows.map((r) => {
 				const row = r.row as RawRow;

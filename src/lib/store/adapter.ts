@@ -76,7 +76,7 @@ export const JOB_FUNCTIONS = {
 	job_children: { returns: 'jobs', args: { parent_id: 'uuid', job_table: 'text' } },
 	job_wait_for_children: { returns: 'status', args: { id: 'uuid', attempt: 'integer', job_table: 'text' } },
 	job_hold_reasons: { returns: 'rows', args: { ids: 'uuid[]', job_table: 'text' } },
-	job_enqueue_many: { returns: 'jobs', args: { kind: 'text', items: 'jsonb', job_table: 'text' } },
+	job_enqueue_many: { returns: 'ids', args: { kind: 'text', items: 'jsonb', job_table: 'text' } },
 	job_claim: { returns: 'jobs', args: { id: 'uuid', job_table: 'text', heartbeat_ms: 'integer' } },
 	job_claim_next: {
 		returns: 'jobs',
@@ -262,7 +262,8 @@ type JobFunctionSpecs = {
  * How one SQL function is called and what it returns.
  */
 export interface JobFunctionSpec {
-	returns: 'job' | 'jobs' | 'status' | 'rows' | 'value';
+	/** `ids`: rows of one column, `id` (a batch answers with its ids, not its rows). */
+	returns: 'job' | 'jobs' | 'status' | 'rows' | 'ids' | 'value';
 	/** Argument name -> SQL type, in declaration order. */
 	args: Readonly<Record<string, string>>;
 }
@@ -302,7 +303,7 @@ export type JobCallArgs<F extends JobFunctionName> = {
 export type RawRow = Record<string, unknown>;
 
 /**
- * What a call returns: rows for `job`, `jobs` and `rows` functions (a single
+ * What a call returns: rows for `job`, `jobs`, `rows` and `ids` functions (a single
  * job comes back as an array of one), the bare value for `status`.
  */
 export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]['returns'] extends 'status' | 'value'

@@ -40,24 +40,24 @@ export class ProducerCalls<P extends JobParams = JobParams, R extends Job<P> = J
 
 	/**
 	 * Writes many queued jobs of one kind in one statement, all or nothing, and
-	 * returns them in order (payload omitted). Each item is checked as
-	 * {@link enqueue} checks its input; a bad one throws {@link InvalidJobInputError}
-	 * naming it (`items[3].delayMs`), and nothing is written.
+	 * returns their ids in the order of the items (read the rows with
+	 * {@link get} or follow them with {@link watch} when you need them: a batch
+	 * of 500 does not pay for 500 rows it may never read). Each item is checked
+	 * as {@link enqueue} checks its input; a bad one throws
+	 * {@link InvalidJobInputError} naming it (`items[3].delayMs`), and nothing is
+	 * written.
 	 *
 	 * @example
-	 * const jobs = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
+	 * const ids = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
 	 */
-	enqueueMany<K extends JobKind>(
-		kind: K,
-		items: readonly EnqueueInput<JobKindInput<K>>[],
-	): Promise<Job<JobKindParams<K>>[]>;
-	enqueueMany(kind: string, items: readonly EnqueueInput<P>[]): Promise<R[]>;
-	async enqueueMany(kind: string | JobKind, items: readonly EnqueueInput<unknown>[]): Promise<Job[]> {
+	enqueueMany<K extends JobKind>(kind: K, items: readonly EnqueueInput<JobKindInput<K>>[]): Promise<string[]>;
+	enqueueMany(kind: string, items: readonly EnqueueInput<P>[]): Promise<string[]>;
+	async enqueueMany(kind: string | JobKind, items: readonly EnqueueInput<unknown>[]): Promise<string[]> {
 		return await traced(
 			'enqueue',
 			{ kind: typeof kind === 'string' ? kind : kind?.name, table: this.table },
 			() => producer.enqueueMany(this.calls, kind, items),
-			(span, jobs) => span.set({ count: jobs.length }),
+			(span, ids) => span.set({ count: ids.length }),
 		);
 	}
 

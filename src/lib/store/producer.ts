@@ -57,7 +57,7 @@ export async function enqueueMany<R extends Job>(
 	calls: JobCalls<R>,
 	kind: string | JobKind,
 	items: readonly EnqueueInput<unknown>[],
-): Promise<Job[]> {
+): Promise<string[]> {
 	if (!Array.isArray(items) || items.length === 0)
 		throw invalid('items', 'items must be a non-empty array of what enqueue takes');
 	const name = checkKind(kind);
@@ -78,7 +78,16 @@ export async function enqueueMany<R extends Job>(
 		if (c.concurrencyKey !== undefined) item.concurrency_key = c.concurrencyKey;
 		return item;
 	});
-	return await calls.many('job_enqueue_many', { kind: name, items: rows });
+	const written = await calls.call('job_enqueue_many', { kind: name, items: rows });
+	if (!Array.isArray(written) || written.length !== rows.length)
+		throw new UnexpectedRowError(
+			`job_enqueue_many returned ${Array.isArray(written) ? written.length : typeof written} rows for ${rows.length} items`,
+		);
+	return written.map((row: RawRow) => {
+		if (!isJobId(row.id))
+			throw new UnexpectedRowError(`job_enqueue_many returned a row without a job id: ${JSON.stringify(row)}`);
+		return row.id;
+	});
 }
 
 export async function enqueueChild<R extends Job>(
