@@ -284,6 +284,10 @@ declare
   rate_n jsonb := '{}';
   skip text[] := '{}';
   started text[] := '{}';
+  room jsonb := '{}';
+  k text;
+  left_of integer;
+  want integer := admit."limit";
 begin
   -- In one statement: the table's limits (and whether one pauses a kind or
   -- limits its rate), and its running jobs counted once per kind and per kind
@@ -314,6 +318,28 @@ begin
                              and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
      where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
   end if;
+  -- The starts each bounded kind has left now: its max_running and its rate
+  -- window, whichever is tighter; none while paused. A kind with none is left
+  -- out of the queue read, and a claim whose kinds are all bounded takes at most
+  -- what they have left: the read stops there instead of locking candidates
+  -- behind it that no limit would let start.
+  for k, lim in select e.key, e.value from pg_catalog.jsonb_each(limits) e loop
+    left_of := case when (lim ->> 2)::boolean then 0
+                    else least((lim ->> 0)::integer - coalesce((kind_n ->> k)::integer, 0),
+                               (lim ->> 3)::integer - (rate_n ->> k)::integer) end;
+    if left_of is not null then
+      left_of := greatest(left_of, 0);
+      room := room || pg_catalog.jsonb_build_object(k, left_of);
+      if left_of = 0 then
+        skip := skip || k;
+      end if;
+    end if;
+  end loop;
+  if ids is null and kinds is not null then
+    select case when pg_catalog.bool_and(room ? x.kind) then pg_catalog.sum((room ->> x.kind)::integer) end into left_of
+      from (select distinct u.kind from pg_catalog.unnest(kinds) as u(kind)) x;
+    want := least(want, left_of);
+  end if;
   if ids is null then
     open candidates for
       select n.id, n.kind, n.concurrency_key from supabase_jobs.job as n
@@ -322,7 +348,7 @@ begin
          and n.kind <> all (skip)
          and (n.expires_at is null or n.expires_at > now())
        order by n.priority desc, n.available_at, n.created_at, n.id
-       limit greatest(admit."limit" * 20, 200)
+       limit greatest(want * 20, 200)
        -- Each candidate is locked as it is read: the loop stops at the jobs it takes.
        for update skip locked;
   else
@@ -335,7 +361,7 @@ begin
          and (j.expires_at is null or j.expires_at > now())
        order by x.ord;
   end if;
-  while taken < admit."limit" loop
+  while taken < want loop
     fetch candidates into c;
     exit when not found;
     lim := limits -> c.kind;
