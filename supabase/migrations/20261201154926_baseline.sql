@@ -2712,7 +2712,7 @@ declare
   -- Running jobs per "<kind> <key>" (a kind never holds a space).
   key_names text[];
   key_running integer[];
-  paused_or_rated boolean;
+  rated boolean;
   candidates refcursor;
   c record;
   at integer;
@@ -2720,6 +2720,7 @@ declare
   key_of text;
   taken integer := 0;
   want integer := admit."limit";
+  bound integer;
   clock timestamptz := pg_catalog.clock_timestamp();
   rate_n jsonb := '{}';
   skip text[] := '{}';
@@ -2734,21 +2735,21 @@ begin
       from supabase_jobs.job s
      where s.job_table = label and s.status = 'running'
      group by grouping sets ((s.kind), (s.kind, s.concurrency_key)))
-  select l.kinds, l.lefts, l.per_key, l.rate, l.paused_or_rated,
+  select l.kinds, l.lefts, l.per_key, l.rate, l.rated,
          coalesce((select pg_catalog.array_agg(g.kind || ' ' || g.concurrency_key) from g where not g.by_kind and g.concurrency_key is not null), '{}'),
          coalesce((select pg_catalog.array_agg(g.n) from g where not g.by_kind and g.concurrency_key is not null), '{}')
-    into lim_kinds, lim_left, lim_per_key, lim_rate, paused_or_rated, key_names, key_running
+    into lim_kinds, lim_left, lim_per_key, lim_rate, rated, key_names, key_running
     from (select coalesce(pg_catalog.array_agg(l.kind order by l.kind), '{}') as kinds,
                  pg_catalog.array_agg(case when l.paused_at is not null then 0
                                            else l.max_running - coalesce((select g.n from g where g.by_kind and g.kind = l.kind), 0) end
                                       order by l.kind) as lefts,
                  pg_catalog.array_agg(l.max_running_per_key order by l.kind) as per_key,
                  pg_catalog.array_agg(l.rate_starts order by l.kind) as rate,
-                 coalesce(pg_catalog.bool_or(l.paused_at is not null or l.rate_starts is not null), false) as paused_or_rated
+                 coalesce(pg_catalog.bool_or(l.rate_starts is not null), false) as rated
             from supabase_jobs.kind_limits l where l.job_table = label) l;
   -- Rate (17_admin_actions): the starts in each rate-limited kind's window
   -- bound what it has left. Only when the table limits a rate.
-  if paused_or_rated then
+  if rated then
     select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n), '{}') into rate_n
       from supabase_jobs.kind_limits l
       cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
@@ -2772,10 +2773,10 @@ begin
     end if;
   end loop;
   if ids is null and kinds is not null then
-    select case when pg_catalog.bool_and(x.left_of is not null) then pg_catalog.sum(x.left_of) end into key_at
+    select case when pg_catalog.bool_and(x.left_of is not null) then pg_catalog.sum(x.left_of) end into bound
       from (select distinct u.kind, lim_left[pg_catalog.array_position(lim_kinds, u.kind)] as left_of
               from pg_catalog.unnest(kinds) as u(kind)) x;
-    want := least(want, key_at);
+    want := least(want, bound);
   end if;
   if ids is null then
     open candidates for
