@@ -2729,7 +2729,8 @@ begin
   -- In one statement: the table's limits, and its running jobs counted once
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). Arrays, not a map: each candidate below costs a lookup and
-  -- an increment in place, where a jsonb map was rebuilt for each (~20 us).
+  -- an increment in place, where a jsonb map was rebuilt for each
+  -- (docs/architecture.md).
   with g as (
     select s.kind, s.concurrency_key, pg_catalog.count(*)::integer as n, grouping(s.concurrency_key) = 1 as by_kind
       from supabase_jobs.job s
