@@ -2689,49 +2689,81 @@ set search_path = ''
 set enable_bitmapscan = off
 as $$
 declare
-  limits jsonb;
-  kind_n jsonb;
-  key_n jsonb;
+  -- The table's limited kinds, and for each (same position): the starts it has
+  -- left now (null: no bound), its max_running_per_key, its rate_starts.
+  lim_kinds text[];
+  lim_left integer[];
+  lim_per_key integer[];
+  lim_rate integer[];
+  -- Running jobs per "<kind> <key>" (a kind never holds a space).
+  key_names text[];
+  key_running integer[];
+  rated boolean;
   candidates refcursor;
   c record;
-  lim jsonb;
-  ahead integer;
+  at integer;
+  key_at integer;
   key_of text;
   taken integer := 0;
+  want integer := admit."limit";
+  bound integer;
   clock timestamptz := pg_catalog.clock_timestamp();
-  paused_or_rated boolean;
   rate_n jsonb := '{}';
   skip text[] := '{}';
   started text[] := '{}';
 begin
-  -- In one statement: the table's limits (and whether one pauses a kind or
-  -- limits its rate), and its running jobs counted once per kind and per kind
-  -- and key (a handful of rows: the partial index on running jobs). A key's
-  -- entry is "<kind> <key>": a kind never holds a space.
-  select coalesce((select pg_catalog.jsonb_object_agg(l.kind, pg_catalog.jsonb_build_array(l.max_running, l.max_running_per_key, l.paused_at is not null, l.rate_starts))
-                     from supabase_jobs.kind_limits l where l.job_table = label), '{}'),
-         exists (select 1 from supabase_jobs.kind_limits l
-                  where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null)),
-         coalesce(pg_catalog.jsonb_object_agg(g.kind, g.n) filter (where g.by_kind), '{}'),
-         coalesce(pg_catalog.jsonb_object_agg(g.kind || ' ' || g.concurrency_key, g.n)
-                    filter (where not g.by_kind and g.concurrency_key is not null), '{}')
-    into limits, paused_or_rated, kind_n, key_n
-    from (select s.kind, s.concurrency_key, pg_catalog.count(*) as n, grouping(s.concurrency_key) = 1 as by_kind
-            from supabase_jobs.job s
-           where s.job_table = label and s.status = 'running'
-           group by grouping sets ((s.kind), (s.kind, s.concurrency_key))) g;
-  -- Pause and rate (17_admin_actions): the starts in each rate-limited kind's
-  -- window, and the kinds none of whose jobs may start now (paused, or their
-  -- window full), which the queue read leaves out so they hide no other kind.
-  if paused_or_rated then
-    select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n) filter (where l.rate_starts is not null), '{}'),
-           coalesce(pg_catalog.array_agg(l.kind) filter (where l.paused_at is not null or w.n >= l.rate_starts), '{}')
-      into rate_n, skip
+  -- In one statement: the table's limits, and its running jobs counted once
+  -- per kind and per kind and key (a handful of rows: the partial index on
+  -- running jobs). Arrays, not a map: each candidate below costs a lookup and
+  -- an increment in place, where a jsonb map was rebuilt for each
+  -- (docs/architecture.md).
+  with g as (
+    select s.kind, s.concurrency_key, pg_catalog.count(*)::integer as n, grouping(s.concurrency_key) = 1 as by_kind
+      from supabase_jobs.job s
+     where s.job_table = label and s.status = 'running'
+     group by grouping sets ((s.kind), (s.kind, s.concurrency_key)))
+  select l.kinds, l.lefts, l.per_key, l.rate, l.rated,
+         coalesce((select pg_catalog.array_agg(g.kind || ' ' || g.concurrency_key) from g where not g.by_kind and g.concurrency_key is not null), '{}'),
+         coalesce((select pg_catalog.array_agg(g.n) from g where not g.by_kind and g.concurrency_key is not null), '{}')
+    into lim_kinds, lim_left, lim_per_key, lim_rate, rated, key_names, key_running
+    from (select coalesce(pg_catalog.array_agg(l.kind order by l.kind), '{}') as kinds,
+                 pg_catalog.array_agg(case when l.paused_at is not null then 0
+                                           else l.max_running - coalesce((select g.n from g where g.by_kind and g.kind = l.kind), 0) end
+                                      order by l.kind) as lefts,
+                 pg_catalog.array_agg(l.max_running_per_key order by l.kind) as per_key,
+                 pg_catalog.array_agg(l.rate_starts order by l.kind) as rate,
+                 coalesce(pg_catalog.bool_or(l.rate_starts is not null), false) as rated
+            from supabase_jobs.kind_limits l where l.job_table = label) l;
+  -- Rate (17_admin_actions): the starts in each rate-limited kind's window
+  -- bound what it has left. Only when the table limits a rate.
+  if rated then
+    select coalesce(pg_catalog.jsonb_object_agg(l.kind, w.n), '{}') into rate_n
       from supabase_jobs.kind_limits l
       cross join lateral (select coalesce(pg_catalog.sum(s.starts), 0)::integer as n from supabase_jobs.kind_starts s
-                           where l.rate_starts is not null and s.job_table = label and s.kind = l.kind
+                           where s.job_table = label and s.kind = l.kind
                              and s.started_at > clock - l.rate_per_ms * interval '1 millisecond') w
-     where l.job_table = label and (l.paused_at is not null or l.rate_starts is not null);
+     where l.job_table = label and l.rate_starts is not null;
+    for at in 1 .. pg_catalog.cardinality(lim_kinds) loop
+      if lim_rate[at] is not null then
+        lim_left[at] := least(lim_left[at], lim_rate[at] - (rate_n ->> lim_kinds[at])::integer);
+      end if;
+    end loop;
+  end if;
+  -- A kind with nothing left (paused, at max_running, its rate window full) is
+  -- left out of the queue read, so it hides no other kind; and a claim whose
+  -- kinds are all bounded takes at most what they have left: the read stops
+  -- there instead of locking candidates behind it that no limit would let start.
+  for at in 1 .. pg_catalog.cardinality(lim_kinds) loop
+    if lim_left[at] <= 0 then
+      lim_left[at] := 0;
+      skip := skip || lim_kinds[at];
+    end if;
+  end loop;
+  if ids is null and kinds is not null then
+    select case when pg_catalog.bool_and(x.left_of is not null) then pg_catalog.sum(x.left_of) end into bound
+      from (select distinct u.kind, lim_left[pg_catalog.array_position(lim_kinds, u.kind)] as left_of
+              from pg_catalog.unnest(kinds) as u(kind)) x;
+    want := least(want, bound);
   end if;
   if ids is null then
     open candidates for
@@ -2741,7 +2773,7 @@ begin
          and n.kind <> all (skip)
          and (n.expires_at is null or n.expires_at > now())
        order by n.priority desc, n.available_at, n.created_at, n.id
-       limit greatest(admit."limit" * 20, 200)
+       limit greatest(want * 20, 200)
        -- Each candidate is locked as it is read: the loop stops at the jobs it takes.
        for update skip locked;
   else
@@ -2754,26 +2786,26 @@ begin
          and (j.expires_at is null or j.expires_at > now())
        order by x.ord;
   end if;
-  while taken < admit."limit" loop
+  while taken < want loop
     fetch candidates into c;
     exit when not found;
-    lim := limits -> c.kind;
-    if lim is not null then
-      -- Paused, or its rate window full.
-      continue when (lim ->> 2)::boolean
-        or (lim ->> 3 is not null and (rate_n ->> c.kind)::integer >= (lim ->> 3)::integer);
-      ahead := coalesce((kind_n ->> c.kind)::integer, 0);
-      continue when lim ->> 0 is not null and ahead + 1 > (lim ->> 0)::integer;
-      key_of := c.kind || ' ' || c.concurrency_key;
-      continue when lim ->> 1 is not null and key_of is not null
-        and coalesce((key_n ->> key_of)::integer, 0) + 1 > (lim ->> 1)::integer;
-      -- Taken: it counts against its kind and key for the candidates behind it.
-      kind_n := kind_n || pg_catalog.jsonb_build_object(c.kind, ahead + 1);
-      if key_of is not null then
-        key_n := key_n || pg_catalog.jsonb_build_object(key_of, coalesce((key_n ->> key_of)::integer, 0) + 1);
+    at := pg_catalog.array_position(lim_kinds, c.kind);
+    if at is not null then
+      continue when lim_left[at] = 0;
+      if lim_per_key[at] is not null and c.concurrency_key is not null then
+        key_of := c.kind || ' ' || c.concurrency_key;
+        key_at := pg_catalog.array_position(key_names, key_of);
+        if key_at is null then
+          key_names := key_names || key_of;
+          key_running := key_running || 0;
+          key_at := pg_catalog.cardinality(key_names);
+        end if;
+        continue when key_running[key_at] >= lim_per_key[at];
+        -- Taken: it counts against its key and kind for the candidates behind it.
+        key_running[key_at] := key_running[key_at] + 1;
       end if;
-      if lim ->> 3 is not null then
-        rate_n := rate_n || pg_catalog.jsonb_build_object(c.kind, (rate_n ->> c.kind)::integer + 1);
+      lim_left[at] := lim_left[at] - 1;
+      if lim_rate[at] is not null then
         started := started || c.kind;
       end if;
     end if;
@@ -2782,6 +2814,8 @@ begin
   end loop;
   close candidates;
   if started <> '{}' then
+    select rate_n || pg_catalog.jsonb_object_agg(x.kind, coalesce((rate_n ->> x.kind)::integer, 0) + x.n) into rate_n
+      from (select u.kind, pg_catalog.count(*)::integer as n from pg_catalog.unnest(started) as u(kind) group by u.kind) x;
     -- Each start at the end of its hundredth of the window: at most ~100 rows
     -- per window to add up, and a start counts a little longer, never shorter.
     insert into supabase_jobs.kind_starts as k (job_table, kind, started_at, starts)

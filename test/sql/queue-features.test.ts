@@ -175,6 +175,54 @@ describe('concurrency limits, enforced in the claim', () => {
 		}
 	});
 
+	/** The queued jobs of `kind` another transaction could lock right now (none held by a claim). */
+	const lockable = async (kind: string) =>
+		(
+			await db.sql`select count(*)::int as n from (select id from public.jobs where kind = ${kind} and status = 'queued' for update skip locked) j`
+		)[0]!.n as number;
+
+	it('a claim asking for more than its kind has room for takes that room and leaves every job behind it unlocked', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('room.kind', 2)`);
+		await enqueueMany(
+			'room.kind',
+			Array.from({ length: 30 }, () => null),
+		);
+		const claimer = db.connect({ max: 1 });
+		try {
+			await as(claimer, serviceRole, async (tx) => {
+				expect(await tx`select id from job_claim_next(array['room.kind'], 10)`).toHaveLength(2);
+				// Still inside the claim's transaction: the 28 it could not take are free to others.
+				expect(await lockable('room.kind')).toBe(28);
+			});
+			expect(await running('room.kind')).toBe(2);
+		} finally {
+			await claimer.end();
+		}
+	});
+
+	it('jobs of a kind at its limit are passed over unlocked while a claim takes another kind behind them', async () => {
+		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('full.kind', 1)`);
+		await enqueueMany('full.kind', [null]);
+		expect(
+			await as(db.sql, serviceRole, (tx) => tx`select id from job_claim_next(array['full.kind'], 1)`),
+		).toHaveLength(1);
+		await enqueueMany(
+			'full.kind',
+			Array.from({ length: 5 }, () => null),
+		);
+		const [[free]] = await enqueueMany('free.kind', [null]);
+		const claimer = db.connect({ max: 1 });
+		try {
+			await as(claimer, serviceRole, async (tx) => {
+				const claimed = await tx`select id from job_claim_next(array['full.kind', 'free.kind'], 3)`;
+				expect(claimed.map((r) => r.id)).toEqual([free!.id]);
+				expect(await lockable('full.kind')).toBe(5);
+			});
+		} finally {
+			await claimer.end();
+		}
+	});
+
 	it('claim by id honours the same limits: no row while the kind is full', async () => {
 		await as(db.sql, serviceRole, (tx) => tx`select job_set_concurrency('single.kind', 1)`);
 		const [[a], [b]] = await enqueueMany('single.kind', [null, null]);
