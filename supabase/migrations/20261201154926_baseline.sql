@@ -2389,12 +2389,16 @@ language plpgsql
 security definer
 set search_path = ''
 set plan_cache_mode = force_generic_plan
+set enable_nestloop = off
 as $$
 declare
   topics text[];
   payloads jsonb[];
 begin
   -- The rows whose screen changed; a heartbeat changes none and sends nothing.
+  -- Hash-joined whatever the size (enable_nestloop off): the cached plan is
+  -- made for the first statement's row count, and a nested loop planned for a
+  -- one-row close made a 500-row close quadratic (docs/architecture.md).
   select pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload) into topics, payloads
     from new_rows n join old_rows o on o.id = n.id
    cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m

@@ -40,6 +40,20 @@ export function loadTracing(): Promise<Api | null> {
 }
 
 /**
+ * {@link loadTracing} until the import has settled, then null: a caller on a
+ * hot path awaits nothing once it is known.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * await loadTracingOnce(); // resolves at once, or is null and costs nothing
+ * ```
+ */
+export function loadTracingOnce(): Promise<Api | null> | null {
+	return ready === undefined ? loadTracing() : null;
+}
+
+/**
  * For tests: replaces how the package is imported (a rejecting importer plays
  * an app without it) and forgets the cached result.
  *
@@ -100,6 +114,22 @@ function spanKind(api: Api, op: SpanOperation): OtelApi.SpanKind {
 	return op === 'enqueue' ? api.SpanKind.PRODUCER : op === 'run' ? api.SpanKind.CONSUMER : api.SpanKind.CLIENT;
 }
 
+/**
+ * This package's tracer, when the app registered a tracer provider. With the API alone, every
+ * span is a non-recording no-op, yet making one (a proxy tracer, its
+ * attributes, a context) was a good share of the Node runner's CPU per job.
+ * The API's global provider is a proxy that answers `getDelegateTracer` with
+ * undefined until a provider is registered; any other provider counts as one.
+ */
+function registeredTracer(api: Api): OtelApi.Tracer | undefined {
+	const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & {
+		getDelegateTracer?: (name: string) => OtelApi.Tracer | undefined;
+	};
+	return typeof provider.getDelegateTracer === 'function'
+		? provider.getDelegateTracer(TRACER_NAME)
+		: provider.getTracer(TRACER_NAME);
+}
+
 /** A started span and how to run work inside it (its context active, so spans made there nest). */
 export interface JobSpan {
 	readonly span: OtelApi.Span;
@@ -123,8 +153,9 @@ export interface JobSpan {
  */
 export function startJobSpan(op: SpanOperation, info: JobSpanInfo, startTime?: number): JobSpan | null {
 	const api = ready;
-	if (!api) return null;
-	const span = api.trace.getTracer(TRACER_NAME).startSpan(
+	const tracer = api && registeredTracer(api);
+	if (!tracer) return null;
+	const span = tracer.startSpan(
 		`${op} ${info.table}`,
 		{
 			kind: spanKind(api, op),

@@ -24,7 +24,7 @@ import { askContext, isWaitingForAnswer } from './asking.ts';
 import { JobOutput, STREAM_FLUSH_MS } from './job-output.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
 import { JobLogBuffer, type JobLogFields } from './job-log.ts';
-import { loadTracing, startJobSpan } from '../internal/tracing.ts';
+import { loadTracingOnce, startJobSpan } from '../internal/tracing.ts';
 
 /**
  * How one run ended, from the worker's side:
@@ -130,7 +130,8 @@ export class JobRunner {
 			worked = true;
 			this.#s.onWorked?.(job);
 		};
-		await loadTracing();
+		const loading = loadTracingOnce();
+		if (loading) await loading;
 		// The run span: the parent of the handler's own spans and of the close.
 		const span = startJobSpan('run', { id: job.id, kind: job.kind, attempt: job.attempts, table: store.table });
 		const report: RunReport = {};
@@ -174,12 +175,12 @@ export class JobRunner {
 			if (!isJobError(e, 'invalid_input')) throw e;
 			logger.warn(`${PREFIX} job ${job.id}: its params no longer satisfy the schema of ${job.kind}: ${e.message}`);
 			entry.markClosing();
-			return await this.#close(job, 'failed', () =>
+			return await this.#close(entry, 'failed', () =>
 				store.fail(job.id, pickLocale(INVALID_PARAMS, job.locale), { errorCode: 'invalid_params', attempt }),
 			);
 		}
 
-		const plan = await this.#s.plans.planFor(handler, store);
+		const plan = this.#s.plans.planNow(handler, store) ?? (await this.#s.plans.planFor(handler, store));
 		const size = this.sizeOf(handler, job);
 
 		// Every abort below is lazy (see LazyAbort): a handler that never reads its
@@ -378,7 +379,7 @@ export class JobRunner {
 				logger.error(
 					`${PREFIX} job ${job.id} (${job.kind}): the handler returned ${describe(value)}, not a row id (a UUID) or nothing; closing it as failed`,
 				);
-				return await this.#close(job, 'failed', () =>
+				return await this.#close(entry, 'failed', () =>
 					store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
 						errorCode: 'invalid_result',
 						attempt,
@@ -388,7 +389,7 @@ export class JobRunner {
 			}
 			const resultId = typeof value === 'string' && value !== '' ? value : null;
 			const options: SucceedOptions = { resultId, attempt, timings: timings() };
-			return await this.#close(job, 'done', () =>
+			return await this.#close(entry, 'done', () =>
 				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
 			);
 		}
@@ -416,7 +417,7 @@ export class JobRunner {
 		entry.markClosing();
 		if (timedOut) {
 			logger.warn(`${PREFIX} job ${job.id} (${job.kind}) ran past its ${handler.timeoutMs} ms limit; failed`);
-			return await this.#close(job, 'failed', () =>
+			return await this.#close(entry, 'failed', () =>
 				store.fail(job.id, pickLocale(TIMED_OUT, job.locale), {
 					errorCode: 'timed_out',
 					attempt,
@@ -430,7 +431,7 @@ export class JobRunner {
 		}
 		if (isJobError(error, 'job_user_error')) {
 			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
-			return await this.#close(job, 'failed', () =>
+			return await this.#close(entry, 'failed', () =>
 				store.fail(job.id, error.sentenceFor(job.locale), {
 					errorCode: error.errorCode,
 					attempt,
@@ -444,21 +445,17 @@ export class JobRunner {
 			`${PREFIX} job ${job.id} (${job.kind}) attempt ${attempt}/${job.maxAttempts} failed unexpectedly; ${spent ? 'no attempts left' : `retrying in ${delaySeconds} s`}`,
 			error,
 		);
-		return await this.#close(job, 'retried', async () => {
+		return await this.#close(entry, 'retried', async () => {
 			const row = await store.retry(job.id, pickLocale(UNEXPECTED_FAILURE, job.locale), { delaySeconds, attempt });
 			return row.status === 'failed' ? 'failed' : 'retried';
 		});
 	}
 
 	/** Writes the close, in its own span; a refusal is logged (never thrown) and becomes the outcome. */
-	async #close(job: Job, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
-		const span = startJobSpan('close', {
-			id: job.id,
-			kind: job.kind,
-			attempt: job.attempts,
-			table: [...this.running].find((r) => r.job === job)?.store.table ?? 'jobs',
-		});
-		const landed = await this.#closeWrite(job, outcome, write);
+	async #close(entry: RunningJob, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
+		const { job, store } = entry;
+		const span = startJobSpan('close', { id: job.id, kind: job.kind, attempt: job.attempts, table: store.table });
+		const landed = await this.#closeWrite(entry, outcome, write);
 		if (span) {
 			span.set({ outcome: landed });
 			if (landed === 'lost') span.fail(new Error(`job ${job.id}: its ${outcome} close did not land`));
@@ -467,7 +464,8 @@ export class JobRunner {
 		return landed;
 	}
 
-	async #closeWrite(job: Job, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
+	async #closeWrite(entry: RunningJob, outcome: JobOutcome, write: () => Promise<unknown>): Promise<JobOutcome> {
+		const { job } = entry;
 		try {
 			const value = await write();
 			return value === 'failed' || value === 'retried' ? value : outcome;
@@ -486,7 +484,7 @@ export class JobRunner {
 			// close it as failed with a generic sentence instead, keeping the refusal for the log.
 			logger.error(`${PREFIX} job ${job.id}: the database refused its close (${outcome}); closing it as failed`, e);
 			try {
-				await this.#fallbackFail(job);
+				await this.#fallbackFail(entry);
 				return 'failed';
 			} catch (fallback) {
 				if (
@@ -502,9 +500,7 @@ export class JobRunner {
 		}
 	}
 
-	#fallbackFail(job: Job): Promise<unknown> {
-		const store = [...this.running].find((r) => r.job === job)?.store;
-		if (!store) return Promise.reject(new Error(`job ${job.id} is not running here`));
+	#fallbackFail({ job, store }: RunningJob): Promise<unknown> {
 		return store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
 			errorCode: 'close_refused',
 			attempt: job.attempts,

@@ -47,7 +47,7 @@ export function estimateSeconds(plan: PhasePlan, size?: PhaseSizes | null): numb
  */
 export class PlanSource {
 	readonly #ttlMs: number;
-	readonly #cache = new Map<string, { plan: Promise<PhasePlan>; at: number }>();
+	readonly #cache = new Map<string, { plan: Promise<PhasePlan>; at: number; value?: PhasePlan }>();
 	readonly #onError: (kind: string, e: unknown) => void;
 
 	constructor(options: { ttlMs?: number; onError?: (kind: string, e: unknown) => void } = {}) {
@@ -62,8 +62,8 @@ export class PlanSource {
 		const cached = this.#cache.get(key);
 		const now = Date.now();
 		if (cached && now - cached.at < this.#ttlMs) return cached.plan;
-		const plan = PhasePlan.fromHistory(store, handler.kind.name).then(
-			(fitted) => fitted ?? DEFAULT_PLAN,
+		const plan: Promise<PhasePlan> = PhasePlan.fromHistory(store, handler.kind.name).then(
+			(fitted) => (entry.value = fitted ?? DEFAULT_PLAN),
 			(e: unknown) => {
 				// A plan is a nicety: without history the job still runs, under the default plan.
 				this.#onError(handler.kind.name, e);
@@ -71,7 +71,16 @@ export class PlanSource {
 				return DEFAULT_PLAN;
 			},
 		);
-		this.#cache.set(key, { plan, at: now });
+		const entry: { plan: Promise<PhasePlan>; at: number; value?: PhasePlan } = { plan, at: now };
+		this.#cache.set(key, entry);
 		return plan;
+	}
+
+	/** As {@link planFor} when the plan is at hand (declared, or fitted and fresh): no promise per job. */
+	planNow(handler: JobHandler, store: JobStore): PhasePlan | undefined {
+		const declared = handler.kind.plan;
+		if (declared instanceof PhasePlan) return declared;
+		const cached = this.#cache.get(`${store.table}\u0000${handler.kind.name}`);
+		return cached && Date.now() - cached.at < this.#ttlMs ? cached.value : undefined;
 	}
 }
