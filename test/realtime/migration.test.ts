@@ -276,7 +276,6 @@ describe('privileges and attach', () => {
 			 group by c.oid order by 1`;
 		const expected = [
 			'admit_jobs_inserted',
-			'after_child_changed',
 			'after_child_inserted',
 			'after_jobs_inserted',
 			'after_jobs_updated',
