@@ -19,6 +19,8 @@
  * - The per-job path without its Realtime messages: a database of its own on
  *   which the update trigger that writes one `realtime.messages` row per
  *   visible change (`after_jobs_updated`) is disabled; everything else stays.
+ *   (That trigger also moves parents, kicks requeues and records the
+ *   timeline; a claim and a close of a job without parent do none of those.)
  */
 import postgres from 'postgres';
 import { drainByIds } from './drain-loops.ts';

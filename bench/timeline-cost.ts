@@ -2,11 +2,11 @@
  * What recording a job's timeline costs on the per-job path (claim + succeed
  * by id, through JobStore over postgres.js, as the edge worker runs it), on
  * three databases of one server:
- *  - plain:   the schema without the record_job_event trigger;
- *  - compact: the schema as it is (the trigger fires only WHEN a change
- *             erases something: retry, reclaim, release, parking, cancel);
- *  - full:    one job_events row for every status change (the trigger
- *             without WHEN).
+ *  - plain:   the schema with record_job_event doing nothing;
+ *  - compact: the schema as it is (after_jobs_updated records only a change
+ *             that erases something: retry, reclaim, release, parking, cancel);
+ *  - full:    one job_events row for every status change (a trigger of its
+ *             own, record_job_event doing nothing).
  *
  *   npx tsx bench/timeline-cost.ts setup          # starts a server, prints the 3 URLs, runs until killed
  *   npx tsx bench/timeline-cost.ts run <url> [n]  # n jobs (default 2000): enqueue untimed, then claim + succeed each
@@ -30,7 +30,8 @@ const VARIANTS = ['plain', 'compact', 'full'] as const;
 
 const FULL_TRIGGER = `
   alter table supabase_jobs.job_events drop constraint job_events_event;
-  drop trigger record_job_event on supabase_jobs.job;
+  create or replace function supabase_jobs.record_job_event(old_row supabase_jobs.job, new_row supabase_jobs.job)
+  returns void language plpgsql set search_path = '' as $$ begin end $$;
   create or replace function supabase_jobs.record_every_change() returns trigger
   language plpgsql security definer set search_path = '' as $$
   begin
@@ -60,7 +61,8 @@ async function setup(pg?: Awaited<ReturnType<typeof startLocalPostgres>>): Promi
 	await admin.end();
 	const urls = { plain: withDatabase(pg.url, 'tl_plain'), compact, full: withDatabase(pg.url, 'tl_full') };
 	const plain = postgres(urls.plain, { max: 1, onnotice: () => {} });
-	await plain.unsafe('drop trigger record_job_event on supabase_jobs.job');
+	await plain.unsafe(`create or replace function supabase_jobs.record_job_event(old_row supabase_jobs.job, new_row supabase_jobs.job)
+  returns void language plpgsql set search_path = '' as $$ begin end $$;`);
 	await plain.end();
 	const full = postgres(urls.full, { max: 1, onnotice: () => {} });
 	await full.unsafe(FULL_TRIGGER);

@@ -1489,6 +1489,13 @@ export type Database = {
 				Returns: undefined;
 			};
 			check_timings: { Args: { timings: Json }; Returns: undefined };
+			child_changed: {
+				Args: {
+					child: Database['supabase_jobs']['Tables']['job']['Row'];
+					ended: boolean;
+				};
+				Returns: undefined;
+			};
 			children_progress: {
 				Args: { label: string; parent: string };
 				Returns: number;
@@ -1605,6 +1612,7 @@ export type Database = {
 					isSetofReturn: true;
 				};
 			};
+			forget_questions: { Args: { job_id: string }; Returns: undefined };
 			heartbeat_ms_max: { Args: Record<PropertyKey, never>; Returns: number };
 			heartbeat_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
 			hold_of: {
@@ -1894,6 +1902,15 @@ export type Database = {
 			max_attempts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			metadata_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			missed_beats: { Args: Record<PropertyKey, never>; Returns: number };
+			notify_requeued: {
+				Args: {
+					available_at: string;
+					job_id: string;
+					job_table: string;
+					kind: string;
+				};
+				Returns: undefined;
+			};
 			owner_for: { Args: { owner_id: string }; Returns: string };
 			owns_job_topic: { Args: { topic: string }; Returns: boolean };
 			params_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
@@ -2069,6 +2086,13 @@ export type Database = {
 			record_column: {
 				Args: { col: string; field: string; tbl: unknown };
 				Returns: string;
+			};
+			record_job_event: {
+				Args: {
+					new_row: Database['supabase_jobs']['Tables']['job']['Row'];
+					old_row: Database['supabase_jobs']['Tables']['job']['Row'];
+				};
+				Returns: undefined;
 			};
 			record_table: { Args: { record_table: string }; Returns: unknown };
 			register_job_kind: {

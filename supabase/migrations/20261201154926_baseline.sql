@@ -989,11 +989,10 @@ as $$
 declare
   col record;
 begin
-  -- Statements aimed at the partition itself fire its own statement triggers.
+  -- Statements aimed at the partition itself fire its own statement triggers
+  -- (the row triggers, after_jobs_updated among them, are cloned from the parent).
   execute pg_catalog.format('drop trigger if exists after_jobs_inserted on %s', tbl);
   execute pg_catalog.format('create trigger after_jobs_inserted after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.after_jobs_inserted()', tbl);
-  execute pg_catalog.format('drop trigger if exists after_jobs_updated on %s', tbl);
-  execute pg_catalog.format('create trigger after_jobs_updated after update on %s referencing old table as old_rows new table as new_rows for each statement execute function supabase_jobs.after_jobs_updated()', tbl);
 
   -- Room on each page for HOT updates: a tick rewrites the row in place of its page.
   execute pg_catalog.format('alter table %s set (fillfactor = 85)', tbl);
@@ -1351,9 +1350,14 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- The label as the caller wrote it: a table that does not exist holds no row
+  -- to claim, and only a claim that finds none checks the name
+  -- (job_table_label), so a claim that lands pays no lookup of the registry.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
-  perform supabase_jobs.check_call(id);
+  if id is null then
+    perform supabase_jobs.check_call(id);
+  end if;
   if heartbeat_ms is not null then
     perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
   end if;
@@ -1370,6 +1374,9 @@ begin
      and t.available_at <= now() and t.attempts < t.max_attempts
      and (t.expires_at is null or t.expires_at > now())
   returning t.*;
+  if not found then
+    perform supabase_jobs.job_table_label(job_table);
+  end if;
 end
 $$;
 comment on function public.job_claim is
@@ -1569,15 +1576,19 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- As in job_claim: the name is checked (job_table_label) only when no row closes.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   result supabase_jobs.job;
 begin
-  perform supabase_jobs.check_call(id, attempt, timings => timings);
+  -- One test for the common call; check_call names the bad field when it fails.
+  if id is null or attempt < 1 or pg_catalog.jsonb_typeof(timings) <> 'object' then
+    perform supabase_jobs.check_call(id, attempt, timings => timings);
+  end if;
   update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
    where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
   returning t.* into result;
   if result.id is null then
-    perform supabase_jobs.raise_not_closable(label, id, attempt, 'succeed');
+    perform supabase_jobs.raise_not_closable(supabase_jobs.job_table_label(job_table), id, attempt, 'succeed');
   end if;
   return result;
 end
@@ -2272,8 +2283,9 @@ comment on function public.stage_cancel is
 -- Realtime messages: each visible change of a job (status, progress, stage,
 -- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
--- job_message builds it (the one builder); send_job_messages writes a
--- statement's messages, several on one topic as list messages of up to 100.
+-- job_message builds it (the one builder). An update sends one message per
+-- changed row (after_jobs_updated, 19_job_updated); an insert statement's
+-- go through send_job_messages, several on one topic as list messages of up to 100.
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: 14_security.
@@ -2382,40 +2394,6 @@ end
 $$;
 comment on function supabase_jobs.send_job_messages is
   'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
-
-create or replace function supabase_jobs.after_jobs_updated()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-set enable_nestloop = off
-as $$
-declare
-  topics text[];
-  payloads jsonb[];
-begin
-  -- The rows whose screen changed; a heartbeat changes none and sends nothing.
-  -- Hash-joined whatever the size (enable_nestloop off): the cached plan is
-  -- made for the first statement's row count, and a nested loop planned for a
-  -- one-row close made a 500-row close quadratic (docs/architecture.md).
-  select pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload) into topics, payloads
-    from new_rows n join old_rows o on o.id = n.id
-   cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m
-   where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-      or n.available_at is distinct from o.available_at or n.metadata is distinct from o.metadata;
-  if topics is not null then
-    perform supabase_jobs.send_job_messages(topics, payloads);
-  end if;
-  return null;
-end
-$$;
-comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at, metadata) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
-
-create trigger after_jobs_updated after update on supabase_jobs.job
-  referencing old table as old_rows new table as new_rows
-  for each statement execute function supabase_jobs.after_jobs_updated();
 
 -- ============================================================================
 -- supabase/schemas/10_kinds_and_quotas.sql
@@ -3037,39 +3015,33 @@ begin
 end
 $$;
 
-create or replace function supabase_jobs.after_child_changed()
-returns trigger
+-- What a child's insert or change (status, progress, stage) does to its
+-- parent; run as the owner of the tables, by after_child_changed (an insert)
+-- and after_jobs_updated (an update, 19_job_updated).
+create or replace function supabase_jobs.child_changed(child supabase_jobs.job, ended boolean)
+returns void
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
-  ended boolean := new.status in ('done', 'failed', 'cancelled')
-    and (tg_op = 'INSERT' or old.status not in ('done', 'failed', 'cancelled'));
   parent supabase_jobs.job;
   mean real;
 begin
-  -- Only a change the parent shows: status, progress or stage.
-  if tg_op = 'UPDATE' and old.status is not distinct from new.status and old.progress is not distinct from new.progress
-     and old.stage is not distinct from new.stage then
-    return null;
-  end if;
-
   if ended then
     -- Siblings ending at once (and the parent's own wait) take turns here; the
     -- count below then sees every one committed before.
-    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || new.parent_id::text, 0));
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || child.parent_id::text, 0));
   end if;
   select p.* into parent from supabase_jobs.job p
-   where p.job_table = new.job_table and p.id = new.parent_id and p.status in ('running', 'waiting')
+   where p.job_table = child.job_table and p.id = child.parent_id and p.status in ('running', 'waiting')
    for update skip locked;
   if parent.id is null then
-    return null;
+    return;
   end if;
-  mean := least(99, supabase_jobs.children_progress(new.job_table, new.parent_id));
+  mean := least(99, supabase_jobs.children_progress(child.job_table, child.parent_id));
   if ended and parent.status = 'waiting'
      and not exists (select 1 from supabase_jobs.job c
-                      where c.job_table = new.job_table and c.parent_id = new.parent_id
+                      where c.job_table = child.job_table and c.parent_id = child.parent_id
                         and c.status not in ('done', 'failed', 'cancelled')) then
     update supabase_jobs.job as t
        set status = 'queued', attempts = t.attempts - 1, available_at = now(), resumed_at = now(),
@@ -3079,9 +3051,22 @@ begin
     update supabase_jobs.job as t set progress = mean
      where t.job_table = parent.job_table and t.id = parent.id;
   end if;
+end
+$$;
+
+create or replace function supabase_jobs.after_child_changed()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform supabase_jobs.child_changed(row(new.*)::supabase_jobs.job, new.status in ('done', 'failed', 'cancelled'));
   return null;
 end
 $$;
+comment on function supabase_jobs.after_child_changed is
+  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated.';
 
 create or replace function supabase_jobs.cancel_children()
 returns trigger
@@ -3174,8 +3159,6 @@ comment on function public.job_wait_for_children is
 create trigger check_child_insert before insert on supabase_jobs.job for each row
   when (new.parent_id is not null) execute function supabase_jobs.check_child_insert();
 create trigger after_child_inserted after insert on supabase_jobs.job for each row
-  when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
-create trigger after_child_changed after update on supabase_jobs.job for each row
   when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
 create trigger cancel_children after update on supabase_jobs.job for each row
   when (new.status = 'cancelled') execute function supabase_jobs.cancel_children();
@@ -4129,39 +4112,28 @@ create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
   for each statement execute function supabase_jobs.after_jobs_inserted();
 
-create or replace function supabase_jobs.notify_requeued_job()
-returns trigger
+create or replace function supabase_jobs.notify_requeued(job_table text, kind text, job_id uuid, available_at timestamptz)
+returns void
 language plpgsql
-security definer
 set search_path = ''
 as $$
 begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
-    'job_table', new.job_table, 'kind', new.kind, 'job_id', new.id,
-    'count', 1, 'available_at', new.available_at, 'reason', 'requeue')::text);
-  if new.available_at <= pg_catalog.now() then
+    'job_table', job_table, 'kind', kind, 'job_id', job_id,
+    'count', 1, 'available_at', available_at, 'reason', 'requeue')::text);
+  if available_at <= pg_catalog.now() then
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
-      'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
-      'job_id', new.id, 'count', 1, 'reason', 'requeue'));
+      'job_table', job_table, 'kind', kind, 'kinds', pg_catalog.jsonb_build_array(kind),
+      'job_id', job_id, 'count', 1, 'reason', 'requeue'));
   elsif supabase_jobs.due_wakeups_sent() then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
-    values (new.available_at, new.job_table, new.kind)
+    values (notify_requeued.available_at, notify_requeued.job_table, notify_requeued.kind)
     on conflict do nothing;
   end if;
-  return null;
 end
 $$;
-comment on function supabase_jobs.notify_requeued_job() is
-  'AFTER UPDATE row trigger (WHEN running or waiting -> queued, or a queued job rescheduled) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
-
-create trigger notify_requeued after update of status on supabase_jobs.job for each row
-  when (new.status = 'queued' and old.status in ('running', 'waiting'))
-  execute function supabase_jobs.notify_requeued_job();
-
--- A queued job moved to another time (job_reschedule): the same news.
-create trigger notify_rescheduled after update of available_at on supabase_jobs.job for each row
-  when (new.status = 'queued' and old.status = 'queued' and new.available_at is distinct from old.available_at)
-  execute function supabase_jobs.notify_requeued_job();
+comment on function supabase_jobs.notify_requeued is
+  'Run by after_jobs_updated (as the owner of the tables) when a job goes running or waiting -> queued, or a queued job is rescheduled: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
 
 create or replace function supabase_jobs.backstop()
 returns integer
@@ -4381,7 +4353,7 @@ revoke all on function
   supabase_jobs.job_table_label, supabase_jobs.kind_is_valid, supabase_jobs.kind_max,
   supabase_jobs.kind_pattern, supabase_jobs.limits, supabase_jobs.list_max,
   supabase_jobs.locale_is_valid, supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default,
-  supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job,
+  supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued,
   supabase_jobs.owner_for, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
@@ -4398,8 +4370,8 @@ revoke all on function
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
   supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
-  supabase_jobs.due_wakeups_sent, supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
-  supabase_jobs.after_jobs_inserted, supabase_jobs.after_jobs_updated,
+  supabase_jobs.due_wakeups_sent, supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed, supabase_jobs.child_changed,
+  supabase_jobs.after_jobs_inserted,
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
@@ -4454,7 +4426,7 @@ grant execute on function
   supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
+  supabase_jobs.reclaim_jobs,
   supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
   supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table
   to service_role;
@@ -4951,22 +4923,15 @@ $$;
 comment on function supabase_jobs.expire_questions is
   'Run by the reclaim schedule (reclaim_all): a waiting job whose question is unanswered past its deadline ends failed (error_code question_unanswered, a sentence in the job''s language).';
 
-create or replace function supabase_jobs.forget_questions()
-returns trigger
-language plpgsql
-security definer
+-- Run by after_jobs_updated when a job that asked (waiting, or resumed) ends;
+-- as the owner of the table: the user whose cancel ends the job may not delete from it.
+create or replace function supabase_jobs.forget_questions(job_id uuid)
+returns void
+language sql
 set search_path = ''
 as $$
-begin
-  delete from supabase_jobs.job_question q where q.job_id = new.id;
-  return null;
-end
+  delete from supabase_jobs.job_question q where q.job_id = forget_questions.job_id;
 $$;
--- As the owner of the table: the user whose cancel ends the job may not delete from it.
-create trigger forget_questions after update on supabase_jobs.job for each row
-  when (new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
-        and (old.status = 'waiting' or new.resumed_at is not null))
-  execute function supabase_jobs.forget_questions();
 
 -- Try again: one insert path. The owner's own try again inserts as the
 -- caller (the per-owner quota and the kind registry apply, as to any enqueue);
@@ -5553,8 +5518,8 @@ grant execute on function
 -- ordered list by job_timeline. Most transitions are derived from what the row
 -- already records (created_at, started_at + attempts, finished_at + status);
 -- supabase_jobs.job_events keeps only what a later change would erase (a
--- retried, reclaimed, released or parked attempt; who cancelled), written by a
--- row trigger whose WHEN skips claims and closes, so the per-job path pays no
+-- retried, reclaimed, released or parked attempt; who cancelled), written by
+-- after_jobs_updated for those transitions only, so the per-job path pays no
 -- insert and no second Realtime message (docs/architecture.md has the figure).
 -- job_log writes a worker's lines, attempt-guarded and bounded per job.
 -- Readers: admins everything; the owner only the lines marked user_facing.
@@ -5624,36 +5589,26 @@ comment on table supabase_jobs.job_logs is
 -- Transitions a later change would erase: running -> queued (retried when the
 -- schedule moved, released when the attempt was given back, else reclaimed),
 -- running -> waiting, waiting -> queued, and any cancel (who did it).
-create or replace function supabase_jobs.record_job_event()
-returns trigger
-language plpgsql
-security definer
+create or replace function supabase_jobs.record_job_event(old_row supabase_jobs.job, new_row supabase_jobs.job)
+returns void
+language sql
 set search_path = ''
 as $$
-begin
   insert into supabase_jobs.job_events (job_id, job_table, event, attempt, started_at, progress, error, error_code, actor)
-  values (new.id, new.job_table,
-          case when new.status = 'cancelled' then 'cancelled'
-               when new.status = 'waiting' then 'waiting'
-               when old.status = 'waiting' then 'resumed'
-               when new.attempts < old.attempts then 'released'
-               when new.available_at is distinct from old.available_at then 'retried'
+  values (new_row.id, new_row.job_table,
+          case when new_row.status = 'cancelled' then 'cancelled'
+               when new_row.status = 'waiting' then 'waiting'
+               when old_row.status = 'waiting' then 'resumed'
+               when new_row.attempts < old_row.attempts then 'released'
+               when new_row.available_at is distinct from old_row.available_at then 'retried'
                else 'reclaimed' end,
-          old.attempts, old.started_at, old.progress,
-          case when new.status = 'cancelled' or new.error is distinct from old.error then new.error end,
-          case when new.status = 'cancelled' or new.error_code is distinct from old.error_code then new.error_code end,
+          old_row.attempts, old_row.started_at, old_row.progress,
+          case when new_row.status = 'cancelled' or new_row.error is distinct from old_row.error then new_row.error end,
+          case when new_row.status = 'cancelled' or new_row.error_code is distinct from old_row.error_code then new_row.error_code end,
           coalesce((select auth.uid())::text, (select auth.jwt()) ->> 'role', session_user::text));
-  return null;
-end
 $$;
 comment on function supabase_jobs.record_job_event is
-  'AFTER UPDATE row trigger on supabase_jobs.job, only WHEN a change erases something the timeline shows (retry, reclaim, release, waiting, resume, cancel): one row in supabase_jobs.job_events. Claims and closes never fire it.';
-
-create trigger record_job_event after update of status on supabase_jobs.job for each row
-  when ((old.status = 'running' and new.status in ('queued', 'waiting'))
-        or (old.status = 'waiting' and new.status = 'queued')
-        or (new.status = 'cancelled' and old.status <> 'cancelled'))
-  execute function supabase_jobs.record_job_event();
+  'Run by after_jobs_updated (as the owner of the tables), only when a change erases something the timeline shows (retry, reclaim, release, waiting, resume, cancel): one row in supabase_jobs.job_events. Claims and closes never run it.';
 
 create or replace function supabase_jobs.forget_job_timeline()
 returns trigger
@@ -5873,6 +5828,69 @@ grant execute on function
   public.job_log(uuid, jsonb, integer, text, integer),
   supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes
   to service_role;
+
+-- ============================================================================
+-- supabase/schemas/19_job_updated.sql
+-- ============================================================================
+
+-- What a job's update sets off, in one AFTER UPDATE row trigger: its Realtime
+-- message (09), its parent's progress and resume (11), a requeue's kick (13),
+-- a finished asker's questions (16), the timeline's event (18). One trigger
+-- because PostgreSQL prepares the WHEN of every row trigger an UPDATE may fire,
+-- once per statement: a claim or close of one job paid that for seven
+-- (docs/architecture.md, "Where the time goes"). Its WHEN is the one change all
+-- of them need, a visible one (a heartbeat calls nothing); the tests of which
+-- of them runs are here, in the order their separate triggers ran. The cancel
+-- cascade stays a trigger of its own (11): it runs as the caller.
+
+create or replace function supabase_jobs.after_jobs_updated()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  j supabase_jobs.job := row(new.*)::supabase_jobs.job;
+begin
+  if new.parent_id is not null and (new.status is distinct from old.status or new.progress is distinct from old.progress
+                                    or new.stage is distinct from old.stage) then
+    perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
+  end if;
+  if supabase_jobs.realtime_ready() then
+    insert into realtime.messages (payload, event, topic, private, extension)
+    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+  else
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
+  end if;
+  if new.status is distinct from old.status then
+    if new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
+       and (old.status = 'waiting' or new.resumed_at is not null) then
+      perform supabase_jobs.forget_questions(new.id);
+    end if;
+    if new.status = 'queued' and old.status in ('running', 'waiting') then
+      perform supabase_jobs.notify_requeued(new.job_table, new.kind, new.id, new.available_at);
+    end if;
+    if (old.status = 'running' and new.status in ('queued', 'waiting')) or (old.status = 'waiting' and new.status = 'queued')
+       or new.status = 'cancelled' then
+      perform supabase_jobs.record_job_event(row(old.*)::supabase_jobs.job, j);
+    end if;
+  elsif new.status = 'queued' and new.available_at is distinct from old.available_at then
+    -- A queued job moved to another time (job_reschedule): the same news as a requeue.
+    perform supabase_jobs.notify_requeued(new.job_table, new.kind, new.id, new.available_at);
+  end if;
+  return null;
+end
+$$;
+comment on function supabase_jobs.after_jobs_updated is
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table), WHEN a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+
+create trigger after_jobs_updated after update on supabase_jobs.job for each row
+  when (old.status is distinct from new.status or old.progress is distinct from new.progress or old.stage is distinct from new.stage
+        or old.available_at is distinct from new.available_at or old.metadata is distinct from new.metadata)
+  execute function supabase_jobs.after_jobs_updated();
+
+revoke all on function supabase_jobs.after_jobs_updated from public, anon, authenticated, service_role;
 
 -- ============================================================================
 -- supabase/schemas/99_install.sql

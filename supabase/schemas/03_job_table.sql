@@ -510,11 +510,10 @@ as $$
 declare
   col record;
 begin
-  -- Statements aimed at the partition itself fire its own statement triggers.
+  -- Statements aimed at the partition itself fire its own statement triggers
+  -- (the row triggers, after_jobs_updated among them, are cloned from the parent).
   execute pg_catalog.format('drop trigger if exists after_jobs_inserted on %s', tbl);
   execute pg_catalog.format('create trigger after_jobs_inserted after insert on %s referencing new table as inserted for each statement execute function supabase_jobs.after_jobs_inserted()', tbl);
-  execute pg_catalog.format('drop trigger if exists after_jobs_updated on %s', tbl);
-  execute pg_catalog.format('create trigger after_jobs_updated after update on %s referencing old table as old_rows new table as new_rows for each statement execute function supabase_jobs.after_jobs_updated()', tbl);
 
   -- Room on each page for HOT updates: a tick rewrites the row in place of its page.
   execute pg_catalog.format('alter table %s set (fillfactor = 85)', tbl);

@@ -16,9 +16,14 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- The label as the caller wrote it: a table that does not exist holds no row
+  -- to claim, and only a claim that finds none checks the name
+  -- (job_table_label), so a claim that lands pays no lookup of the registry.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
-  perform supabase_jobs.check_call(id);
+  if id is null then
+    perform supabase_jobs.check_call(id);
+  end if;
   if heartbeat_ms is not null then
     perform supabase_jobs.check_heartbeat_ms(heartbeat_ms);
   end if;
@@ -35,6 +40,9 @@ begin
      and t.available_at <= now() and t.attempts < t.max_attempts
      and (t.expires_at is null or t.expires_at > now())
   returning t.*;
+  if not found then
+    perform supabase_jobs.job_table_label(job_table);
+  end if;
 end
 $$;
 comment on function public.job_claim is

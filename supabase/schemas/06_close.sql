@@ -136,15 +136,19 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- As in job_claim: the name is checked (job_table_label) only when no row closes.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   result supabase_jobs.job;
 begin
-  perform supabase_jobs.check_call(id, attempt, timings => timings);
+  -- One test for the common call; check_call names the bad field when it fails.
+  if id is null or attempt < 1 or pg_catalog.jsonb_typeof(timings) <> 'object' then
+    perform supabase_jobs.check_call(id, attempt, timings => timings);
+  end if;
   update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
    where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
   returning t.* into result;
   if result.id is null then
-    perform supabase_jobs.raise_not_closable(label, id, attempt, 'succeed');
+    perform supabase_jobs.raise_not_closable(supabase_jobs.job_table_label(job_table), id, attempt, 'succeed');
   end if;
   return result;
 end

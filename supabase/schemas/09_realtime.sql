@@ -1,8 +1,9 @@
 -- Realtime messages: each visible change of a job (status, progress, stage,
 -- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
--- job_message builds it (the one builder); send_job_messages writes a
--- statement's messages, several on one topic as list messages of up to 100.
+-- job_message builds it (the one builder). An update sends one message per
+-- changed row (after_jobs_updated, 19_job_updated); an insert statement's
+-- go through send_job_messages, several on one topic as list messages of up to 100.
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: 14_security.
@@ -112,36 +113,3 @@ $$;
 comment on function supabase_jobs.send_job_messages is
   'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
 
-create or replace function supabase_jobs.after_jobs_updated()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-set enable_nestloop = off
-as $$
-declare
-  topics text[];
-  payloads jsonb[];
-begin
-  -- The rows whose screen changed; a heartbeat changes none and sends nothing.
-  -- Hash-joined whatever the size (enable_nestloop off): the cached plan is
-  -- made for the first statement's row count, and a nested loop planned for a
-  -- one-row close made a 500-row close quadratic (docs/architecture.md).
-  select pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload) into topics, payloads
-    from new_rows n join old_rows o on o.id = n.id
-   cross join lateral supabase_jobs.job_message(row(n.*)::supabase_jobs.job) m
-   where n.status is distinct from o.status or n.progress is distinct from o.progress or n.stage is distinct from o.stage
-      or n.available_at is distinct from o.available_at or n.metadata is distinct from o.metadata;
-  if topics is not null then
-    perform supabase_jobs.send_job_messages(topics, payloads);
-  end if;
-  return null;
-end
-$$;
-comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE statement trigger on supabase_jobs.job and on every job table: one Realtime message per visible change (status, progress, stage, available_at, metadata) on the job''s one topic (job_message, send_job_messages). A heartbeat sends nothing.';
-
-create trigger after_jobs_updated after update on supabase_jobs.job
-  referencing old table as old_rows new table as new_rows
-  for each statement execute function supabase_jobs.after_jobs_updated();

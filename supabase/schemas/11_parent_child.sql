@@ -139,39 +139,33 @@ begin
 end
 $$;
 
-create or replace function supabase_jobs.after_child_changed()
-returns trigger
+-- What a child's insert or change (status, progress, stage) does to its
+-- parent; run as the owner of the tables, by after_child_changed (an insert)
+-- and after_jobs_updated (an update, 19_job_updated).
+create or replace function supabase_jobs.child_changed(child supabase_jobs.job, ended boolean)
+returns void
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
-  ended boolean := new.status in ('done', 'failed', 'cancelled')
-    and (tg_op = 'INSERT' or old.status not in ('done', 'failed', 'cancelled'));
   parent supabase_jobs.job;
   mean real;
 begin
-  -- Only a change the parent shows: status, progress or stage.
-  if tg_op = 'UPDATE' and old.status is not distinct from new.status and old.progress is not distinct from new.progress
-     and old.stage is not distinct from new.stage then
-    return null;
-  end if;
-
   if ended then
     -- Siblings ending at once (and the parent's own wait) take turns here; the
     -- count below then sees every one committed before.
-    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || new.parent_id::text, 0));
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.family:' || child.parent_id::text, 0));
   end if;
   select p.* into parent from supabase_jobs.job p
-   where p.job_table = new.job_table and p.id = new.parent_id and p.status in ('running', 'waiting')
+   where p.job_table = child.job_table and p.id = child.parent_id and p.status in ('running', 'waiting')
    for update skip locked;
   if parent.id is null then
-    return null;
+    return;
   end if;
-  mean := least(99, supabase_jobs.children_progress(new.job_table, new.parent_id));
+  mean := least(99, supabase_jobs.children_progress(child.job_table, child.parent_id));
   if ended and parent.status = 'waiting'
      and not exists (select 1 from supabase_jobs.job c
-                      where c.job_table = new.job_table and c.parent_id = new.parent_id
+                      where c.job_table = child.job_table and c.parent_id = child.parent_id
                         and c.status not in ('done', 'failed', 'cancelled')) then
     update supabase_jobs.job as t
        set status = 'queued', attempts = t.attempts - 1, available_at = now(), resumed_at = now(),
@@ -181,9 +175,22 @@ begin
     update supabase_jobs.job as t set progress = mean
      where t.job_table = parent.job_table and t.id = parent.id;
   end if;
+end
+$$;
+
+create or replace function supabase_jobs.after_child_changed()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform supabase_jobs.child_changed(row(new.*)::supabase_jobs.job, new.status in ('done', 'failed', 'cancelled'));
   return null;
 end
 $$;
+comment on function supabase_jobs.after_child_changed is
+  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated.';
 
 create or replace function supabase_jobs.cancel_children()
 returns trigger
@@ -276,8 +283,6 @@ comment on function public.job_wait_for_children is
 create trigger check_child_insert before insert on supabase_jobs.job for each row
   when (new.parent_id is not null) execute function supabase_jobs.check_child_insert();
 create trigger after_child_inserted after insert on supabase_jobs.job for each row
-  when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
-create trigger after_child_changed after update on supabase_jobs.job for each row
   when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
 create trigger cancel_children after update on supabase_jobs.job for each row
   when (new.status = 'cancelled') execute function supabase_jobs.cancel_children();

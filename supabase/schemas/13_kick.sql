@@ -197,39 +197,28 @@ create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
   for each statement execute function supabase_jobs.after_jobs_inserted();
 
-create or replace function supabase_jobs.notify_requeued_job()
-returns trigger
+create or replace function supabase_jobs.notify_requeued(job_table text, kind text, job_id uuid, available_at timestamptz)
+returns void
 language plpgsql
-security definer
 set search_path = ''
 as $$
 begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
-    'job_table', new.job_table, 'kind', new.kind, 'job_id', new.id,
-    'count', 1, 'available_at', new.available_at, 'reason', 'requeue')::text);
-  if new.available_at <= pg_catalog.now() then
+    'job_table', job_table, 'kind', kind, 'job_id', job_id,
+    'count', 1, 'available_at', available_at, 'reason', 'requeue')::text);
+  if available_at <= pg_catalog.now() then
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
-      'job_table', new.job_table, 'kind', new.kind, 'kinds', pg_catalog.jsonb_build_array(new.kind),
-      'job_id', new.id, 'count', 1, 'reason', 'requeue'));
+      'job_table', job_table, 'kind', kind, 'kinds', pg_catalog.jsonb_build_array(kind),
+      'job_id', job_id, 'count', 1, 'reason', 'requeue'));
   elsif supabase_jobs.due_wakeups_sent() then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
-    values (new.available_at, new.job_table, new.kind)
+    values (notify_requeued.available_at, notify_requeued.job_table, notify_requeued.kind)
     on conflict do nothing;
   end if;
-  return null;
 end
 $$;
-comment on function supabase_jobs.notify_requeued_job() is
-  'AFTER UPDATE row trigger (WHEN running or waiting -> queued, or a queued job rescheduled) on supabase_jobs.job: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
-
-create trigger notify_requeued after update of status on supabase_jobs.job for each row
-  when (new.status = 'queued' and old.status in ('running', 'waiting'))
-  execute function supabase_jobs.notify_requeued_job();
-
--- A queued job moved to another time (job_reschedule): the same news.
-create trigger notify_rescheduled after update of available_at on supabase_jobs.job for each row
-  when (new.status = 'queued' and old.status = 'queued' and new.available_at is distinct from old.available_at)
-  execute function supabase_jobs.notify_requeued_job();
+comment on function supabase_jobs.notify_requeued is
+  'Run by after_jobs_updated (as the owner of the tables) when a job goes running or waiting -> queued, or a queued job is rescheduled: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
 
 create or replace function supabase_jobs.backstop()
 returns integer

@@ -134,7 +134,7 @@ revoke all on function
   supabase_jobs.job_table_label, supabase_jobs.kind_is_valid, supabase_jobs.kind_max,
   supabase_jobs.kind_pattern, supabase_jobs.limits, supabase_jobs.list_max,
   supabase_jobs.locale_is_valid, supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default,
-  supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued_job,
+  supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued,
   supabase_jobs.owner_for, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
   supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
   supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
@@ -151,8 +151,8 @@ revoke all on function
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
   supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
-  supabase_jobs.due_wakeups_sent, supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed,
-  supabase_jobs.after_jobs_inserted, supabase_jobs.after_jobs_updated,
+  supabase_jobs.due_wakeups_sent, supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed, supabase_jobs.child_changed,
+  supabase_jobs.after_jobs_inserted,
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
@@ -207,7 +207,7 @@ grant execute on function
   supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
   supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.notify_requeued_job, supabase_jobs.reclaim_jobs,
+  supabase_jobs.reclaim_jobs,
   supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
   supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table
   to service_role;

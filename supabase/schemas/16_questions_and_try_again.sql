@@ -273,22 +273,15 @@ $$;
 comment on function supabase_jobs.expire_questions is
   'Run by the reclaim schedule (reclaim_all): a waiting job whose question is unanswered past its deadline ends failed (error_code question_unanswered, a sentence in the job''s language).';
 
-create or replace function supabase_jobs.forget_questions()
-returns trigger
-language plpgsql
-security definer
+-- Run by after_jobs_updated when a job that asked (waiting, or resumed) ends;
+-- as the owner of the table: the user whose cancel ends the job may not delete from it.
+create or replace function supabase_jobs.forget_questions(job_id uuid)
+returns void
+language sql
 set search_path = ''
 as $$
-begin
-  delete from supabase_jobs.job_question q where q.job_id = new.id;
-  return null;
-end
+  delete from supabase_jobs.job_question q where q.job_id = forget_questions.job_id;
 $$;
--- As the owner of the table: the user whose cancel ends the job may not delete from it.
-create trigger forget_questions after update on supabase_jobs.job for each row
-  when (new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
-        and (old.status = 'waiting' or new.resumed_at is not null))
-  execute function supabase_jobs.forget_questions();
 
 -- Try again: one insert path. The owner's own try again inserts as the
 -- caller (the per-owner quota and the kind registry apply, as to any enqueue);

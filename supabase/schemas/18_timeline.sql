@@ -2,8 +2,8 @@
 -- ordered list by job_timeline. Most transitions are derived from what the row
 -- already records (created_at, started_at + attempts, finished_at + status);
 -- supabase_jobs.job_events keeps only what a later change would erase (a
--- retried, reclaimed, released or parked attempt; who cancelled), written by a
--- row trigger whose WHEN skips claims and closes, so the per-job path pays no
+-- retried, reclaimed, released or parked attempt; who cancelled), written by
+-- after_jobs_updated for those transitions only, so the per-job path pays no
 -- insert and no second Realtime message (docs/architecture.md has the figure).
 -- job_log writes a worker's lines, attempt-guarded and bounded per job.
 -- Readers: admins everything; the owner only the lines marked user_facing.
@@ -73,36 +73,26 @@ comment on table supabase_jobs.job_logs is
 -- Transitions a later change would erase: running -> queued (retried when the
 -- schedule moved, released when the attempt was given back, else reclaimed),
 -- running -> waiting, waiting -> queued, and any cancel (who did it).
-create or replace function supabase_jobs.record_job_event()
-returns trigger
-language plpgsql
-security definer
+create or replace function supabase_jobs.record_job_event(old_row supabase_jobs.job, new_row supabase_jobs.job)
+returns void
+language sql
 set search_path = ''
 as $$
-begin
   insert into supabase_jobs.job_events (job_id, job_table, event, attempt, started_at, progress, error, error_code, actor)
-  values (new.id, new.job_table,
-          case when new.status = 'cancelled' then 'cancelled'
-               when new.status = 'waiting' then 'waiting'
-               when old.status = 'waiting' then 'resumed'
-               when new.attempts < old.attempts then 'released'
-               when new.available_at is distinct from old.available_at then 'retried'
+  values (new_row.id, new_row.job_table,
+          case when new_row.status = 'cancelled' then 'cancelled'
+               when new_row.status = 'waiting' then 'waiting'
+               when old_row.status = 'waiting' then 'resumed'
+               when new_row.attempts < old_row.attempts then 'released'
+               when new_row.available_at is distinct from old_row.available_at then 'retried'
                else 'reclaimed' end,
-          old.attempts, old.started_at, old.progress,
-          case when new.status = 'cancelled' or new.error is distinct from old.error then new.error end,
-          case when new.status = 'cancelled' or new.error_code is distinct from old.error_code then new.error_code end,
+          old_row.attempts, old_row.started_at, old_row.progress,
+          case when new_row.status = 'cancelled' or new_row.error is distinct from old_row.error then new_row.error end,
+          case when new_row.status = 'cancelled' or new_row.error_code is distinct from old_row.error_code then new_row.error_code end,
           coalesce((select auth.uid())::text, (select auth.jwt()) ->> 'role', session_user::text));
-  return null;
-end
 $$;
 comment on function supabase_jobs.record_job_event is
-  'AFTER UPDATE row trigger on supabase_jobs.job, only WHEN a change erases something the timeline shows (retry, reclaim, release, waiting, resume, cancel): one row in supabase_jobs.job_events. Claims and closes never fire it.';
-
-create trigger record_job_event after update of status on supabase_jobs.job for each row
-  when ((old.status = 'running' and new.status in ('queued', 'waiting'))
-        or (old.status = 'waiting' and new.status = 'queued')
-        or (new.status = 'cancelled' and old.status <> 'cancelled'))
-  execute function supabase_jobs.record_job_event();
+  'Run by after_jobs_updated (as the owner of the tables), only when a change erases something the timeline shows (retry, reclaim, release, waiting, resume, cancel): one row in supabase_jobs.job_events. Claims and closes never run it.';
 
 create or replace function supabase_jobs.forget_job_timeline()
 returns trigger

@@ -83,13 +83,12 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// Streamed output: deleted with its job; a worker's chunk sent on the job's topic.
 			'supabase_jobs.after_jobs_deleted()',
 			'supabase_jobs.after_jobs_inserted()',
+			// A job's update: its message, its parent, a requeue's kick, its questions and its timeline, whoever changes it.
 			'supabase_jobs.after_jobs_updated()',
 			// Answering, trying again and replaying write for the owner or an admin, after checking the caller.
 			'supabase_jobs.answer_question(text,uuid,text,jsonb)',
 			// A job's timeline: its events are written and deleted with the job, whoever changes it (18_timeline.sql).
 			'supabase_jobs.forget_job_timeline()',
-			// A user's cancel ends a job whose questions the user may not delete.
-			'supabase_jobs.forget_questions()',
 			// Counts of running jobs behind a concurrency limit; for users, only through hold_of_job.
 			'supabase_jobs.hold_of(text,text,text)',
 			'supabase_jobs.hold_of_job(uuid)',
@@ -99,11 +98,7 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.kick_body(jsonb)',
 			// A claim that finds a rate window full leaves a due wake-up, whoever claims.
 			'supabase_jobs.leave_due_wakeup(timestamp with time zone,text,text)',
-			// A requeue wakes the worker through kick_body whoever requeues.
-			'supabase_jobs.notify_requeued_job()',
 			'supabase_jobs.owns_job_topic(text)',
-			// A job's timeline records what a change would erase, whoever makes the change.
-			'supabase_jobs.record_job_event()',
 			// Trying again and replaying insert for the owner or an admin, after checking the caller.
 			'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
 			'supabase_jobs.send_stream_chunk(supabase_jobs.job,jsonb)',

@@ -94,20 +94,18 @@ describe('which writes broadcast', () => {
 		expect(await messages(`jobs:${user.sub}`)).toBe(2);
 	});
 
-	test('a user cancelling two of their jobs in one update (RLS in force) gets one list message naming both', async () => {
+	test("a user cancelling two of their jobs in one update (RLS in force) gets one 'job' message for each, on their topic only", async () => {
 		const user = await createUser(sql);
 		const [a, b] = [await enqueue(user), await enqueue(user)];
 		const before = await messages(`jobs:${user.sub}`);
 		await as(sql, user, (tx) => tx`update public.jobs set status = 'cancelled' where id in (${a}, ${b})`);
 		expect(await messages(`job:${a}`)).toBe(0);
 		expect(await messages(`job:${b}`)).toBe(0);
-		const list = await since(`jobs:${user.sub}`, before);
-		expect(list).toHaveLength(1);
-		expect(list[0]!.event).toBe('jobs');
-		expect(list[0]!.payload.jobs!.map((j) => [j.id, j.status]).sort()).toEqual(
+		const sent = await since(`jobs:${user.sub}`, before);
+		expect(sent.map((m) => [m.event, m.payload.id, (m.payload as { status?: string }).status]).sort()).toEqual(
 			[
-				[a, 'cancelled'],
-				[b, 'cancelled'],
+				['job', a, 'cancelled'],
+				['job', b, 'cancelled'],
 			].sort(),
 		);
 	});
@@ -123,7 +121,7 @@ describe('which writes broadcast', () => {
 		).toHaveLength(0);
 	});
 
-	test("one statement changing many jobs: an ownerless job on its job topic; an owner with one of them gets it as a 'job' event, an owner with more gets 'jobs' lists of up to 100, and no job topic", async () => {
+	test("one statement changing many jobs: one 'job' message per changed row, an ownerless job on its job topic, an owned one on its owner's topic only", async () => {
 		const [a, b] = [await createUser(sql), await createUser(sql)];
 		const enqueueFor = (owner: Caller, n: number) =>
 			as(
@@ -152,13 +150,9 @@ describe('which writes broadcast', () => {
 			where topic = any (${[...ofA, b2!].map((r) => `job:${r.id}`)}::text[])`;
 		expect(onJobTopics).toHaveLength(0);
 		const toA = await since(`jobs:${a.sub}`, listA);
-		// One statement's messages share inserted_at: the two lists come in no set order.
-		const lists = toA.map((m) => [m.event, m.payload.job_table, m.payload.jobs?.length] as const);
-		expect(lists.sort((x, y) => (y[2] ?? 0) - (x[2] ?? 0))).toEqual([
-			['jobs', 'batches', 100],
-			['jobs', 'batches', 1],
-		]);
-		expect(new Set(toA.flatMap((m) => m.payload.jobs!.map((j) => j.id)))).toEqual(new Set(ofA.map((r) => r.id)));
+		expect(toA).toHaveLength(101);
+		expect(toA.every((m) => m.event === 'job' && (m.payload as { status?: string }).status === 'running')).toBe(true);
+		expect(new Set(toA.map((m) => m.payload.id))).toEqual(new Set(ofA.map((r) => r.id)));
 		const toB2 = await since(`jobs:${b.sub}`, listB + 1);
 		expect(toB2).toHaveLength(1);
 		expect(toB2[0]).toMatchObject({ event: 'job', payload: { id: b2!.id, status: 'running' } });
@@ -273,7 +267,7 @@ describe('privileges and attach', () => {
 		]);
 	});
 
-	test('every job table has the guard, the statement triggers (admission, kick, notify, broadcast), the requeue notify and the parent/child triggers', async () => {
+	test('every job table has the guards, the statement triggers (admission, kick, notify), the update trigger (broadcast, requeue notify, parent, questions, timeline) and the child and cancel triggers', async () => {
 		const rows = await sql<{ t: string; triggers: string[] }[]>`
 			select c.oid::regclass::text as t, array_agg(tg.tgname::text order by tg.tgname) as triggers
 			  from supabase_jobs.job_tables j join pg_class c on c.oid = j.table_name
@@ -282,19 +276,14 @@ describe('privileges and attach', () => {
 			 group by c.oid order by 1`;
 		const expected = [
 			'admit_jobs_inserted',
-			'after_child_changed',
 			'after_child_inserted',
 			'after_jobs_inserted',
 			'after_jobs_updated',
 			'cancel_children',
 			'check_child_insert',
 			'forget_job_timeline',
-			'forget_questions',
 			'guard_job_insert',
 			'guard_job_update',
-			'notify_requeued',
-			'notify_rescheduled',
-			'record_job_event',
 		];
 		expect(rows).toEqual([
 			{ t: 'batches', triggers: expected },

@@ -1,0 +1,58 @@
+-- What a job's update sets off, in one AFTER UPDATE row trigger: its Realtime
+-- message (09), its parent's progress and resume (11), a requeue's kick (13),
+-- a finished asker's questions (16), the timeline's event (18). One trigger
+-- because PostgreSQL prepares the WHEN of every row trigger an UPDATE may fire,
+-- once per statement: a claim or close of one job paid that for seven
+-- (docs/architecture.md, "Where the time goes"). Its WHEN is the one change all
+-- of them need, a visible one (a heartbeat calls nothing); the tests of which
+-- of them runs are here, in the order their separate triggers ran. The cancel
+-- cascade stays a trigger of its own (11): it runs as the caller.
+
+create or replace function supabase_jobs.after_jobs_updated()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  j supabase_jobs.job := row(new.*)::supabase_jobs.job;
+begin
+  if new.parent_id is not null and (new.status is distinct from old.status or new.progress is distinct from old.progress
+                                    or new.stage is distinct from old.stage) then
+    perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
+  end if;
+  if supabase_jobs.realtime_ready() then
+    insert into realtime.messages (payload, event, topic, private, extension)
+    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+  else
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
+  end if;
+  if new.status is distinct from old.status then
+    if new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled')
+       and (old.status = 'waiting' or new.resumed_at is not null) then
+      perform supabase_jobs.forget_questions(new.id);
+    end if;
+    if new.status = 'queued' and old.status in ('running', 'waiting') then
+      perform supabase_jobs.notify_requeued(new.job_table, new.kind, new.id, new.available_at);
+    end if;
+    if (old.status = 'running' and new.status in ('queued', 'waiting')) or (old.status = 'waiting' and new.status = 'queued')
+       or new.status = 'cancelled' then
+      perform supabase_jobs.record_job_event(row(old.*)::supabase_jobs.job, j);
+    end if;
+  elsif new.status = 'queued' and new.available_at is distinct from old.available_at then
+    -- A queued job moved to another time (job_reschedule): the same news as a requeue.
+    perform supabase_jobs.notify_requeued(new.job_table, new.kind, new.id, new.available_at);
+  end if;
+  return null;
+end
+$$;
+comment on function supabase_jobs.after_jobs_updated is
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table), WHEN a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+
+create trigger after_jobs_updated after update on supabase_jobs.job for each row
+  when (old.status is distinct from new.status or old.progress is distinct from new.progress or old.stage is distinct from new.stage
+        or old.available_at is distinct from new.available_at or old.metadata is distinct from new.metadata)
+  execute function supabase_jobs.after_jobs_updated();
+
+revoke all on function supabase_jobs.after_jobs_updated from public, anon, authenticated, service_role;
