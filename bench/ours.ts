@@ -25,8 +25,11 @@ export const KEYED_TABLE = 'bench_keyed';
  * Keys and priorities of the keyed fill: every priority has all 50 keys, of at
  * most 2 running each, so the limit never holds back 8 workers.
  */
-const KEYS = 50;
-const PER_KEY = 2;
+export const KEYS = 50;
+// A runner holds up to CONCURRENCY + PREFETCH_MAX claimed jobs (its slots and its local queue), each
+// counted as running: limits above that are checked at every claim and never hold it back.
+export const KEYED_MAX_RUNNING = 1000;
+export const PER_KEY = KEYED_MAX_RUNNING / KEYS;
 const PRIORITIES = 5;
 
 /** The supabase-jobs system, with the measurement only it has (see {@link KEYED_TABLE}). */
@@ -119,13 +122,13 @@ export function ours(url: string, version: string): OursSystem {
 			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement, the ids returned).',
 			'per-job path: 8 loops of `store.claim(id)` + `store.succeed(id, {attempt})`, as the edge function runs one job per invocation (ids known from the fill).',
 			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection), started and connected (`runner.ready`) before the clock; the jobs are enqueued in one transaction and the clock starts as it commits; "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
-			`keys in use: \`runWorkers\` as in "process", on a job table of its own whose \`noop\` kind has \`setConcurrency({ maxRunning: 100, maxRunningPerKey: ${PER_KEY} })\`; each job has a priority (0-${PRIORITIES - 1}) and one of ${KEYS} concurrency keys, so the limits are checked at every claim but never hold a worker back.`,
+			`keys in use: \`runWorkers\` as in "process", on a job table of its own whose \`noop\` kind has \`setConcurrency({ maxRunning: ${KEYED_MAX_RUNNING}, maxRunningPerKey: ${PER_KEY} })\`; each job has a priority (0-${PRIORITIES - 1}) and one of ${KEYS} concurrency keys, so the limits are checked at every claim but never hold a worker back (the runner holds at most 8 running + 500 in its local queue, all counted as running).`,
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],
 		async setup() {
 			await prepareDatabase(url);
 			await sql`select supabase_jobs.create_job_table(${KEYED_TABLE})`;
-			await keyedStore.setConcurrency(noop, { maxRunning: 100, maxRunningPerKey: PER_KEY });
+			await keyedStore.setConcurrency(noop, { maxRunning: KEYED_MAX_RUNNING, maxRunningPerKey: PER_KEY });
 		},
 		async reset() {
 			// realtime.messages too: every claim and close writes a row there, and the peers start each

@@ -32,7 +32,7 @@ import { clearWork, countRows, fillFinishedRows } from './finished-rows.ts';
 import { disableRealtimeMessages, REALTIME_UPDATE_TRIGGER, rowFloor, updateFloor } from './floors.ts';
 import { GRAPHILE_FASTEST, graphileWorker } from './graphile.ts';
 import { growthBurst } from './growth-burst.ts';
-import { KEYED_TABLE, ours, tickCost } from './ours.ts';
+import { KEYED_MAX_RUNNING, KEYED_TABLE, KEYS, PER_KEY, ours, tickCost } from './ours.ts';
 import { PGBOSS_FASTEST, pgBoss } from './pgboss.ts';
 import { messagesPerJob } from './realtime-messages.ts';
 import { realtimeWatchMemory } from './realtime-watch.ts';
@@ -428,14 +428,14 @@ async function main(): Promise<void> {
 				[
 					['without: priority 0, no concurrency key, no kind limit', fmt(keyed.get(WITHOUT_KEYS)!), ''],
 					[
-						`priorities 0-4, 50 concurrency keys, the kind limited (\`maxRunning\` 100, \`maxRunningPerKey\` 2), table \`${KEYED_TABLE}\``,
+						`priorities 0-4, 50 concurrency keys, the kind limited (\`maxRunning\` ${KEYED_MAX_RUNNING}, \`maxRunningPerKey\` ${PER_KEY}), table \`${KEYED_TABLE}\``,
 						fmt(keyed.get(WITH_KEYS)!),
 						`${fmt(keyedRatio, 2)}x`,
 					],
 				],
 			),
 			'',
-			"Rounds interleaved, median of each. The limits never hold a worker back (100 slots over 50 keys for 8 workers): the difference is what checking them at every claim costs (the claim takes the table's claim lock and counts the running jobs of the kind and key).",
+			`Rounds interleaved, median of each. The limits never hold a worker back (${fmt(KEYED_MAX_RUNNING)} slots over ${KEYS} keys; the runner holds at most 8 running jobs and 500 claimed ahead in its local queue, each counted as running): the difference is what checking them at every claim costs (the claim takes the table's claim lock and counts the running jobs of the kind and key).`,
 			'',
 		);
 
@@ -530,7 +530,7 @@ async function main(): Promise<void> {
 				}),
 			),
 			'',
-			`Rows inserted into \`realtime.messages\` (Broadcast from Database) while ${fmt(MESSAGES_JOBS)} jobs were enqueued one by one (\`store.enqueue\`), claimed and completed by \`runWorkers\`, and over ${fmt(MESSAGES_TICKS)} \`store.tick\` calls that each changed progress and stage. A claim and a close are two visible changes; a claim of several jobs of one owner in one statement goes as one list message.`,
+			`Rows inserted into \`realtime.messages\` (Broadcast from Database) while ${fmt(MESSAGES_JOBS)} jobs were enqueued one by one (\`store.enqueue\`), claimed and completed by \`runWorkers\`, and over ${fmt(MESSAGES_TICKS)} \`store.tick\` calls that each changed progress and stage. A claim and a close are two visible changes, one message each; jobs inserted together for one owner go as one list message.`,
 			'',
 		);
 
