@@ -1395,7 +1395,10 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- The label as the caller wrote it: a claim in a table that does not exist
+  -- finds no row, and only then is the name checked (job_table_label), so the
+  -- claim a NOTIFY sets off pays no lookup of the registry.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
@@ -1418,6 +1421,9 @@ begin
           limit "limit"
           for update skip locked))
     returning t.*;
+    if not found then
+      perform supabase_jobs.job_table_label(job_table);
+    end if;
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
@@ -3931,14 +3937,17 @@ begin
   if pg_catalog.to_regclass('vault.decrypted_secrets') is null then
     return;
   end if;
-  -- One read of the two secrets (Vault decrypts each row it returns).
-  select nullif(pg_catalog.btrim((pg_catalog.array_agg(s.decrypted_secret order by s.updated_at desc)
-                  filter (where s.name = 'supabase_jobs_worker_url'))[1]), ''),
-         nullif((pg_catalog.array_agg(s.decrypted_secret order by s.updated_at desc)
-                  filter (where s.name = 'supabase_jobs_worker_secret'))[1], '')
-    into url, secret
-    from vault.decrypted_secrets s
-   where s.name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret');
+  -- The URL first, through the name's index: where none is set (a Node-runner-only
+  -- project), every enqueue asks this and no row is read, let alone decrypted.
+  select nullif(pg_catalog.btrim(s.decrypted_secret), '') into url
+    from vault.decrypted_secrets s where s.name = 'supabase_jobs_worker_url'
+   order by s.updated_at desc limit 1;
+  if url is null then
+    return;
+  end if;
+  select nullif(s.decrypted_secret, '') into secret
+    from vault.decrypted_secrets s where s.name = 'supabase_jobs_worker_secret'
+   order by s.updated_at desc limit 1;
 end
 $$;
 comment on function supabase_jobs.worker_endpoint is
@@ -3981,11 +3990,10 @@ as $$
 declare
   endpoint record;
 begin
-  if pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is null then
-    return null;
-  end if;
+  -- The endpoint first: unset, it is one index probe (pg_net's signature is parsed only when it is set).
   endpoint := supabase_jobs.worker_endpoint();
-  if endpoint.url is null or endpoint.secret is null then
+  if endpoint.url is null or endpoint.secret is null
+     or pg_catalog.to_regprocedure('net.http_post(text, jsonb, jsonb, jsonb, integer)') is null then
     return null;
   end if;
   begin
@@ -4054,42 +4062,33 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
   summary record;
-  kinds text[];
-  body jsonb;
 begin
-  -- One pass, no sort: the kinds are listed apart only when a statement mixed several.
+  -- One pass over the statement's rows that also builds the wake-up's body; the kinds
+  -- are listed apart (a second pass, sorted) only when the statement mixed several.
   select pg_catalog.count(*)::integer as n,
-         (pg_catalog.array_agg(i.id))[1] as first_id,
-         pg_catalog.min(i.job_table) as job_table,
-         pg_catalog.max(i.job_table) as last_table,
-         pg_catalog.min(i.kind) as kind,
-         pg_catalog.max(i.kind) as last_kind,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
-         pg_catalog.count(*) filter (where i.owner_id is not null or i.parent_id is not null)::integer as watched
+         pg_catalog.bool_or(i.owner_id is not null or i.parent_id is not null) as watched,
+         -- job_table / kind / job_id are set when the statement is about one of each,
+         -- null otherwise (a worker then drains every kind it handles).
+         pg_catalog.jsonb_build_object(
+           'job_table', case when pg_catalog.min(i.job_table) = pg_catalog.max(i.job_table) then pg_catalog.min(i.job_table) end,
+           'kind', case when pg_catalog.min(i.kind) = pg_catalog.max(i.kind) then pg_catalog.min(i.kind) end,
+           'kinds', case when pg_catalog.min(i.kind) = pg_catalog.max(i.kind) then pg_catalog.jsonb_build_array(pg_catalog.min(i.kind))
+                    else (select pg_catalog.to_jsonb(pg_catalog.array_agg(distinct k.kind order by k.kind))
+                            from inserted k where k.status = 'queued') end,
+           'job_id', case when pg_catalog.count(*) = 1 then (pg_catalog.array_agg(i.id))[1] end,
+           'count', pg_catalog.count(*)) as body
     into summary
     from inserted i
    where i.status = 'queued';
   if summary.n = 0 then
     return null;
   end if;
-  -- job_table / kind / job_id are set when the statement is about one of each,
-  -- null otherwise (a worker then drains every kind it handles).
-  if summary.kind = summary.last_kind then
-    kinds := array[summary.kind];
-  else
-    select pg_catalog.array_agg(distinct i.kind order by i.kind) into kinds from inserted i where i.status = 'queued';
-  end if;
-  body := pg_catalog.jsonb_build_object(
-    'job_table', case when summary.job_table = summary.last_table then summary.job_table end,
-    'kind', case when summary.kind = summary.last_kind then summary.kind end,
-    'kinds', pg_catalog.to_jsonb(kinds),
-    'job_id', case when summary.n = 1 then summary.first_id end,
-    'count', summary.n);
-  perform pg_catalog.pg_notify('supabase_jobs', (body || pg_catalog.jsonb_build_object(
+  perform pg_catalog.pg_notify('supabase_jobs', (summary.body || pg_catalog.jsonb_build_object(
     'available_at', summary.available_at, 'reason', 'enqueue'))::text);
   if summary.claimable > 0 then
-    perform supabase_jobs.kick_body(body || pg_catalog.jsonb_build_object('reason', 'enqueue'));
+    perform supabase_jobs.kick_body(summary.body || '{"reason": "enqueue"}'::jsonb);
   end if;
   if summary.claimable < summary.n and supabase_jobs.due_wakeups_sent() then
     insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
@@ -4097,7 +4096,7 @@ begin
      where i.status = 'queued' and i.available_at > pg_catalog.now()
     on conflict do nothing;
   end if;
-  if summary.watched > 0 then
+  if summary.watched then
     perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
        from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
       where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);

@@ -61,7 +61,10 @@ set plan_cache_mode = force_generic_plan
 set enable_seqscan = off
 as $$
 declare
-  label text := supabase_jobs.job_table_label(job_table);
+  -- The label as the caller wrote it: a claim in a table that does not exist
+  -- finds no row, and only then is the name checked (job_table_label), so the
+  -- claim a NOTIFY sets off pays no lookup of the registry.
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
@@ -84,6 +87,9 @@ begin
           limit "limit"
           for update skip locked))
     returning t.*;
+    if not found then
+      perform supabase_jobs.job_table_label(job_table);
+    end if;
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that

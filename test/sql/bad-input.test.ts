@@ -100,6 +100,33 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		}
 	});
 
+	it('claim_next looks the table name up only when it claims nothing, and still refuses every name that is not a job table', async () => {
+		for (const t of [
+			'jobs; drop table jobs',
+			'auth.users',
+			'pg_catalog.pg_authid',
+			'Jobs',
+			'"jobs"',
+			'nope',
+			'public.nope',
+		]) {
+			const e = await refused(serviceRole, (tx) => tx`select * from job_claim_next(job_table => ${t})`);
+			expect(['22023', '42P01']).toContain(e.code);
+			expect(e.message).toMatch(/job_table|not a job table/);
+		}
+		// The name as written, "public." or not, finds the table's jobs.
+		const kind = 'claim.by.label';
+		await as(db.sql, serviceRole, (tx) => tx`select job_enqueue(${kind}), job_enqueue(${kind})`);
+		for (const t of ['public.jobs', 'jobs']) {
+			const claimed = await as(
+				db.sql,
+				serviceRole,
+				(tx) => tx`select kind from job_claim_next(kinds => ${[kind]}, job_table => ${t})`,
+			);
+			expect(claimed).toEqual([{ kind }]);
+		}
+	});
+
 	it('progress outside 0..100 and an empty or whitespace-only failure sentence', async () => {
 		const [job] = await as(db.sql, user, (tx) => tx`select id from job_enqueue('extract')`);
 		await as(db.sql, serviceRole, (tx) => tx`select * from job_claim(${job!.id})`);
