@@ -121,13 +121,13 @@ describe('NOTIFY supabase_jobs', () => {
 		expect((await receivedUpTo(1)).map((g) => g.kind)).toEqual(['t']);
 	});
 
-	it('every job table has the notify triggers, and one created later too', async () => {
+	it('every job table has the notify triggers (on insert, and the update trigger that sends a requeue), and one created later too', async () => {
 		await createJobTable(db.sql, 'app_exports'); // users invent kinds in it
 		const triggers = await db.sql`
 			select c.relname as table, array_agg(t.tgname::text order by t.tgname) as triggers
 			from pg_trigger t join pg_class c on c.oid = t.tgrelid
 			where not t.tgisinternal and c.relname in ('jobs', 'app_exports') group by c.relname order by c.relname`;
-		const expected = ['after_jobs_inserted', 'guard_job_update', 'notify_requeued'];
+		const expected = ['after_jobs_inserted', 'guard_job_update', 'after_jobs_updated'];
 		expect(triggers).toEqual([
 			{ table: 'app_exports', triggers: expect.arrayContaining(expected) },
 			{ table: 'jobs', triggers: expect.arrayContaining(expected) },
