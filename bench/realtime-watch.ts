@@ -40,17 +40,21 @@ export async function realtimeWatchMemory(url: string, watches: number): Promise
 			select public.job_enqueue(kind => 'watched', owner_id => ${sub}::uuid) as j from generate_series(1, ${watches + 1})) t`;
 		const file = join(dir, 'ids.json');
 		await writeFile(file, JSON.stringify(rows.map((r) => r.id)));
-		const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, 'realtime-watch-child.ts')], {
-			cwd: root,
-			env: {
-				...process.env,
-				BENCH_STANDIN_URL: standin.url,
-				BENCH_ANON_KEY: standin.anonKey,
-				BENCH_USER_TOKEN: await standin.mintUserToken(sub),
-				BENCH_IDS_FILE: file,
+		const child = spawn(
+			process.execPath,
+			['--expose-gc', '--import', join(here, 'ts-loader.mjs'), join(here, 'realtime-watch-child.ts')],
+			{
+				cwd: root,
+				env: {
+					...process.env,
+					BENCH_STANDIN_URL: standin.url,
+					BENCH_ANON_KEY: standin.anonKey,
+					BENCH_USER_TOKEN: await standin.mintUserToken(sub),
+					BENCH_IDS_FILE: file,
+				},
+				stdio: ['ignore', 'pipe', 'inherit'],
 			},
-			stdio: ['ignore', 'pipe', 'inherit'],
-		});
+		);
 		let stdout = '';
 		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
 		const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
