@@ -10,7 +10,10 @@
  *  - bare-SQL claim + complete: the minimal SQL a queue needs on a plain table,
  *    per job (claim one with FOR UPDATE SKIP LOCKED, then mark it done: two
  *    commits a job) and batched (claim up to BENCH_BARE_CLAIM_BATCH with SKIP
- *    LOCKED in one statement, complete them in one statement).
+ *    LOCKED in one statement, complete them in one statement), and batched
+ *    again with one message row per change written in the same statements
+ *    into a table shaped as Supabase's realtime.messages (the floor of a
+ *    batched runner that keeps one Realtime message per visible change).
  * No triggers, no RLS, no functions, no JSON parsing on the client.
  */
 import postgres from 'postgres';
@@ -29,6 +32,12 @@ export interface BareSql {
 	claimComplete(n: number, concurrency: number): Promise<number>;
 	/** Fills `n` queued rows (untimed), then `concurrency` loops claiming and completing `batch` at a time; returns ms. */
 	claimCompleteBatched(n: number, concurrency: number, batch: number): Promise<number>;
+	/**
+	 * As {@link claimCompleteBatched}, with what the product adds that no rewrite can remove: each claim and
+	 * each completion also writes one row per job into a table shaped as Supabase's `realtime.messages`
+	 * (one message per visible change, two a job), in the same statement; returns ms.
+	 */
+	claimCompleteBatchedWithMessages(n: number, concurrency: number, batch: number): Promise<number>;
 	close(): Promise<void>;
 }
 
@@ -44,6 +53,21 @@ export function bareSql(url: string): BareSql {
 		await sql`insert into bare_jobs (params) select jsonb_build_object('i', g) from generate_series(1, ${n}) g`;
 	}
 
+	/** Fills `n` queued rows (untimed), then times `concurrency` loops each running `step` (which claims and completes a batch, and says how many) until one claims none. */
+	async function drainBatches(n: number, concurrency: number, step: () => Promise<number>): Promise<number> {
+		await fill(n);
+		const started = now();
+		let done = 0;
+		await Promise.all(
+			Array.from({ length: concurrency }, async () => {
+				// Empty with SKIP LOCKED: every queued row is done or held by another loop, which completes it.
+				for (let got = await step(); got > 0; got = await step()) done += got;
+			}),
+		);
+		if (done !== n) throw new Error(`bare SQL batched: ${done} of ${n} jobs done`);
+		return now() - started;
+	}
+
 	return {
 		async setup() {
 			await sql`create table ceiling (id int primary key, n bigint not null default 0) with (fillfactor = 10)`;
@@ -56,6 +80,16 @@ export function bareSql(url: string): BareSql {
 				finished_at timestamptz
 			)`;
 			await sql`create index bare_jobs_queued on bare_jobs (id) where status = 'queued'`;
+			// realtime.messages as Supabase makes it: partitioned by day on inserted_at, primary key (id, inserted_at).
+			await sql`create table bare_messages (
+				topic text not null, extension text not null, payload jsonb, event text, private boolean default false,
+				updated_at timestamp not null default now(), inserted_at timestamp not null default now(),
+				id uuid not null default gen_random_uuid(), primary key (id, inserted_at)
+			) partition by range (inserted_at)`;
+			const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
+			await sql.unsafe(
+				`create table bare_messages_now partition of bare_messages for values from ('${day(-1)}') to ('${day(1)}')`,
+			);
 		},
 		async commitCeiling(loops, perLoop) {
 			// Each loop's row on a page of its own (fillfactor 10, rows SPREAD apart), so the loops never
@@ -102,24 +136,34 @@ export function bareSql(url: string): BareSql {
 			);
 		},
 		async claimCompleteBatched(n, concurrency, batch) {
-			await fill(n);
-			const started = now();
-			let done = 0;
-			await Promise.all(
-				Array.from({ length: concurrency }, async () => {
-					for (;;) {
-						const claimed = await sql<{ id: string }[]>`update bare_jobs b set status = 'running', started_at = now()
-							from (select id from bare_jobs where status = 'queued' order by id limit ${batch} for update skip locked) c
-							where b.id = c.id returning b.id`;
-						// Empty with SKIP LOCKED: every queued row is done or held by another loop, which completes it.
-						if (claimed.length === 0) return;
-						await sql`update bare_jobs set status = 'done', finished_at = now() where id = any(${claimed.map((r) => r.id)}::bigint[])`;
-						done += claimed.length;
-					}
-				}),
-			);
-			if (done !== n) throw new Error(`bare SQL batched: ${done} of ${n} jobs done`);
-			return now() - started;
+			return await drainBatches(n, concurrency, async () => {
+				const claimed = await sql<{ id: string }[]>`update bare_jobs b set status = 'running', started_at = now()
+					from (select id from bare_jobs where status = 'queued' order by id limit ${batch} for update skip locked) c
+					where b.id = c.id returning b.id`;
+				if (claimed.length > 0)
+					await sql`update bare_jobs set status = 'done', finished_at = now() where id = any(${claimed.map((r) => r.id)}::bigint[])`;
+				return claimed.length;
+			});
+		},
+		async claimCompleteBatchedWithMessages(n, concurrency, batch) {
+			await sql`truncate bare_messages`;
+			// The smallest message a screen can use (the job and its new status), so the floor is generous.
+			return await drainBatches(n, concurrency, async () => {
+				const claimed = await sql<{ id: string }[]>`with c as (
+						update bare_jobs b set status = 'running', started_at = now()
+						from (select id from bare_jobs where status = 'queued' order by id limit ${batch} for update skip locked) q
+						where b.id = q.id returning b.id, b.status),
+					m as (insert into bare_messages (payload, event, topic, private, extension)
+						select jsonb_build_object('id', c.id, 'status', c.status), 'job', 'job:' || c.id, true, 'broadcast' from c)
+					select id from c`;
+				if (claimed.length > 0)
+					await sql`with c as (
+							update bare_jobs set status = 'done', finished_at = now()
+							where id = any(${claimed.map((r) => r.id)}::bigint[]) returning id, status)
+						insert into bare_messages (payload, event, topic, private, extension)
+						select jsonb_build_object('id', c.id, 'status', c.status), 'job', 'job:' || c.id, true, 'broadcast' from c`;
+				return claimed.length;
+			});
 		},
 		async close() {
 			await sql.end();

@@ -107,6 +107,7 @@ interface Entry {
 
 const BARE = 'bare SQL';
 const BARE_BATCHED = 'bare SQL, batched';
+const BARE_BATCHED_MESSAGES = 'bare SQL, batched, with a message per change';
 const CEILING = 'commit ceiling';
 // The floors of section 7 (bench/floors.ts), measured in the rounds of the figure each bounds.
 const FLOOR_ROW = 'the row and its indexes alone';
@@ -229,6 +230,12 @@ async function main(): Promise<void> {
 				jobs: BARE_BATCH_JOBS,
 				reset: nothing,
 				run: () => bare.claimCompleteBatched(BARE_BATCH_JOBS, CONCURRENCY, BARE_CLAIM_BATCH),
+			},
+			{
+				name: BARE_BATCHED_MESSAGES,
+				jobs: BARE_BATCH_JOBS,
+				reset: nothing,
+				run: () => bare.claimCompleteBatchedWithMessages(BARE_BATCH_JOBS, CONCURRENCY, BARE_CLAIM_BATCH),
 			},
 		]);
 		const processedAlt = await medianRate(
@@ -563,6 +570,7 @@ async function main(): Promise<void> {
 		// section 2's per-job path for the UPDATEs; graphile-worker's figures are those sections' too.
 		const graphileBatch = batch.get(graphile.name)!;
 		const graphileProcess = processed.get(graphile.name)!;
+		const graphileFastestProcess = processed.get(graphileFastest.name)!;
 		const floorRow = (value: number, peer: number, label: string, leftOut: string) => [
 			label,
 			fmt(value),
@@ -573,7 +581,12 @@ async function main(): Promise<void> {
 			'## 7. Floors: the required parts alone (same run, in the rounds of sections 1b and 2)',
 			'',
 			table(
-				['measurement', 'jobs/s (median)', `/ ${graphile.name}`, 'what it leaves out'],
+				[
+					'measurement',
+					'jobs/s (median)',
+					`/ ${graphile.name} (its fastest for the last three rows)`,
+					'what it leaves out',
+				],
 				[
 					floorRow(
 						batch.get(us.name)!,
@@ -602,6 +615,14 @@ async function main(): Promise<void> {
 						`the \`${REALTIME_UPDATE_TRIGGER}\` trigger: one \`realtime.messages\` row per visible change (what \`watch\` and the progress bar read)`,
 					),
 					floorRow(graphileProcess, graphileProcess, `${graphile.name} worker`, ''),
+					floorRow(processed.get(us.name)!, graphileFastestProcess, '`runWorkers` defaults', 'nothing'),
+					floorRow(
+						processed.get(BARE_BATCHED_MESSAGES)!,
+						graphileFastestProcess,
+						`floor: bare SQL claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)}, each statement also writing one \`realtime.messages\`-shaped row per job (\`{id, status}\`: one message per visible change, two a job)`,
+						'every trigger, function, guard, check and RLS; the message but its two fields; the job row but six columns and one index; Node',
+					),
+					floorRow(graphileFastestProcess, graphileFastestProcess, `${graphileFastest.name} worker`, ''),
 				],
 			),
 			'',
@@ -629,6 +650,7 @@ async function main(): Promise<void> {
 				processed.get(us.name)! / processed.get(graphileFastest.name)!,
 				1.0,
 				graphileFastest.name,
+				`; its floor, bare SQL in batches with one message row per change, ${fmt(processed.get(BARE_BATCHED_MESSAGES)! / graphileFastestProcess, 2)}x in section 7`,
 			),
 			atLeast(
 				'claim + complete through `runWorkers` defaults',
