@@ -331,6 +331,20 @@ async function runningBeyond(slots: number): Promise<number> {
 	}
 }
 
+/**
+ * Waits until the server has ended every session of a killed runner child: a
+ * statement it sent just before the SIGKILL (a batch of closes) runs to its
+ * commit after the process is gone, so the rows are read after that.
+ */
+async function childSessionsGone(): Promise<void> {
+	for (;;) {
+		const [{ n }] =
+			await db.sql`select count(*)::int as n from pg_stat_activity where application_name = 'runner-child'`;
+		if (n === 0) return;
+		await new Promise((r) => setTimeout(r, 10));
+	}
+}
+
 async function finishTheRest(kind: string, expected: number, msOverride: number) {
 	const settled = settledCounter(expected);
 	const handler = slowHandler(db.sql, msOverride);
@@ -421,6 +435,7 @@ describe('SIGTERM on a runner process', () => {
 		expect(await runningBeyond(4)).toBeGreaterThan(0);
 		child.kill('SIGKILL');
 		await child.exited;
+		await childSessionsGone();
 		const held = await db.sql`select id from jobs where kind = 'test.slow' and status = 'running'`;
 		// The 4 in its slots and those it held in memory at that instant (it held
 		// some just before, as runningBeyond saw; under load its start rate, and
