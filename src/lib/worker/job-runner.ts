@@ -66,6 +66,27 @@ export interface JobRunnerSettings {
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
 }
 
+/**
+ * Runs the handler (in a microtask of its own) and then sends what it streamed:
+ * its output is stored before its outcome is. A handler's error wins over the flush's.
+ */
+async function runHandler(
+	handler: JobHandler,
+	context: Parameters<JobHandler['run']>[0],
+	made: { output: JobOutput | null },
+): Promise<unknown> {
+	await undefined;
+	let value: unknown;
+	try {
+		value = await handler.run(context);
+	} catch (error) {
+		await made.output?.flush().catch(() => {});
+		throw error;
+	}
+	await made.output?.flush();
+	return value;
+}
+
 /** How the handler's part of a run ended: what the close is chosen from. */
 interface Handled {
 	result: Settled<unknown>;
@@ -294,7 +315,7 @@ export class JobRunner {
 		let halted: StageInterruptedError | null = null;
 		// `outside`: halted or given back; stops the tracker's phases and the handler.
 		const outside = new LazyAbort();
-		const unlinkShutdown = entry.shutdown.onAbort((reason) => outside.abort(reason));
+		entry.shutdown.link(outside);
 		const startedAt = performance.now();
 		let lastTickAt = startedAt;
 		/** The last round trip that learned the status, written or read. */
@@ -367,7 +388,7 @@ export class JobRunner {
 			metadataWrites = write.catch(() => {});
 			return write.then(() => undefined);
 		};
-		const unlinkOutside = outside.onAbort((reason) => stop.abort(reason));
+		outside.link(stop);
 		let unlinkTracker: (() => void) | null = null;
 		let tracker: ProgressTracker | null = null;
 		const trackerFor = (): ProgressTracker => {
@@ -446,18 +467,7 @@ export class JobRunner {
 				...askContext(job, store),
 			};
 			// What the handler wrote is stored and sent before its outcome is.
-			const work = Promise.resolve()
-				.then(() => handler.run(context))
-				.then(
-					(value) => (made.output ? made.output.flush().then(() => value) : value),
-					(error: unknown) =>
-						made.output
-							? made.output.flush().then(
-									() => Promise.reject(error),
-									() => Promise.reject(error),
-								)
-							: Promise.reject(error),
-				);
+			const work = runHandler(handler, context, made);
 			result = await Promise.race([settle(work), stoppedPromise(stop)]);
 			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
@@ -467,8 +477,8 @@ export class JobRunner {
 			clearTimeout(heartbeatTimer);
 			clearTimeout(timeLimitTimer);
 			(unlinkTracker as (() => void) | null)?.();
-			unlinkOutside();
-			unlinkShutdown();
+			outside.unlink(stop);
+			entry.shutdown.unlink(outside);
 		}
 		// The handler's lines land before its close (a cancelled attempt may still write them).
 		await (logs as JobLogBuffer | null)?.close();
