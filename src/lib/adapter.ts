@@ -11,10 +11,10 @@
  * // A layer over another adapter: logs each call with what it returns.
  * const logged = (inner: JobAdapter): JobAdapter => ({
  *   name: `logged(${inner.name})`,
- *   async call(fn, args) {
- *     console.debug(fn, JOB_FUNCTIONS[fn].returns);
+ *   async call(fn, args, answer) {
+ *     console.debug(fn, answer ?? JOB_FUNCTIONS[fn].returns);
  *     try {
- *       return await inner.call(fn, args);
+ *       return await inner.call(fn, args, answer);
  *     } catch (e) {
  *       throw fromPostgresError(e);
  *     }

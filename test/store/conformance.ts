@@ -186,6 +186,28 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			expect((await worker.get(b.id)).status).toBe('running');
 			expect((await worker.get(c.id)).status).toBe('cancelled');
 		});
+
+		test('succeedManyIds closes as succeedMany does and answers only the ids that closed', async () => {
+			const a = await running();
+			const b = await running();
+			const c = await running();
+			await worker.cancel(c.id);
+			const counted = counting(h.adapter(SERVICE));
+			const store = new JobStore(counted.adapter);
+			const resultId = randomUUID();
+			const closed = await store.succeedManyIds([
+				{ id: a.id, attempt: a.attempts, resultId },
+				{ id: b.id, attempt: b.attempts + 1 },
+				{ id: c.id, attempt: c.attempts },
+				{ id: 'not-a-uuid' },
+			]);
+			expect(counted.calls).toEqual(['job_succeed_many']);
+			expect([...closed]).toEqual([a.id]);
+			expect(await worker.get(a.id)).toMatchObject({ status: 'done', resultId });
+			expect((await worker.get(b.id)).status).toBe('running');
+			expect((await worker.get(c.id)).status).toBe('cancelled');
+			expect(await store.succeedManyIds([{ id: b.id, attempt: b.attempts + 1 }])).toEqual(new Set());
+		});
 	});
 
 	describe(`JobStore over ${label}: 3. The worker`, () => {

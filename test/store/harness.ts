@@ -79,10 +79,10 @@ export function counting(inner: JobAdapter): {
 	const signal = new Signal();
 	const adapter: JobAdapter = {
 		name: `counting(${inner.name})`,
-		async call(fn, args) {
+		async call(fn, args, answer) {
 			calls.push(fn);
 			try {
-				return await inner.call(fn, args);
+				return await inner.call(fn, args, answer);
 			} finally {
 				settled++;
 				signal.notify();

@@ -32,4 +32,30 @@ describe('LazyAbort', () => {
 		stop.onAbort((r) => seen.push(`late:${String(r)}`));
 		expect(seen).toEqual(['a:x', 'late:x']);
 	});
+
+	test('a linked abort follows with the same reason, at once when linked late, and not at all once unlinked', () => {
+		const outer = new LazyAbort();
+		const inner = new LazyAbort();
+		const loose = new LazyAbort();
+		outer.link(inner);
+		outer.link(loose);
+		outer.unlink(loose);
+		outer.abort('stop');
+		expect([inner.aborted, inner.reason, loose.aborted]).toEqual([true, 'stop', false]);
+		const late = new LazyAbort();
+		outer.link(late);
+		expect(late.reason).toBe('stop');
+	});
+
+	test('whenAborted resolves with the reason, whether asked before or after the abort', async () => {
+		const early = new LazyAbort();
+		const waiting = early.whenAborted();
+		early.abort('first');
+		early.abort('second');
+		await expect(waiting).resolves.toBe('first');
+		await expect(early.whenAborted()).resolves.toBe('first');
+		const late = new LazyAbort();
+		late.abort('done');
+		await expect(late.whenAborted()).resolves.toBe('done');
+	});
 });

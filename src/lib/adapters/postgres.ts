@@ -12,6 +12,7 @@ import {
 	type JobCallArgs,
 	type JobCallResult,
 	type JobFunctionName,
+	type JobFunctionSpec,
 	type RawRow,
 } from '../store/adapter.ts';
 
@@ -72,6 +73,7 @@ function statement<F extends JobFunctionName>(
 	schema: string,
 	fn: F,
 	args: JobCallArgs<F>,
+	returns: JobFunctionSpec['returns'],
 ): { text: string; params: unknown[] } {
 	const params: unknown[] = [];
 	const named = definedArgs(fn, args).map(([name, type, value]) => {
@@ -82,7 +84,7 @@ function statement<F extends JobFunctionName>(
 		return `${quoteIdent(name)} => $${params.length}::${type}`;
 	});
 	const call = `${quoteIdent(schema)}.${quoteIdent(fn)}(${named.join(', ')})`;
-	switch (JOB_FUNCTIONS[fn].returns) {
+	switch (returns) {
 		case 'status':
 			return { text: `select ${call}::text as value`, params };
 		case 'value':
@@ -166,15 +168,15 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 
 	return {
 		name: 'postgres',
-		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>> {
-			const { text, params } = statement(schema, fn, args);
+		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>, answer?: 'ids'): Promise<JobCallResult<F>> {
+			const returns = answer ?? JOB_FUNCTIONS[fn].returns;
+			const { text, params } = statement(schema, fn, args, returns);
 			let rows: Record<string, unknown>[];
 			try {
 				rows = await run(text, params);
 			} catch (e) {
 				throw fromPostgresError(e);
 			}
-			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;
 			if (returns === 'ids') {

@@ -118,7 +118,7 @@ export function supabaseAdapter(
 	return {
 		name: 'supabase',
 		...(hasRealtime ? { realtime: supabaseRealtime(client as SupabaseRealtimeClient) } : {}),
-		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>> {
+		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>, answer?: 'ids'): Promise<JobCallResult<F>> {
 			const body: Record<string, unknown> = {};
 			for (const [name, type, value] of definedArgs(fn, args)) body[name] = encode(type, value);
 			const { data, error } = await target.rpc(fn, body);
@@ -126,8 +126,10 @@ export function supabaseAdapter(
 			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return data as JobCallResult<F>;
 			// One composite comes back as an object, a set as an array ([] when empty).
-			const rows = data == null ? [] : Array.isArray(data) ? data : [data];
-			return rows as RawRow[] as JobCallResult<F>;
+			const rows: RawRow[] = data == null ? [] : Array.isArray(data) ? data : [data];
+			// PostgREST sends the whole rows either way; the caller asked for their ids.
+			if (answer === 'ids') return rows.map((r) => ({ id: r.id })) as JobCallResult<F>;
+			return rows as JobCallResult<F>;
 		},
 	};
 }

@@ -15,7 +15,10 @@ export class LazyAbort {
 	#aborted = false;
 	#reason: unknown = undefined;
 	#controller: AbortController | null = null;
-	#listeners: Array<(reason: unknown) => void> | null = null;
+	/** Listeners, and the aborts this one passes its abort on to (see {@link link}). */
+	#listeners: Array<((reason: unknown) => void) | LazyAbort> | null = null;
+	#settle: ((reason: unknown) => void) | null = null;
+	#aborting: Promise<unknown> | null = null;
 
 	get aborted(): boolean {
 		return this.#aborted;
@@ -41,9 +44,37 @@ export class LazyAbort {
 		this.#aborted = true;
 		this.#reason = reason;
 		this.#controller?.abort(reason);
+		this.#settle?.(reason);
+		this.#settle = null;
 		const listeners = this.#listeners;
 		this.#listeners = null;
-		if (listeners) for (const listener of listeners) listener(reason);
+		if (listeners)
+			for (const listener of listeners) {
+				if (listener instanceof LazyAbort) listener.abort(reason);
+				else listener(reason);
+			}
+	}
+
+	/**
+	 * Aborts `next` too when this aborts (at once when already aborted), with
+	 * the same reason, until {@link unlink}: as `onAbort`, without a closure.
+	 */
+	link(next: LazyAbort): void {
+		if (this.#aborted) next.abort(this.#reason);
+		else (this.#listeners ??= []).push(next);
+	}
+
+	/** Undoes {@link link}. */
+	unlink(next: LazyAbort): void {
+		const index = this.#listeners?.indexOf(next) ?? -1;
+		if (index >= 0) this.#listeners!.splice(index, 1);
+	}
+
+	/** Resolves with the reason on abort (never rejects); one promise, made on first use. */
+	whenAborted(): Promise<unknown> {
+		if (this.#aborting) return this.#aborting;
+		if (this.#aborted) return (this.#aborting = Promise.resolve(this.#reason));
+		return (this.#aborting = new Promise((resolve) => (this.#settle = resolve)));
 	}
 
 	/** Calls `listener` once on abort (at once when already aborted); returns its removal. */

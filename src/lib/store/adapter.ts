@@ -320,8 +320,13 @@ export type JobCallResult<F extends JobFunctionName> = (typeof JOB_FUNCTIONS)[F]
 export interface JobAdapter {
 	/** For messages and test names, e.g. `'postgres'`, `'supabase'`. */
 	readonly name: string;
-	/** Calls `fn` with named `args` (undefined ones omitted) and returns its raw result. */
-	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>): Promise<JobCallResult<F>>;
+	/**
+	 * Calls `fn` with named `args` (undefined ones omitted) and returns its raw
+	 * result. With `answer: 'ids'` a row function is asked only for the ids of
+	 * its rows (rows of one column, `id`, as for an `ids` function): an adapter
+	 * that cannot narrow the answer may return the whole rows.
+	 */
+	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>, answer?: 'ids'): Promise<JobCallResult<F>>;
 	/**
 	 * Optional push channel (supabase-js Realtime). When present, `watch` and
 	 * `subscribeList` listen instead of polling; a wrapper that only forwards

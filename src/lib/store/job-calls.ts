@@ -34,6 +34,16 @@ export class JobCalls<R extends Job = Job> {
 		return rows as RawRow[];
 	}
 
+	/** The ids of the rows `fn` returns, in its order: the rows themselves are neither sent whole nor parsed. */
+	async ids<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<string[]> {
+		const rows = await this.adapter.call(fn, { ...args, job_table: this.table } as JobCallArgs<F>, 'ids');
+		if (!Array.isArray(rows)) throw new UnexpectedRowError(`${fn} returned ${typeof rows}, not rows`);
+		return rows.map((r: RawRow) => {
+			if (typeof r.id !== 'string') throw new UnexpectedRowError(`${fn} returned a row without a job id`);
+			return r.id;
+		});
+	}
+
 	async one<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R> {
 		const [row] = await this.rows(fn, args);
 		if (!row) throw new UnexpectedRowError(`${fn} returned no row`);

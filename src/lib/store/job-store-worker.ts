@@ -160,7 +160,7 @@ export class WorkerCalls<P extends JobParams = JobParams, R extends Job<P> = Job
 	 * @internal
 	 */
 	async succeedManyIds(items: readonly (SucceedOptions & { id: string })[]): Promise<Set<string>> {
-		return new Set((await this.worker.succeedManyRows(items)).map((r) => String(r.id)));
+		return new Set(await this.worker.succeedManyIds(items));
 	}
 
 	/**

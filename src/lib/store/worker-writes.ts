@@ -107,8 +107,18 @@ export class WorkerWrites<R extends Job = Job> {
 	}
 
 	async succeedManyRows(items: readonly (SucceedOptions & { id: string })[]): Promise<RawRow[]> {
+		const args = this.succeedManyItems(items);
+		return args.length === 0 ? [] : await this.calls.rows('job_succeed_many', { items: args });
+	}
+
+	/** As {@link succeedManyRows}, answering only the ids that closed (one text through postgres.js). */
+	async succeedManyIds(items: readonly (SucceedOptions & { id: string })[]): Promise<string[]> {
+		const args = this.succeedManyItems(items);
+		return args.length === 0 ? [] : await this.calls.ids('job_succeed_many', { items: args });
+	}
+
+	private succeedManyItems(items: readonly (SucceedOptions & { id: string })[]) {
 		const wanted = items.filter((item) => isJobId(item.id));
-		if (wanted.length === 0) return [];
 		const args = wanted.map((item) => ({
 			id: item.id,
 			attempt: this.attemptOf(item.id, item.attempt) ?? null,
@@ -116,7 +126,7 @@ export class WorkerWrites<R extends Job = Job> {
 			timings: item.timings ?? null,
 		}));
 		for (const item of wanted) this.claimedAttempts.delete(item.id);
-		return await this.calls.rows('job_succeed_many', { items: args });
+		return args;
 	}
 
 	async fail(id: string, error: string, options: FailOptions): Promise<R> {

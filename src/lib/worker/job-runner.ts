@@ -11,6 +11,7 @@ import type { Job } from '../store/job.ts';
 import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
 import type { LogLevel } from '../store/job-timeline.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import { ProgressTracker } from '../toolkit/progress-tracker.ts';
 import type { Ticker } from '../toolkit/ticker.ts';
 import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
@@ -63,6 +64,36 @@ export interface JobRunnerSettings {
 	onWorked?: (job: Job) => void;
 	/** Writes a successful close; the Node runner batches them (see SucceedBatcher). @default store.succeed */
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
+}
+
+/**
+ * Runs the handler (in a microtask of its own) and then sends what it streamed:
+ * its output is stored before its outcome is. A handler's error wins over the flush's.
+ */
+async function runHandler(
+	handler: JobHandler,
+	context: Parameters<JobHandler['run']>[0],
+	made: { output: JobOutput | null },
+): Promise<unknown> {
+	await undefined;
+	let value: unknown;
+	try {
+		value = await handler.run(context);
+	} catch (error) {
+		await made.output?.flush().catch(() => {});
+		throw error;
+	}
+	await made.output?.flush();
+	return value;
+}
+
+/** How the handler's part of a run ended: what the close is chosen from. */
+interface Handled {
+	result: Settled<unknown>;
+	/** The row stopped being this run's (cancelled, reclaimed, gone). */
+	halted: StageInterruptedError | null;
+	timedOut: boolean;
+	timings: PhaseTimings;
 }
 
 /** What a run learned that its span reports: the handler's error. */
@@ -161,8 +192,6 @@ export class JobRunner {
 		const { job, store } = entry;
 		const { logger } = this.#s;
 		const attempt = job.attempts;
-		// ctx.log's lines, batched; created by the first line.
-		let logs: JobLogBuffer | null = null;
 		const handler = this.#s.handlers.get(job.kind);
 		if (!handler) {
 			return (await entry.giveBack(`no handler for the kind "${job.kind}"`)) ? 'released' : 'lost';
@@ -180,6 +209,103 @@ export class JobRunner {
 			);
 		}
 
+		// The handler's part returns before the close is awaited: what it made for the run
+		// (closures, context, timers, tracker) is garbage while the close waits in a batch.
+		const { result, halted, timedOut, timings } = await this.#handle(entry, handler, params, onWorked);
+		if (!result.ok) report.error = result.error;
+
+		if (result.ok && !entry.shutdown.aborted) {
+			entry.markClosing();
+			const value = result.value;
+			if (value !== undefined && value !== null && value !== '' && !(typeof value === 'string' && UUID.test(value))) {
+				// Redoing finished work cannot fix the shape of its result: fail now, with the detail in the log only.
+				logger.error(
+					`${PREFIX} job ${job.id} (${job.kind}): the handler returned ${describe(value)}, not a row id (a UUID) or nothing; closing it as failed`,
+				);
+				return await this.#close(entry, 'failed', () =>
+					store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
+						errorCode: 'invalid_result',
+						attempt,
+						timings,
+					}),
+				);
+			}
+			const resultId = typeof value === 'string' && value !== '' ? value : null;
+			const options: SucceedOptions = { resultId, attempt, timings };
+			return await this.#close(entry, 'done', () =>
+				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
+			);
+		}
+		if (entry.shutdown.aborted) {
+			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
+		}
+		const error = result.ok ? undefined : result.error;
+		if (halted) {
+			const { status } = halted;
+			if (status === 'cancelled') {
+				logger.info(`${PREFIX} job ${job.id} was cancelled; the handler stopped`);
+				return 'cancelled';
+			}
+			logger.warn(`${PREFIX} job ${job.id}: the row is ${status} now; this run stopped without closing it`);
+			return 'lost';
+		}
+		if (isWaitingForChildren(error)) {
+			logger.info(`${PREFIX} job ${job.id} is waiting for its children; its slot is free`);
+			return 'waiting';
+		}
+		if (isWaitingForAnswer(error)) {
+			logger.info(`${PREFIX} job ${job.id} is waiting for its owner's answer; its slot is free`);
+			return 'waiting';
+		}
+		entry.markClosing();
+		if (timedOut) {
+			logger.warn(`${PREFIX} job ${job.id} (${job.kind}) ran past its ${handler.timeoutMs} ms limit; failed`);
+			return await this.#close(entry, 'failed', () =>
+				store.fail(job.id, pickLocale(TIMED_OUT, job.locale), {
+					errorCode: 'timed_out',
+					attempt,
+					timings,
+				}),
+			);
+		}
+		if (isJobError(error, 'stage_interrupted')) {
+			logger.info(`${PREFIX} job ${job.id}: the handler was interrupted (${error.message})`);
+			return 'cancelled';
+		}
+		if (isJobError(error, 'job_user_error')) {
+			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
+			return await this.#close(entry, 'failed', () =>
+				store.fail(job.id, error.sentenceFor(job.locale), {
+					errorCode: error.errorCode,
+					attempt,
+					timings,
+				}),
+			);
+		}
+		const spent = attempt >= job.maxAttempts;
+		const delaySeconds = retryDelaySeconds(attempt, this.#s.backoff);
+		logger.error(
+			`${PREFIX} job ${job.id} (${job.kind}) attempt ${attempt}/${job.maxAttempts} failed unexpectedly; ${spent ? 'no attempts left' : `retrying in ${delaySeconds} s`}`,
+			error,
+		);
+		return await this.#close(entry, 'retried', async () => {
+			const row = await store.retry(job.id, pickLocale(UNEXPECTED_FAILURE, job.locale), { delaySeconds, attempt });
+			return row.status === 'failed' ? 'failed' : 'retried';
+		});
+	}
+
+	/** Runs the handler to its end (or its stop) and writes its log lines; the close is the caller's. */
+	async #handle(
+		entry: RunningJob,
+		handler: JobHandler,
+		params: Record<string, unknown>,
+		onWorked: () => void,
+	): Promise<Handled> {
+		const { job, store } = entry;
+		const { logger } = this.#s;
+		const attempt = job.attempts;
+		// ctx.log's lines, batched; created by the first line.
+		let logs: JobLogBuffer | null = null;
 		const plan = this.#s.plans.planNow(handler, store) ?? (await this.#s.plans.planFor(handler, store));
 		const size = this.sizeOf(handler, job);
 
@@ -189,7 +315,7 @@ export class JobRunner {
 		let halted: StageInterruptedError | null = null;
 		// `outside`: halted or given back; stops the tracker's phases and the handler.
 		const outside = new LazyAbort();
-		const unlinkShutdown = entry.shutdown.onAbort((reason) => outside.abort(reason));
+		entry.shutdown.link(outside);
 		const startedAt = performance.now();
 		let lastTickAt = startedAt;
 		/** The last round trip that learned the status, written or read. */
@@ -262,7 +388,7 @@ export class JobRunner {
 			metadataWrites = write.catch(() => {});
 			return write.then(() => undefined);
 		};
-		const unlinkOutside = outside.onAbort((reason) => stop.abort(reason));
+		outside.link(stop);
 		let unlinkTracker: (() => void) | null = null;
 		let tracker: ProgressTracker | null = null;
 		const trackerFor = (): ProgressTracker => {
@@ -282,8 +408,6 @@ export class JobRunner {
 			unlinkTracker = () => created.signal.removeEventListener('abort', onTrackerAbort);
 			return (tracker = created);
 		};
-		// An untouched tracker has timed no phase.
-		const timings = () => (tracker ? tracker.timings() : {});
 		// The kind's time limit: past it the handler is aborted and the job fails, with a sentence.
 		let timedOut = false;
 		const timeLimitTimer =
@@ -343,18 +467,7 @@ export class JobRunner {
 				...askContext(job, store),
 			};
 			// What the handler wrote is stored and sent before its outcome is.
-			const work = Promise.resolve()
-				.then(() => handler.run(context))
-				.then(
-					(value) => (made.output ? made.output.flush().then(() => value) : value),
-					(error: unknown) =>
-						made.output
-							? made.output.flush().then(
-									() => Promise.reject(error),
-									() => Promise.reject(error),
-								)
-							: Promise.reject(error),
-				);
+			const work = runHandler(handler, context, made);
 			result = await Promise.race([settle(work), stoppedPromise(stop)]);
 			onWorked();
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
@@ -364,91 +477,18 @@ export class JobRunner {
 			clearTimeout(heartbeatTimer);
 			clearTimeout(timeLimitTimer);
 			(unlinkTracker as (() => void) | null)?.();
-			unlinkOutside();
-			unlinkShutdown();
+			outside.unlink(stop);
+			entry.shutdown.unlink(outside);
 		}
 		// The handler's lines land before its close (a cancelled attempt may still write them).
 		await (logs as JobLogBuffer | null)?.close();
-		if (!result.ok) report.error = result.error;
-
-		if (result.ok && !entry.shutdown.aborted) {
-			entry.markClosing();
-			const value = result.value;
-			if (value !== undefined && value !== null && value !== '' && !(typeof value === 'string' && UUID.test(value))) {
-				// Redoing finished work cannot fix the shape of its result: fail now, with the detail in the log only.
-				logger.error(
-					`${PREFIX} job ${job.id} (${job.kind}): the handler returned ${describe(value)}, not a row id (a UUID) or nothing; closing it as failed`,
-				);
-				return await this.#close(entry, 'failed', () =>
-					store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
-						errorCode: 'invalid_result',
-						attempt,
-						timings: timings(),
-					}),
-				);
-			}
-			const resultId = typeof value === 'string' && value !== '' ? value : null;
-			const options: SucceedOptions = { resultId, attempt, timings: timings() };
-			return await this.#close(entry, 'done', () =>
-				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
-			);
-		}
-		if (entry.shutdown.aborted) {
-			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
-		}
-		const error = result.ok ? undefined : result.error;
-		if (halted) {
-			const { status } = halted as StageInterruptedError;
-			if (status === 'cancelled') {
-				logger.info(`${PREFIX} job ${job.id} was cancelled; the handler stopped`);
-				return 'cancelled';
-			}
-			logger.warn(`${PREFIX} job ${job.id}: the row is ${status} now; this run stopped without closing it`);
-			return 'lost';
-		}
-		if (isWaitingForChildren(error)) {
-			logger.info(`${PREFIX} job ${job.id} is waiting for its children; its slot is free`);
-			return 'waiting';
-		}
-		if (isWaitingForAnswer(error)) {
-			logger.info(`${PREFIX} job ${job.id} is waiting for its owner's answer; its slot is free`);
-			return 'waiting';
-		}
-		entry.markClosing();
-		if (timedOut) {
-			logger.warn(`${PREFIX} job ${job.id} (${job.kind}) ran past its ${handler.timeoutMs} ms limit; failed`);
-			return await this.#close(entry, 'failed', () =>
-				store.fail(job.id, pickLocale(TIMED_OUT, job.locale), {
-					errorCode: 'timed_out',
-					attempt,
-					timings: timings(),
-				}),
-			);
-		}
-		if (isJobError(error, 'stage_interrupted')) {
-			logger.info(`${PREFIX} job ${job.id}: the handler was interrupted (${error.message})`);
-			return 'cancelled';
-		}
-		if (isJobError(error, 'job_user_error')) {
-			logger.info(`${PREFIX} job ${job.id} failed: ${error.errorCode}: ${error.message}`);
-			return await this.#close(entry, 'failed', () =>
-				store.fail(job.id, error.sentenceFor(job.locale), {
-					errorCode: error.errorCode,
-					attempt,
-					timings: timings(),
-				}),
-			);
-		}
-		const spent = attempt >= job.maxAttempts;
-		const delaySeconds = retryDelaySeconds(attempt, this.#s.backoff);
-		logger.error(
-			`${PREFIX} job ${job.id} (${job.kind}) attempt ${attempt}/${job.maxAttempts} failed unexpectedly; ${spent ? 'no attempts left' : `retrying in ${delaySeconds} s`}`,
-			error,
-		);
-		return await this.#close(entry, 'retried', async () => {
-			const row = await store.retry(job.id, pickLocale(UNEXPECTED_FAILURE, job.locale), { delaySeconds, attempt });
-			return row.status === 'failed' ? 'failed' : 'retried';
-		});
+		return {
+			result,
+			halted: halted as StageInterruptedError | null,
+			timedOut,
+			// An untouched tracker has timed no phase.
+			timings: (tracker as ProgressTracker | null)?.timings() ?? {},
+		};
 	}
 
 	/** Writes the close, in its own span; a refusal is logged (never thrown) and becomes the outcome. */

@@ -90,13 +90,14 @@ export function describe(value: unknown): string {
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
+// Made once, not per job: a run's promises carry no closures of their own.
+const fulfilled = <T>(value: T): Settled<T> => ({ ok: true, value });
+const rejected = (error: unknown): Settled<never> => ({ ok: false, error });
+
 export function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-	return promise.then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
-	);
+	return promise.then(fulfilled, rejected);
 }
 
 export function stoppedPromise(stop: LazyAbort): Promise<Settled<never>> {
-	return new Promise((resolve) => stop.onAbort((error) => resolve({ ok: false, error })));
+	return stop.whenAborted().then(rejected);
 }
