@@ -91,9 +91,15 @@ export interface Job<P extends JobParams = JobParams> {
 
 // One check, not a union of date and string: a union tries its branches in
 // turn, and the one that fails builds its issues for every timestamp read.
-const timestamp = z.unknown().transform((v, ctx) => {
+/** A timestamp as the adapters deliver it (a Date, or text), or null when it is neither or not a time. */
+function toDate(v: unknown): Date | null {
 	const d = v instanceof Date ? v : typeof v === 'string' ? new Date(v) : null;
-	if (d === null || Number.isNaN(d.getTime())) {
+	return d && !Number.isNaN(d.getTime()) ? d : null;
+}
+
+const timestamp = z.unknown().transform((v, ctx) => {
+	const d = toDate(v);
+	if (d === null) {
 		ctx.addIssue({ code: 'custom', message: `not a timestamp: ${String(v)}` });
 		return z.NEVER;
 	}
@@ -262,10 +268,7 @@ const str = (v: unknown): string | Bad => (typeof v === 'string' ? v : BAD);
 const strOrNull = (v: unknown): string | null | Bad => (v === null || v === undefined ? null : str(v));
 const int = (v: unknown): number | Bad => (Number.isSafeInteger(v) ? (v as number) : BAD);
 const num = (v: unknown): number | Bad => (Number.isFinite(v) ? (v as number) : BAD);
-const date = (v: unknown): Date | Bad => {
-	const d = v instanceof Date ? v : typeof v === 'string' ? new Date(v) : null;
-	return d && !Number.isNaN(d.getTime()) ? d : BAD;
-};
+const date = (v: unknown): Date | Bad => toDate(v) ?? BAD;
 const dateOrNull = (v: unknown): Date | null | Bad => (v === null || v === undefined ? null : date(v));
 const isRecord = (v: unknown): v is Record<string, unknown> => {
 	if (typeof v !== 'object' || v === null) return false;
