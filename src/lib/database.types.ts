@@ -1870,6 +1870,7 @@ export type Database = {
 			kind_is_valid: { Args: { kind: string }; Returns: boolean };
 			kind_max: { Args: Record<PropertyKey, never>; Returns: number };
 			kind_pattern: { Args: Record<PropertyKey, never>; Returns: string };
+			label_as_written: { Args: { job_table: string }; Returns: string };
 			leave_due_wakeup: {
 				Args: { due_at: string; job_table: string; kind: string };
 				Returns: undefined;

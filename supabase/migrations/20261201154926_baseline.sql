@@ -910,6 +910,17 @@ as $$
   where c.oid = tbl
 $$;
 
+create or replace function supabase_jobs.label_as_written(job_table text)
+returns text
+language sql immutable
+as $$
+  -- No SET search_path (every operator is pg_catalog's): inlined into the
+  -- by-id calls, which check the name (job_table_label) only when no row lands.
+  select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
+$$;
+comment on function supabase_jobs.label_as_written is
+  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked: job_table_label checks it against the registry.';
+
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
 language plpgsql stable
@@ -917,7 +928,7 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  wanted text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  wanted text := supabase_jobs.label_as_written(job_table);
 begin
   if wanted is null or not exists (select 1 from supabase_jobs.job_tables t where t.label = wanted) then
     if job_table is null or job_table !~ '^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$' then
@@ -1353,7 +1364,7 @@ declare
   -- The label as the caller wrote it: a table that does not exist holds no row
   -- to claim, and only a claim that finds none checks the name
   -- (job_table_label), so a claim that lands pays no lookup of the registry.
-  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  label text := supabase_jobs.label_as_written(job_table);
 begin
   if id is null then
     perform supabase_jobs.check_call(id);
@@ -1398,7 +1409,7 @@ declare
   -- The label as the caller wrote it: a claim in a table that does not exist
   -- finds no row, and only then is the name checked (job_table_label), so the
   -- claim a NOTIFY sets off pays no lookup of the registry.
-  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  label text := supabase_jobs.label_as_written(job_table);
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
@@ -1506,7 +1517,7 @@ declare
   -- The label as the caller wrote it: the update finds no row in a table that
   -- does not exist, and only then is the name checked (job_table_label), so a
   -- tick that lands pays no lookup of the registry.
-  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  label text := supabase_jobs.label_as_written(job_table);
   updated public.job_status;
   metadata_bytes integer;
   current_status public.job_status;
@@ -1583,7 +1594,7 @@ set enable_seqscan = off
 as $$
 declare
   -- As in job_claim: the name is checked (job_table_label) only when no row closes.
-  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  label text := supabase_jobs.label_as_written(job_table);
   result supabase_jobs.job;
 begin
   -- One test for the common call; check_call names the bad field when it fails.
@@ -4350,7 +4361,7 @@ revoke all on function
   supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.is_terminal,
   supabase_jobs.is_worker, supabase_jobs.job_limits, supabase_jobs.job_row_rules,
   supabase_jobs.job_table_label, supabase_jobs.kind_is_valid, supabase_jobs.kind_max,
-  supabase_jobs.kind_pattern, supabase_jobs.limits, supabase_jobs.list_max,
+  supabase_jobs.kind_pattern, supabase_jobs.label_as_written, supabase_jobs.limits, supabase_jobs.list_max,
   supabase_jobs.locale_is_valid, supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default,
   supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued,
   supabase_jobs.owner_for, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
@@ -4399,7 +4410,7 @@ grant execute on function
   supabase_jobs.is_admin, supabase_jobs.is_terminal, supabase_jobs.is_worker,
   supabase_jobs.job_limits, supabase_jobs.job_row_rules, supabase_jobs.job_table_label,
   supabase_jobs.kind_is_valid, supabase_jobs.kind_max, supabase_jobs.kind_pattern,
-  supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
+  supabase_jobs.label_as_written, supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
   supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default, supabase_jobs.max_attempts_max,
   supabase_jobs.missed_beats, supabase_jobs.owner_for,
   supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,

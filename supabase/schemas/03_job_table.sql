@@ -431,6 +431,17 @@ as $$
   where c.oid = tbl
 $$;
 
+create or replace function supabase_jobs.label_as_written(job_table text)
+returns text
+language sql immutable
+as $$
+  -- No SET search_path (every operator is pg_catalog's): inlined into the
+  -- by-id calls, which check the name (job_table_label) only when no row lands.
+  select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
+$$;
+comment on function supabase_jobs.label_as_written is
+  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked: job_table_label checks it against the registry.';
+
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
 language plpgsql stable
@@ -438,7 +449,7 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  wanted text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  wanted text := supabase_jobs.label_as_written(job_table);
 begin
   if wanted is null or not exists (select 1 from supabase_jobs.job_tables t where t.label = wanted) then
     if job_table is null or job_table !~ '^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$' then

@@ -60,7 +60,7 @@ declare
   -- The label as the caller wrote it: the update finds no row in a table that
   -- does not exist, and only then is the name checked (job_table_label), so a
   -- tick that lands pays no lookup of the registry.
-  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  label text := supabase_jobs.label_as_written(job_table);
   updated public.job_status;
   metadata_bytes integer;
   current_status public.job_status;
@@ -137,7 +137,7 @@ set enable_seqscan = off
 as $$
 declare
   -- As in job_claim: the name is checked (job_table_label) only when no row closes.
-  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
+  label text := supabase_jobs.label_as_written(job_table);
   result supabase_jobs.job;
 begin
   -- One test for the common call; check_call names the bad field when it fails.

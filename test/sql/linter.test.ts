@@ -61,6 +61,10 @@ const RUN: Record<string, Run> = {
 				detail: 'Function \\`supabase_jobs.job_message\\` has a role mutable search_path',
 				why: 'the Realtime message builder: a SET clause would stop the planner inlining it into the statement that sends the messages (a PL/pgSQL call per changed row, ~30 µs); every name and operator in its body is pg_catalog-qualified, and its callers run with search_path empty',
 			},
+			{
+				detail: 'Function \\`supabase_jobs.label_as_written\\` has a role mutable search_path',
+				why: 'a job table label as written, inlined into every claim, tick and close by id (a SET clause would make it a call of its own on that path); its one operator is pg_catalog-qualified',
+			},
 		],
 	},
 	'0013_rls_disabled_in_public': { title: 'RLS is on for every table in an exposed schema' },
