@@ -228,7 +228,8 @@ async function main(): Promise<void> {
 	const url = withDatabase(pg.url, `eta_${randomUUID().slice(0, 8)}`);
 	const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
 	await admin.unsafe(`create database ${new URL(url).pathname.slice(1)}`);
-	await prepareDatabase(url);
+	// The demo's SQL too: its document.analyse handler writes public.document_analyses.
+	await prepareDatabase(url, { demo: true });
 	const sql = postgres(url, { max: 4, onnotice: () => {} });
 	const ownerId = randomUUID();
 	await sql`insert into auth.users (id, email, role, aud) values (${ownerId}, 'eta@example.test', 'authenticated', 'authenticated')`;

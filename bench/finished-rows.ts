@@ -11,9 +11,11 @@
  *    `set local session_replication_role = replica` (this transaction only):
  *    ordinary triggers do not fire, which is what a fill wants (no wake-ups, no
  *    Realtime messages for history);
- *  - the CHECK constraints still hold for every row: status 'done',
- *    finished_at set (terminal iff finished), started_at set, attempts 1 of 3,
- *    progress 100, payload null, params an object;
+ *  - every row is valid under the row rules (as a CHECK they are enforced
+ *    here; held by a trigger they would not fire, so the rows are written
+ *    valid): status 'done', finished_at set (terminal iff finished),
+ *    started_at set, attempts 1 of 3, progress 100, payload null, params an
+ *    object;
  *  - the indexes are maintained as for any insert. Then VACUUM ANALYZE, as
  *    autovacuum would eventually do, so the planner knows the table's size and
  *    no hint-bit or visibility-map work is left for the measured run.

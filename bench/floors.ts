@@ -7,12 +7,13 @@
  * - The job row and its indexes: the batch enqueue as one bare `INSERT ...
  *   SELECT` into `public.jobs`, as the table owner with ordinary triggers off
  *   (`session_replication_role = replica`): no function, no validation, no
- *   NOTIFY or kick, no Realtime message. What is left is the row the
+ *   guard (nor any row rule a trigger holds), no NOTIFY or kick, no Realtime
+ *   message. What is left is the row the
  *   interface reads and the indexes the listings, the claim order, the
  *   reclaimer, idempotency, expiry, owners, tags and parents need.
  * - The per-job path as two plain UPDATEs by id through the partitioned
  *   parent, every trigger on: the guard that enforces the state machine, the
- *   row-rules CHECK, the indexes of two non-HOT updates, and the Realtime
+ *   row rules (a CHECK or the guard, whichever holds them), the indexes of two non-HOT updates, and the Realtime
  *   message of each visible change. What is left out is the `job_*`
  *   functions: argument checks, the job table lookup, the kind-limit check,
  *   the refusal sentences, RETURN QUERY.
@@ -21,6 +22,16 @@
  *   visible change (`after_jobs_updated`) is disabled; everything else stays.
  *   (That trigger also moves parents, kicks requeues and records the
  *   timeline; a claim and a close of a job without parent do none of those.)
+ * - The batched drain (what `runWorkers` does) as two plain UPDATEs per batch
+ *   through the parent, every trigger on: `concurrency` loops each claiming up
+ *   to `batch` queued jobs in one UPDATE (FOR UPDATE SKIP LOCKED, in the claim
+ *   order, the ids as an array probed through the primary key, as
+ *   `job_claim_next` writes it) and closing them in a second (the status in a
+ *   subquery and the attempt checked, as `job_succeed_many` writes it). The
+ *   guard, the row rules, one Realtime message per visible change, the
+ *   indexes and RLS as installed all stay; what is left out is the `job_*`
+ *   functions and the Node runner (its slots, local queue, handler calls and
+ *   batched close).
  */
 import postgres from 'postgres';
 import { drainByIds } from './drain-loops.ts';
@@ -104,6 +115,63 @@ export function updateFloor(url: string): UpdateFloor {
 					if (!closed) throw new Error(`per-job floor: job ${job.id} was not closed`);
 				},
 			);
+		},
+		close: () => sql.end(),
+	};
+}
+
+/** The `runWorkers` drain reduced to two UPDATEs per batch, every guarantee on (see the file header). */
+export interface BatchFloor {
+	/**
+	 * Puts `n` jobs in the queue (untimed), then `concurrency` loops each claim up to `batch` and close
+	 * them until one claims none; returns the elapsed ms.
+	 */
+	processBatched(n: number, concurrency: number, batch: number): Promise<number>;
+	close(): Promise<void>;
+}
+
+/** The batched floor on a migrated database whose triggers are all on (the bench's own `bench_ours`). */
+export function batchFloor(url: string): BatchFloor {
+	const sql = postgres(url, { max: 8, onnotice: () => {} });
+	return {
+		async processBatched(n, concurrency, batch) {
+			// Untimed, as ours is enqueued before its clock starts.
+			await sql`insert into public.jobs (kind, params)
+				select 'noop', jsonb_build_object('i', i) from generate_series(1, ${n}::int) i`;
+			const started = now();
+			let done = 0;
+			// The claim of job_claim_next (no kind limit, every kind) and the close of job_succeed_many, as plain
+			// SQL: the claimed rows come back whole and the closed ids alone, as runWorkers gets them.
+			const step = async () => {
+				const claimed = await sql<{ id: string; attempts: number }[]>`update supabase_jobs.job as t
+					set status = 'running', attempts = t.attempts + 1
+					where t.job_table = 'jobs'
+						and t.id = any (array(
+							select n.id from supabase_jobs.job as n
+							where n.job_table = 'jobs' and n.status = 'queued' and n.available_at <= now()
+								and n.attempts < n.max_attempts and (n.expires_at is null or n.expires_at > now())
+							order by n.priority desc, n.available_at, n.created_at, n.id
+							limit ${batch}
+							for update skip locked))
+					returning t.*`;
+				if (claimed.length === 0) return 0;
+				const closed = await sql`update supabase_jobs.job as t set status = 'done'
+					from unnest(${claimed.map((j) => j.id)}::uuid[], ${claimed.map((j) => j.attempts)}::int[]) as w(id, attempt)
+					where t.job_table = 'jobs' and t.id = any (${claimed.map((j) => j.id)}::uuid[]) and t.id = w.id
+						and t.status = (select 'running'::public.job_status) and t.attempts = w.attempt
+					returning t.id`;
+				if (closed.length !== claimed.length)
+					throw new Error(`batched floor: ${closed.length} of ${claimed.length} claimed jobs closed`);
+				return claimed.length;
+			};
+			await Promise.all(
+				Array.from({ length: concurrency }, async () => {
+					// Empty with SKIP LOCKED: every queued job is done or held by another loop, which closes it.
+					for (let got = await step(); got > 0; got = await step()) done += got;
+				}),
+			);
+			if (done !== n) throw new Error(`batched floor: ${done} of ${n} jobs done`);
+			return now() - started;
 		},
 		close: () => sql.end(),
 	};

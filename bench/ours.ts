@@ -126,7 +126,8 @@ export function ours(url: string, version: string): OursSystem {
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],
 		async setup() {
-			await prepareDatabase(url);
+			// As a user's project has it: the package's migrations, not the demo app's SQL (its trigger on public.jobs).
+			await prepareDatabase(url, { demo: false });
 			await sql`select supabase_jobs.create_job_table(${KEYED_TABLE})`;
 			await keyedStore.setConcurrency(noop, { maxRunning: KEYED_MAX_RUNNING, maxRunningPerKey: PER_KEY });
 		},

