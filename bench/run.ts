@@ -11,8 +11,11 @@
  * Realtime messages written per job (bench/realtime-messages.ts); the RSS of
  * 1,000 watches over Realtime (bench/realtime-watch.ts); claim + complete with
  * priority and concurrency keys in use next to the same without; the floors of
- * the batch enqueue and the per-job path, in those measurements' own rounds
- * (bench/floors.ts); and, last, the issue's targets with their ratios and PASS/FAIL.
+ * the batch enqueue, the per-job path and the runWorkers drain (with every
+ * guarantee on, and the bare one without any), in those measurements' own
+ * rounds (bench/floors.ts); and, last, the issue's targets with their ratios
+ * and PASS/FAIL. Every supabase-jobs database holds what a user's project
+ * installs: the package's migrations, not the demo app's SQL.
  *
  * Sizes can be changed with BENCH_ROUNDS, BENCH_JOBS, BENCH_PROCESS, BENCH_PATH_JOBS, BENCH_ENQUEUE_ONE,
  * BENCH_BATCH, BENCH_LATENCY_SAMPLES, BENCH_CEILING_COMMITS, BENCH_BARE_BATCH_JOBS,
