@@ -17,6 +17,7 @@ import { batchFloor } from './floors.ts';
 import { graphileWorker } from './graphile.ts';
 import { ours } from './ours.ts';
 import { pgBoss } from './pgboss.ts';
+import { findPostmaster, serverCpuMs } from './server-cpu.ts';
 import { median, percentile } from './stats.ts';
 import type { BenchSystem } from './system.ts';
 
@@ -60,6 +61,7 @@ function bareFloor(url: string): Probed {
 	};
 }
 const pg = await startLocalPostgres();
+const postmaster = findPostmaster(Number(new URL(pg.url).port));
 const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
 const systems: Probed[] = [];
 // jobs/s of each round, by "<name> <size>".
@@ -101,11 +103,17 @@ try {
 					continue;
 				}
 				const cpu = process.cpuUsage();
+				const server = postmaster && serverCpuMs(postmaster);
 				// A peer without a per-job path (graphile-worker) runs its runner, as npm run bench compares them.
 				const ms = path === 'byid' && s.processById ? await s.processById(n, 8) : await s.process(n, 8);
 				const used = process.cpuUsage(cpu);
 				const perJob = (used.user + used.system) / n;
-				console.log(`${s.name} ${n}: ${Math.round((n / ms) * 1000)} jobs/s, Node CPU ${perJob.toFixed(0)} us/job`);
+				const serverPerJob = postmaster
+					? `, server CPU ${(((serverCpuMs(postmaster) - server!) * 1000) / n).toFixed(0)} us/job`
+					: '';
+				console.log(
+					`${s.name} ${n}: ${Math.round((n / ms) * 1000)} jobs/s, Node CPU ${perJob.toFixed(0)} us/job${serverPerJob}`,
+				);
 				const key = `${s.name} ${n}`;
 				rates.set(key, [...(rates.get(key) ?? []), (n / ms) * 1000]);
 			}

@@ -11,6 +11,12 @@
  *   message. What is left is the row the
  *   interface reads and the indexes the listings, the claim order, the
  *   reclaimer, idempotency, expiry, owners, tags and parents need.
+ * - The same batch enqueue with every trigger on (`rowFloor(url, { triggers:
+ *   true })`, on the bench's own database as installed): the row rules, the
+ *   refusal of a row that does not start queued, the NOTIFY and the wake-up,
+ *   the owner's foreign key. What is left out is the `job_enqueue_many`
+ *   function: reading the items, the per-item options, the naming of a bad
+ *   item, the owner and range checks.
  * - The per-job path as two plain UPDATEs by id through the partitioned
  *   parent, every trigger on: the guard that enforces the state machine, the
  *   row rules (a CHECK or the guard, whichever holds them), the indexes of two non-HOT updates, and the Realtime
@@ -57,12 +63,15 @@ export interface RowFloor {
 	close(): Promise<void>;
 }
 
-/** Opens the one connection the floor writes through, with ordinary triggers off for its whole session. */
-export function rowFloor(url: string): RowFloor {
+/**
+ * Opens the one connection the floor writes through: with ordinary triggers off for its whole session,
+ * or, with `triggers: true`, as installed (every trigger on).
+ */
+export function rowFloor(url: string, { triggers = false }: { triggers?: boolean } = {}): RowFloor {
 	const sql = postgres(url, {
 		max: 1,
 		onnotice: () => {},
-		connection: { session_replication_role: 'replica' },
+		connection: triggers ? {} : { session_replication_role: 'replica' },
 	});
 	return {
 		async enqueueBatch(n, batch) {

@@ -114,6 +114,7 @@ const BARE_BATCHED_MESSAGES = 'bare SQL, batched, with a message per change';
 const CEILING = 'commit ceiling';
 // The floors of section 7 (bench/floors.ts), measured in the rounds of the figure each bounds.
 const FLOOR_ROW = 'the row and its indexes alone';
+const FLOOR_ROW_TRIGGERS = 'the row inserted with every trigger on';
 const FLOOR_UPDATES = 'two plain UPDATEs, every trigger on';
 const FLOOR_BATCHED = 'claim + complete in batches by plain SQL, every trigger on';
 const NO_REALTIME = 'per-job path, Realtime messages off';
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
 	const floorUrl = withDatabase(pg.url, 'bench_floor');
 	const noRealtime = ours(floorUrl, 'Realtime messages off');
 	const floor = rowFloor(floorUrl);
+	const floorWithTriggers = rowFloor(oursUrl, { triggers: true });
 	const updates = updateFloor(oursUrl);
 	const batched = batchFloor(oursUrl);
 	try {
@@ -226,6 +228,12 @@ async function main(): Promise<void> {
 			{ name: BARE, jobs: JOBS, reset: nothing, run: () => bare.enqueueBatch(JOBS, BATCH) },
 			// Its floor (section 7, bench/floors.ts), in the same rounds.
 			{ name: FLOOR_ROW, jobs: JOBS, reset: () => noRealtime.reset(), run: () => floor.enqueueBatch(JOBS, BATCH) },
+			{
+				name: FLOOR_ROW_TRIGGERS,
+				jobs: JOBS,
+				reset: () => us.reset(),
+				run: () => floorWithTriggers.enqueueBatch(JOBS, BATCH),
+			},
 		]);
 		const processed = await medianRate('process', [
 			...systemEntries(PROCESS, (s) => () => s.process(PROCESS, CONCURRENCY)),
@@ -615,6 +623,12 @@ async function main(): Promise<void> {
 						'the function, validation, every trigger (the guard, NOTIFY and kick, Realtime, and any row rule a trigger holds), partition routing',
 					),
 					floorRow(
+						batch.get(FLOOR_ROW_TRIGGERS)!,
+						[{ name: graphile.name, value: graphileBatch }],
+						`floor with every guarantee on: the same \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, every trigger on (row rules, the refusal of a row not starting queued, NOTIFY and wake-up, the owner's foreign key)`,
+						'the `job_enqueue_many` function: reading the items, per-item options, naming a bad item, owner and range checks',
+					),
+					floorRow(
 						graphileBatch,
 						[{ name: graphile.name, value: graphileBatch }],
 						`${graphile.name} \`addJobs\`, ${fmt(BATCH)} a call`,
@@ -652,7 +666,7 @@ async function main(): Promise<void> {
 				],
 			),
 			'',
-			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the UPDATE floor and the batched floor with every guarantee on run on \`bench_ours\` itself, as installed; the floor with every guarantee left out on \`bench_bare\`. Each is measured in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with section 2's per-job path, the batched floors with section 2's \`runWorkers\`), and the figures of ours and the peers above are those sections' own. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; defaults and every index in force) and returns the ids, as \`enqueueMany\` does; the UPDATE floor returns the rows, as the functions do; the batched floor with every guarantee on returns the claimed rows and the closed ids, as \`runWorkers\` gets them, runs as the table owner (RLS as installed, as \`runWorkers\` runs in this bench) and its jobs are put in the queue before its clock starts, as ours are. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost); when the batched floor with every guarantee on is below 1.0x, no rewrite of the functions or of the runner reaches that \`runWorkers\` target at batches of ${fmt(BARE_CLAIM_BATCH)} while every guarantee stays. The floor with every guarantee left out bounds only a queue that gives them all up. See bench/floors.ts and bench/bare-sql.ts.`,
+			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the batch floor with every trigger on, the UPDATE floor and the batched floor with every guarantee on run on \`bench_ours\` itself, as installed; the floor with every guarantee left out on \`bench_bare\`. Each is measured in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with section 2's per-job path, the batched floors with section 2's \`runWorkers\`), and the figures of ours and the peers above are those sections' own. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; defaults and every index in force), the one with every trigger on through a plain connection as the table owner, and both return the ids, as \`enqueueMany\` does; the UPDATE floor returns the rows, as the functions do; the batched floor with every guarantee on returns the claimed rows and the closed ids, as \`runWorkers\` gets them, runs as the table owner (RLS as installed, as \`runWorkers\` runs in this bench) and its jobs are put in the queue before its clock starts, as ours are. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes, and when the one with every trigger on is, none reaches it while every guarantee stays; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost); when the batched floor with every guarantee on is below 1.0x, no rewrite of the functions or of the runner reaches that \`runWorkers\` target at batches of ${fmt(BARE_CLAIM_BATCH)} while every guarantee stays. The floor with every guarantee left out bounds only a queue that gives them all up. See bench/floors.ts and bench/bare-sql.ts.`,
 			'',
 		);
 
@@ -672,7 +686,7 @@ async function main(): Promise<void> {
 				g(batch),
 				1.0,
 				graphile.name,
-				`; its floor, the row and its indexes alone, ${fmt(batch.get(FLOOR_ROW)! / graphileBatch, 2)}x in section 7`,
+				`; its floor with every guarantee on, the row inserted by plain SQL with every trigger on, ${fmt(batch.get(FLOOR_ROW_TRIGGERS)! / graphileBatch, 2)}x, and the row and its indexes alone, ${fmt(batch.get(FLOOR_ROW)! / graphileBatch, 2)}x, in section 7`,
 			),
 			atLeast(
 				'claim + complete through `runWorkers` defaults',
@@ -732,6 +746,7 @@ async function main(): Promise<void> {
 		for (const s of [...systems, withHistory, noRealtime])
 			await s.close().catch((e: unknown) => log(`closing ${s.name}: ${String(e)}`));
 		await floor.close().catch((e: unknown) => log(`closing the row floor: ${String(e)}`));
+		await floorWithTriggers.close().catch((e: unknown) => log(`closing the row floor with triggers: ${String(e)}`));
 		await updates.close().catch((e: unknown) => log(`closing the update floor: ${String(e)}`));
 		await batched.close().catch((e: unknown) => log(`closing the batched floor: ${String(e)}`));
 		await bare.close().catch((e: unknown) => log(`closing bare SQL: ${String(e)}`));
