@@ -157,7 +157,7 @@ revoke all on function
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
   supabase_jobs.install_schedules, supabase_jobs.kick_token,
-  supabase_jobs.job_message, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
+  supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
   supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 

@@ -101,11 +101,19 @@ describe('the state machine, written once in SQL', () => {
 		expect(await broken(`progress = 101`)).toEqual({ code: '23514', constraint: 'job_progress_percent' });
 		expect(await broken(`finished_at = now()`)).toEqual({ code: '23514', constraint: 'job_finished_at_iff_terminal' });
 		expect(await broken(`started_at = null`)).toEqual({ code: '23514', constraint: 'job_running_has_started_at' });
-		expect(await broken(`status = 'failed', error = null`)).toEqual({ code: '23514', constraint: 'job_failed_has_error' });
-		expect(await broken(`attempts = max_attempts + 1`)).toEqual({ code: '23514', constraint: 'job_attempts_within_max' });
+		expect(await broken(`status = 'failed', error = null`)).toEqual({
+			code: '23514',
+			constraint: 'job_failed_has_error',
+		});
+		expect(await broken(`attempts = max_attempts + 1`)).toEqual({
+			code: '23514',
+			constraint: 'job_attempts_within_max',
+		});
 		expect(await broken(`stage = repeat('x', 201)`)).toEqual({ code: '23514', constraint: 'job_stage_length' });
 		// As service_role too, and nothing changed.
-		expect(await code(as(db.sql, serviceRole, (tx) => tx`update jobs set progress = -1 where id = ${id}`))).toBe('23514');
+		expect(await code(as(db.sql, serviceRole, (tx) => tx`update jobs set progress = -1 where id = ${id}`))).toBe(
+			'23514',
+		);
 		const [row] = await db.sql`select status, progress, stage, attempts from jobs where id = ${id}`;
 		expect(row).toEqual({ status: 'running', progress: 0, stage: null, attempts: 1 });
 		expect(await broken(`progress = 100`)).toBeNull();
