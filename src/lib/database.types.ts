@@ -1981,6 +1981,7 @@ export type Database = {
 			rate_per_ms_max: { Args: Record<PropertyKey, never>; Returns: number };
 			rate_per_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
 			rate_starts_max: { Args: Record<PropertyKey, never>; Returns: number };
+			realtime_probe: { Args: Record<PropertyKey, never>; Returns: boolean };
 			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };

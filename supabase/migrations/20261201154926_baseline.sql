@@ -480,10 +480,11 @@ $$;
 -- The job row: supabase_jobs.job, partitioned by job_table, holds every job of
 -- every job table (public.jobs and each one made with create_job_table is a
 -- partition). Its rules live in one function, supabase_jobs.job_row_rules,
--- called by one CHECK; the guard triggers enforce the state machine on every
--- write, whoever makes it. Also here: the registry of job tables and the
--- functions that create, name and resolve them. docs/architecture.md explains
--- the shape (one table, one CHECK, which indexes and why).
+-- called by the guards: the BEFORE UPDATE trigger for every update, and the
+-- insert trigger (13_kick, after_jobs_inserted) once per statement over the
+-- rows it inserted, so no statement re-reads a CHECK (docs/architecture.md,
+-- "Where the time goes"). The guards enforce the state machine and the rules
+-- on every write, whoever makes it.
 
 -- The row rules, each named and written as PostgreSQL prints a CHECK, so a
 -- broken rule raises 23514 naming it and quoting it as a constraint would.
@@ -598,7 +599,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.job_row_rules is
-  'The CHECK rules of a job row (CHECK job_row_rules on supabase_jobs.job and every job table). Raises 23514 with CONSTRAINT naming the rule a row breaks; true otherwise.';
+  'The rules of a job row, checked by the guards on every insert (after_jobs_inserted, once per statement) and every update (guard_job_update). Raises 23514 with CONSTRAINT naming the rule a row breaks, as a CHECK would; true otherwise.';
 
 create or replace function supabase_jobs.uuid_v7()
 returns uuid
@@ -655,10 +656,7 @@ create table supabase_jobs.job (
   expected_seconds       real,
   resumed_at             timestamptz,
   retry_of               uuid,
-  metadata               jsonb,
-  constraint job_row_rules check (supabase_jobs.job_row_rules(
-    id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
-    stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
+  metadata               jsonb
 ) partition by list (job_table);
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
@@ -777,18 +775,8 @@ language plpgsql stable
 set search_path = ''
 as $$ begin return not pg_catalog.row_security_active('supabase_jobs.job'::regclass); end $$;
 
--- The guards: a job is inserted queued and untouched; every update goes through the state machine.
-create or replace function supabase_jobs.refuse_job_insert()
-returns trigger
-language plpgsql
-set search_path = ''
-as $$
-begin
-  raise exception using errcode = 'SJ001',
-    message = pg_catalog.format('a job starts queued with no attempts and no progress; got status %s', new.status);
-end
-$$;
-
+-- The update guard: every update goes through the state machine and the row rules
+-- (a job is inserted queued and untouched: after_jobs_inserted, 13_kick).
 create or replace function supabase_jobs.guard_job_update()
 returns trigger
 language plpgsql
@@ -867,18 +855,18 @@ begin
     end if;
   end if;
   new.updated_at := greatest(now(), old.updated_at + interval '1 microsecond');
+  perform supabase_jobs.job_row_rules(new.id, new.kind, new.status, new.params, new.payload, new.error, new.attempts,
+    new.max_attempts, new.started_at, new.finished_at, new.progress, new.stage, new.locale, new.timings, new.heartbeat_ms,
+    new.tags, new.idempotency_key, new.concurrency_key, new.parent_id, new.expected_seconds);
   return new;
 end
 $$;
 comment on function supabase_jobs.guard_job_update is
-  'BEFORE UPDATE on every job table (WHEN the status or error changes, or the row is terminal or queued): enforces the state machine, freezes terminal rows, limits users to cancelling, and derives started_at/finished_at/payload/progress from the status.';
+  'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
 
-create trigger guard_job_insert before insert on supabase_jobs.job for each row
-  when (new.status <> 'queued' or new.attempts <> 0 or new.started_at is not null or new.finished_at is not null or new.progress <> 0)
-  execute function supabase_jobs.refuse_job_insert();
+-- No WHEN: a trigger's WHEN is read and planned again by every statement, and
+-- the rules apply to every update anyway.
 create trigger guard_job_update before update on supabase_jobs.job for each row
-  when (old.status is distinct from new.status or old.error is distinct from new.error
-        or old.status in ('queued', 'done', 'failed', 'cancelled'))
   execute function supabase_jobs.guard_job_update();
 
 -- The registry of job tables: what the job_* functions accept as job_table.
@@ -2307,7 +2295,7 @@ comment on function public.stage_cancel is
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: 14_security.
 
-create or replace function supabase_jobs.realtime_ready()
+create or replace function supabase_jobs.realtime_probe()
 returns boolean
 language plpgsql
 volatile
@@ -2349,8 +2337,23 @@ begin
   return true;
 end
 $$;
+comment on function supabase_jobs.realtime_probe is
+  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. Called by realtime_ready when nothing is remembered.';
+
+create or replace function supabase_jobs.realtime_ready()
+returns boolean
+language sql
+volatile
+as $$
+  -- No SET search_path (every name and operator here is written pg_catalog's):
+  -- inlined into its callers, so the answer remembered for the session costs no
+  -- call; only when none is remembered does realtime_probe look.
+  select pg_catalog.now()::pg_catalog.timestamp operator(pg_catalog.<) coalesce(nullif(
+           pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::pg_catalog.timestamp, '-infinity')
+      or supabase_jobs.realtime_probe()
+$$;
 comment on function supabase_jobs.realtime_ready is
-  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends.';
+  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends (realtime_probe).';
 
 create or replace function supabase_jobs.job_message(j supabase_jobs.job)
 returns table (topic text, payload jsonb)
@@ -4074,9 +4077,15 @@ as $$
 declare
   summary record;
 begin
-  -- One pass over the statement's rows that also builds the wake-up's body; the kinds
+  -- One pass over the statement's rows: it refuses a row that does not start
+  -- queued and untouched, checks the row rules of the others (job_row_rules
+  -- raises naming the rule a row breaks), and builds the wake-up's body; the kinds
   -- are listed apart (a second pass, sorted) only when the statement mixed several.
-  select pg_catalog.count(*)::integer as n,
+  select pg_catalog.min(i.status::text) filter (where not fresh) as refused,
+         pg_catalog.bool_and(case when fresh then supabase_jobs.job_row_rules(i.id, i.kind, i.status, i.params, i.payload,
+           i.error, i.attempts, i.max_attempts, i.started_at, i.finished_at, i.progress, i.stage, i.locale, i.timings,
+           i.heartbeat_ms, i.tags, i.idempotency_key, i.concurrency_key, i.parent_id, i.expected_seconds) end) as rules_held,
+         pg_catalog.count(*)::integer as n,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
          pg_catalog.bool_or(i.owner_id is not null or i.parent_id is not null) as watched,
@@ -4092,7 +4101,12 @@ begin
            'count', pg_catalog.count(*)) as body
     into summary
     from inserted i
-   where i.status = 'queued';
+         cross join lateral (select i.status = 'queued' and i.attempts = 0 and i.started_at is null
+                                    and i.finished_at is null and i.progress = 0 as fresh) f;
+  if summary.refused is not null then
+    raise exception using errcode = 'SJ001',
+      message = pg_catalog.format('a job starts queued with no attempts and no progress; got status %s', summary.refused);
+  end if;
   if summary.n = 0 then
     return null;
   end if;
@@ -4116,7 +4130,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -4385,8 +4399,8 @@ revoke all on function
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
-  supabase_jobs.install_schedules, supabase_jobs.kick_token, supabase_jobs.refuse_job_insert,
-  supabase_jobs.job_message, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
+  supabase_jobs.install_schedules, supabase_jobs.kick_token,
+  supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
   supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 
@@ -5845,13 +5859,13 @@ grant execute on function
 
 -- What a job's update sets off, in one AFTER UPDATE row trigger: its Realtime
 -- message (09), its parent's progress and resume (11), a requeue's kick (13),
--- a finished asker's questions (16), the timeline's event (18). One trigger
--- because PostgreSQL prepares the WHEN of every row trigger an UPDATE may fire,
--- once per statement: a claim or close of one job paid that for seven
--- (docs/architecture.md, "Where the time goes"). Its WHEN is the one change all
--- of them need, a visible one (a heartbeat calls nothing); the tests of which
--- of them runs are here, in the order their separate triggers ran. The cancel
--- cascade stays a trigger of its own (11): it runs as the caller.
+-- a finished asker's questions (16), the timeline's event (18). One trigger,
+-- with no WHEN: PostgreSQL reads and prepares the WHEN of every row trigger an
+-- UPDATE may fire, once per statement (docs/architecture.md, "Where the time
+-- goes"). Its first test is the one change all of them need, a visible one (a
+-- heartbeat does nothing more); the tests of which of them runs are here, in
+-- the order their separate triggers ran. The cancel cascade stays a trigger of
+-- its own (11): it runs as the caller.
 
 create or replace function supabase_jobs.after_jobs_updated()
 returns trigger
@@ -5861,8 +5875,14 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  j supabase_jobs.job := row(new.*)::supabase_jobs.job;
+  j supabase_jobs.job;
 begin
+  if not (new.status is distinct from old.status or new.progress is distinct from old.progress
+          or new.stage is distinct from old.stage or new.available_at is distinct from old.available_at
+          or new.metadata is distinct from old.metadata) then
+    return null;
+  end if;
+  j := row(new.*)::supabase_jobs.job;
   if new.parent_id is not null and (new.status is distinct from old.status or new.progress is distinct from old.progress
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
@@ -5893,11 +5913,9 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table), WHEN a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
-  when (old.status is distinct from new.status or old.progress is distinct from new.progress or old.stage is distinct from new.stage
-        or old.available_at is distinct from new.available_at or old.metadata is distinct from new.metadata)
   execute function supabase_jobs.after_jobs_updated();
 
 revoke all on function supabase_jobs.after_jobs_updated from public, anon, authenticated, service_role;

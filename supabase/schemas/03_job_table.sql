@@ -1,10 +1,11 @@
 -- The job row: supabase_jobs.job, partitioned by job_table, holds every job of
 -- every job table (public.jobs and each one made with create_job_table is a
 -- partition). Its rules live in one function, supabase_jobs.job_row_rules,
--- called by one CHECK; the guard triggers enforce the state machine on every
--- write, whoever makes it. Also here: the registry of job tables and the
--- functions that create, name and resolve them. docs/architecture.md explains
--- the shape (one table, one CHECK, which indexes and why).
+-- called by the guards: the BEFORE UPDATE trigger for every update, and the
+-- insert trigger (13_kick, after_jobs_inserted) once per statement over the
+-- rows it inserted, so no statement re-reads a CHECK (docs/architecture.md,
+-- "Where the time goes"). The guards enforce the state machine and the rules
+-- on every write, whoever makes it.
 
 -- The row rules, each named and written as PostgreSQL prints a CHECK, so a
 -- broken rule raises 23514 naming it and quoting it as a constraint would.
@@ -119,7 +120,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.job_row_rules is
-  'The CHECK rules of a job row (CHECK job_row_rules on supabase_jobs.job and every job table). Raises 23514 with CONSTRAINT naming the rule a row breaks; true otherwise.';
+  'The rules of a job row, checked by the guards on every insert (after_jobs_inserted, once per statement) and every update (guard_job_update). Raises 23514 with CONSTRAINT naming the rule a row breaks, as a CHECK would; true otherwise.';
 
 create or replace function supabase_jobs.uuid_v7()
 returns uuid
@@ -176,10 +177,7 @@ create table supabase_jobs.job (
   expected_seconds       real,
   resumed_at             timestamptz,
   retry_of               uuid,
-  metadata               jsonb,
-  constraint job_row_rules check (supabase_jobs.job_row_rules(
-    id, kind, status, params, payload, error, attempts, max_attempts, started_at, finished_at, progress,
-    stage, locale, timings, heartbeat_ms, tags, idempotency_key, concurrency_key, parent_id, expected_seconds))
+  metadata               jsonb
 ) partition by list (job_table);
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
@@ -298,18 +296,8 @@ language plpgsql stable
 set search_path = ''
 as $$ begin return not pg_catalog.row_security_active('supabase_jobs.job'::regclass); end $$;
 
--- The guards: a job is inserted queued and untouched; every update goes through the state machine.
-create or replace function supabase_jobs.refuse_job_insert()
-returns trigger
-language plpgsql
-set search_path = ''
-as $$
-begin
-  raise exception using errcode = 'SJ001',
-    message = pg_catalog.format('a job starts queued with no attempts and no progress; got status %s', new.status);
-end
-$$;
-
+-- The update guard: every update goes through the state machine and the row rules
+-- (a job is inserted queued and untouched: after_jobs_inserted, 13_kick).
 create or replace function supabase_jobs.guard_job_update()
 returns trigger
 language plpgsql
@@ -388,18 +376,18 @@ begin
     end if;
   end if;
   new.updated_at := greatest(now(), old.updated_at + interval '1 microsecond');
+  perform supabase_jobs.job_row_rules(new.id, new.kind, new.status, new.params, new.payload, new.error, new.attempts,
+    new.max_attempts, new.started_at, new.finished_at, new.progress, new.stage, new.locale, new.timings, new.heartbeat_ms,
+    new.tags, new.idempotency_key, new.concurrency_key, new.parent_id, new.expected_seconds);
   return new;
 end
 $$;
 comment on function supabase_jobs.guard_job_update is
-  'BEFORE UPDATE on every job table (WHEN the status or error changes, or the row is terminal or queued): enforces the state machine, freezes terminal rows, limits users to cancelling, and derives started_at/finished_at/payload/progress from the status.';
+  'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
 
-create trigger guard_job_insert before insert on supabase_jobs.job for each row
-  when (new.status <> 'queued' or new.attempts <> 0 or new.started_at is not null or new.finished_at is not null or new.progress <> 0)
-  execute function supabase_jobs.refuse_job_insert();
+-- No WHEN: a trigger's WHEN is read and planned again by every statement, and
+-- the rules apply to every update anyway.
 create trigger guard_job_update before update on supabase_jobs.job for each row
-  when (old.status is distinct from new.status or old.error is distinct from new.error
-        or old.status in ('queued', 'done', 'failed', 'cancelled'))
   execute function supabase_jobs.guard_job_update();
 
 -- The registry of job tables: what the job_* functions accept as job_table.

@@ -8,7 +8,7 @@
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: 14_security.
 
-create or replace function supabase_jobs.realtime_ready()
+create or replace function supabase_jobs.realtime_probe()
 returns boolean
 language plpgsql
 volatile
@@ -50,8 +50,23 @@ begin
   return true;
 end
 $$;
+comment on function supabase_jobs.realtime_probe is
+  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. Called by realtime_ready when nothing is remembered.';
+
+create or replace function supabase_jobs.realtime_ready()
+returns boolean
+language sql
+volatile
+as $$
+  -- No SET search_path (every name and operator here is written pg_catalog's):
+  -- inlined into its callers, so the answer remembered for the session costs no
+  -- call; only when none is remembered does realtime_probe look.
+  select pg_catalog.now()::pg_catalog.timestamp operator(pg_catalog.<) coalesce(nullif(
+           pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::pg_catalog.timestamp, '-infinity')
+      or supabase_jobs.realtime_probe()
+$$;
 comment on function supabase_jobs.realtime_ready is
-  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends.';
+  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends (realtime_probe).';
 
 create or replace function supabase_jobs.job_message(j supabase_jobs.job)
 returns table (topic text, payload jsonb)

@@ -142,9 +142,15 @@ as $$
 declare
   summary record;
 begin
-  -- One pass over the statement's rows that also builds the wake-up's body; the kinds
+  -- One pass over the statement's rows: it refuses a row that does not start
+  -- queued and untouched, checks the row rules of the others (job_row_rules
+  -- raises naming the rule a row breaks), and builds the wake-up's body; the kinds
   -- are listed apart (a second pass, sorted) only when the statement mixed several.
-  select pg_catalog.count(*)::integer as n,
+  select pg_catalog.min(i.status::text) filter (where not fresh) as refused,
+         pg_catalog.bool_and(case when fresh then supabase_jobs.job_row_rules(i.id, i.kind, i.status, i.params, i.payload,
+           i.error, i.attempts, i.max_attempts, i.started_at, i.finished_at, i.progress, i.stage, i.locale, i.timings,
+           i.heartbeat_ms, i.tags, i.idempotency_key, i.concurrency_key, i.parent_id, i.expected_seconds) end) as rules_held,
+         pg_catalog.count(*)::integer as n,
          pg_catalog.min(i.available_at) as available_at,
          pg_catalog.count(*) filter (where i.available_at <= pg_catalog.now())::integer as claimable,
          pg_catalog.bool_or(i.owner_id is not null or i.parent_id is not null) as watched,
@@ -160,7 +166,12 @@ begin
            'count', pg_catalog.count(*)) as body
     into summary
     from inserted i
-   where i.status = 'queued';
+         cross join lateral (select i.status = 'queued' and i.attempts = 0 and i.started_at is null
+                                    and i.finished_at is null and i.progress = 0 as fresh) f;
+  if summary.refused is not null then
+    raise exception using errcode = 'SJ001',
+      message = pg_catalog.format('a job starts queued with no attempts and no progress; got status %s', summary.refused);
+  end if;
   if summary.n = 0 then
     return null;
   end if;
@@ -184,7 +195,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted

@@ -156,8 +156,8 @@ revoke all on function
   supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
   supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
-  supabase_jobs.install_schedules, supabase_jobs.kick_token, supabase_jobs.refuse_job_insert,
-  supabase_jobs.job_message, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
+  supabase_jobs.install_schedules, supabase_jobs.kick_token,
+  supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
   supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 

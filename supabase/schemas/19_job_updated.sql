@@ -1,12 +1,12 @@
 -- What a job's update sets off, in one AFTER UPDATE row trigger: its Realtime
 -- message (09), its parent's progress and resume (11), a requeue's kick (13),
--- a finished asker's questions (16), the timeline's event (18). One trigger
--- because PostgreSQL prepares the WHEN of every row trigger an UPDATE may fire,
--- once per statement: a claim or close of one job paid that for seven
--- (docs/architecture.md, "Where the time goes"). Its WHEN is the one change all
--- of them need, a visible one (a heartbeat calls nothing); the tests of which
--- of them runs are here, in the order their separate triggers ran. The cancel
--- cascade stays a trigger of its own (11): it runs as the caller.
+-- a finished asker's questions (16), the timeline's event (18). One trigger,
+-- with no WHEN: PostgreSQL reads and prepares the WHEN of every row trigger an
+-- UPDATE may fire, once per statement (docs/architecture.md, "Where the time
+-- goes"). Its first test is the one change all of them need, a visible one (a
+-- heartbeat does nothing more); the tests of which of them runs are here, in
+-- the order their separate triggers ran. The cancel cascade stays a trigger of
+-- its own (11): it runs as the caller.
 
 create or replace function supabase_jobs.after_jobs_updated()
 returns trigger
@@ -16,8 +16,14 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  j supabase_jobs.job := row(new.*)::supabase_jobs.job;
+  j supabase_jobs.job;
 begin
+  if not (new.status is distinct from old.status or new.progress is distinct from old.progress
+          or new.stage is distinct from old.stage or new.available_at is distinct from old.available_at
+          or new.metadata is distinct from old.metadata) then
+    return null;
+  end if;
+  j := row(new.*)::supabase_jobs.job;
   if new.parent_id is not null and (new.status is distinct from old.status or new.progress is distinct from old.progress
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
@@ -48,11 +54,9 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table), WHEN a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
-  when (old.status is distinct from new.status or old.progress is distinct from new.progress or old.stage is distinct from new.stage
-        or old.available_at is distinct from new.available_at or old.metadata is distinct from new.metadata)
   execute function supabase_jobs.after_jobs_updated();
 
 revoke all on function supabase_jobs.after_jobs_updated from public, anon, authenticated, service_role;

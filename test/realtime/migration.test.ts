@@ -282,7 +282,6 @@ describe('privileges and attach', () => {
 			'cancel_children',
 			'check_child_insert',
 			'forget_job_timeline',
-			'guard_job_insert',
 			'guard_job_update',
 		];
 		expect(rows).toEqual([

@@ -65,6 +65,10 @@ const RUN: Record<string, Run> = {
 				detail: 'Function \\`supabase_jobs.label_as_written\\` has a role mutable search_path',
 				why: 'a job table label as written, inlined into every claim, tick and close by id (a SET clause would make it a call of its own on that path); its one operator is pg_catalog-qualified',
 			},
+			{
+				detail: 'Function \\`supabase_jobs.realtime_ready\\` has a role mutable search_path',
+				why: 'whether realtime.messages can take a message, inlined into every job update that sends one (a SET clause would make the remembered answer a call of its own per change); every name and operator in its body is pg_catalog-qualified or schema-qualified',
+			},
 		],
 	},
 	'0013_rls_disabled_in_public': { title: 'RLS is on for every table in an exposed schema' },

@@ -86,25 +86,21 @@ describe('the state machine, written once in SQL', () => {
 		expect(row!.payload).toBeNull();
 		expect(row!.finished_at).toBeInstanceOf(Date);
 		expect(row!.progress).toBe(100);
-		// The rules, each under its name, hold even for a write no trigger looks at (triggers off, as superuser).
+		expect(await code(db.sql`update jobs set payload = '\\x00' where id = ${id}`)).toBe('SJ001');
+	});
+
+	it('the row rules hold for every update, each refused under its name as a CHECK would be', async () => {
+		const id = await jobIn('running');
 		const broken = async (set: string) => {
-			const error = await db.sql
-				.begin(async (tx) => {
-					await tx`set local session_replication_role = replica`;
-					await tx.unsafe(`update jobs set ${set} where id = $1`, [id]);
-				})
-				.then(
-					() => null,
-					(e: { code?: string; constraint_name?: string }) => e,
-				);
+			const error = await db.sql.unsafe(`update jobs set ${set} where id = $1`, [id]).then(
+				() => null,
+				(e: { code?: string; constraint_name?: string }) => e,
+			);
 			return error && { code: error.code, constraint: error.constraint_name };
 		};
-		expect(await broken(`payload = '\\x00'`)).toEqual({ code: '23514', constraint: 'job_terminal_has_no_payload' });
-		expect(await broken(`finished_at = null`)).toEqual({ code: '23514', constraint: 'job_finished_at_iff_terminal' });
-		expect(await broken(`status = 'running', finished_at = null, started_at = null`)).toEqual({
-			code: '23514',
-			constraint: 'job_running_has_started_at',
-		});
+		expect(await broken(`progress = 101`)).toEqual({ code: '23514', constraint: 'job_progress_percent' });
+		expect(await broken(`finished_at = now()`)).toEqual({ code: '23514', constraint: 'job_finished_at_iff_terminal' });
+		expect(await broken(`started_at = null`)).toEqual({ code: '23514', constraint: 'job_running_has_started_at' });
 		expect(await broken(`status = 'failed', error = null`)).toEqual({
 			code: '23514',
 			constraint: 'job_failed_has_error',
@@ -113,10 +109,29 @@ describe('the state machine, written once in SQL', () => {
 			code: '23514',
 			constraint: 'job_attempts_within_max',
 		});
+		expect(await broken(`stage = repeat('x', 201)`)).toEqual({ code: '23514', constraint: 'job_stage_length' });
+		// As service_role too, and nothing changed.
+		expect(await code(as(db.sql, serviceRole, (tx) => tx`update jobs set progress = -1 where id = ${id}`))).toBe(
+			'23514',
+		);
+		const [row] = await db.sql`select status, progress, stage, attempts from jobs where id = ${id}`;
+		expect(row).toEqual({ status: 'running', progress: 0, stage: null, attempts: 1 });
 		expect(await broken(`progress = 100`)).toBeNull();
-		const checks =
-			await db.sql`select conname from pg_constraint where conrelid = 'public.jobs'::regclass and contype = 'c' order by conname`;
-		expect(checks.map((c) => c.conname)).toContain('job_row_rules');
+	});
+
+	it('the row rules hold for every insert: the whole statement is refused, naming the rule', async () => {
+		const before = await db.sql`select count(*)::int as n from jobs`;
+		const refused = await db.sql`insert into jobs (kind) values ('ok'), ('not a kind!')`.then(
+			() => null,
+			(e: { code?: string; constraint_name?: string }) => ({ code: e.code, constraint: e.constraint_name }),
+		);
+		expect(refused).toEqual({ code: '23514', constraint: 'job_kind_format' });
+		const tags = await db.sql`insert into jobs (kind, tags) values ('ok', array['a', null])`.then(
+			() => null,
+			(e: { code?: string; constraint_name?: string }) => ({ code: e.code, constraint: e.constraint_name }),
+		);
+		expect(tags).toEqual({ code: '23514', constraint: 'job_tags_shape' });
+		expect(await db.sql`select count(*)::int as n from jobs`).toEqual(before);
 	});
 
 	it('a job queued again for a retry keeps how far its last attempt got; the next claim starts from 0', async () => {
