@@ -2166,6 +2166,10 @@ export type Database = {
 				Args: { payloads: Json[]; topics: string[] };
 				Returns: undefined;
 			};
+			send_statement_messages: {
+				Args: { ids: string[]; label: string };
+				Returns: number;
+			};
 			send_stream_chunk: {
 				Args: {
 					j: Database['supabase_jobs']['Tables']['job']['Row'];

@@ -1407,22 +1407,29 @@ begin
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
     -- The picked ids as an array: the update probes the primary key for each
-    -- (docs/architecture.md: why not a join to the pick).
+    -- (docs/architecture.md: why not a join to the pick). The claimed rows'
+    -- Realtime messages in one insert (send_statement_messages, an initplan:
+    -- once, before the first row comes back), not one per row by the trigger.
     return query
-    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
-     where t.job_table = label
-       and t.id = any (array(
-         select n.id from supabase_jobs.job as n
-          where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
-            and (kinds is null or n.kind = any (kinds))
-            and (n.expires_at is null or n.expires_at > now())
-          order by n.priority desc, n.available_at, n.created_at, n.id
-          limit "limit"
-          for update skip locked))
-    returning t.*;
+    with claimed as (
+      update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+       where t.job_table = label
+         and t.id = any (array(
+           select n.id from supabase_jobs.job as n
+            where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
+              and (kinds is null or n.kind = any (kinds))
+              and (n.expires_at is null or n.expires_at > now())
+            order by n.priority desc, n.available_at, n.created_at, n.id
+            limit "limit"
+            for update skip locked))
+      returning t.*)
+    select c.* from claimed as c
+     where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
     if not found then
       perform supabase_jobs.job_table_label(job_table);
+      return;
     end if;
+    perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
@@ -1430,10 +1437,14 @@ begin
   -- id through the primary key, never the claim index (docs/architecture.md).
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
   return query
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
-    from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
-   where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
-  returning t.*;
+  with claimed as (
+    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+      from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
+     where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
+    returning t.*)
+  select c.* from claimed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim_next is
@@ -1620,7 +1631,8 @@ begin
   -- The ids as an array and the status in a subquery: each job through the
   -- primary key. A plain join to the items hash-joined every running row of
   -- the table, and every entry left in the running-jobs index since the last
-  -- vacuum (docs/architecture.md, the lean row).
+  -- vacuum (docs/architecture.md, the lean row). The closed rows' Realtime
+  -- messages in one insert, as in job_claim_next.
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -1635,7 +1647,9 @@ begin
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
     returning t.*)
   -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
-  select c.* from closed as c;
+  select c.* from closed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_succeed_many is
@@ -2290,7 +2304,8 @@ comment on function public.stage_cancel is
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
 -- job_message builds it (the one builder). An update sends one message per
 -- changed row (after_jobs_updated, 19_job_updated); an insert statement's
--- go through send_job_messages, several on one topic as list messages of up to 100.
+-- go through send_job_messages, several on one topic as list messages of up to 100;
+-- a batched claim or close sends its rows' in one insert (send_statement_messages).
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: 14_security.
@@ -2414,6 +2429,45 @@ end
 $$;
 comment on function supabase_jobs.send_job_messages is
   'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
+
+
+create or replace function supabase_jobs.send_statement_messages(label text, ids uuid[])
+returns integer
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
+as $$
+declare
+  sent integer;
+begin
+  if ids is null or pg_catalog.cardinality(ids) = 0 then
+    return 0;
+  end if;
+  -- The mark after_jobs_updated (19) reads to leave these rows' messages to
+  -- this insert: this transaction (its id is assigned: the rows were just
+  -- written) and the trigger depth at which the statement's row triggers run.
+  -- Only those triggers match it: a row a trigger updates (a child's parent)
+  -- fires one level deeper and sends its own; the caller clears the mark once
+  -- its statement is done, and a rollback to before the statement clears it too.
+  perform pg_catalog.set_config('supabase_jobs.statement_messages',
+    pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
+  if not supabase_jobs.realtime_ready() then
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
+    return 0;
+  end if;
+  -- The rows as the statement left them: its row triggers have not run yet.
+  insert into realtime.messages (payload, event, topic, private, extension)
+  select m.payload, 'job', m.topic, true, 'broadcast'
+    from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
+   where t.job_table = label and t.id = any (ids);
+  get diagnostics sent = row_count;
+  return sent;
+end
+$$;
+comment on function supabase_jobs.send_statement_messages is
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent.';
 
 -- ============================================================================
 -- supabase/schemas/10_kinds_and_quotas.sql
@@ -4401,7 +4455,7 @@ revoke all on function
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
   supabase_jobs.install_schedules, supabase_jobs.kick_token,
   supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
-  supabase_jobs.worker_endpoint
+  supabase_jobs.send_statement_messages, supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 
 -- What users call (each checks its caller: RLS, ownership, the attempt).
@@ -4452,7 +4506,8 @@ grant execute on function
   supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
   supabase_jobs.reclaim_jobs,
   supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table
+  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
+  supabase_jobs.send_statement_messages
   to service_role;
 
 -- ============================================================================
@@ -5887,7 +5942,10 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if supabase_jobs.realtime_ready() then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
+     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
+    null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
+  elsif supabase_jobs.realtime_ready() then
     insert into realtime.messages (payload, event, topic, private, extension)
     select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
   else

@@ -74,22 +74,29 @@ begin
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
     -- The picked ids as an array: the update probes the primary key for each
-    -- (docs/architecture.md: why not a join to the pick).
+    -- (docs/architecture.md: why not a join to the pick). The claimed rows'
+    -- Realtime messages in one insert (send_statement_messages, an initplan:
+    -- once, before the first row comes back), not one per row by the trigger.
     return query
-    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
-     where t.job_table = label
-       and t.id = any (array(
-         select n.id from supabase_jobs.job as n
-          where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
-            and (kinds is null or n.kind = any (kinds))
-            and (n.expires_at is null or n.expires_at > now())
-          order by n.priority desc, n.available_at, n.created_at, n.id
-          limit "limit"
-          for update skip locked))
-    returning t.*;
+    with claimed as (
+      update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+       where t.job_table = label
+         and t.id = any (array(
+           select n.id from supabase_jobs.job as n
+            where n.job_table = label and n.status = 'queued' and n.available_at <= now() and n.attempts < n.max_attempts
+              and (kinds is null or n.kind = any (kinds))
+              and (n.expires_at is null or n.expires_at > now())
+            order by n.priority desc, n.available_at, n.created_at, n.id
+            limit "limit"
+            for update skip locked))
+      returning t.*)
+    select c.* from claimed as c
+     where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
     if not found then
       perform supabase_jobs.job_table_label(job_table);
+      return;
     end if;
+    perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
@@ -97,10 +104,14 @@ begin
   -- id through the primary key, never the claim index (docs/architecture.md).
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
   return query
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
-    from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
-   where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
-  returning t.*;
+  with claimed as (
+    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+      from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
+     where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
+    returning t.*)
+  select c.* from claimed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim_next is

@@ -175,7 +175,8 @@ begin
   -- The ids as an array and the status in a subquery: each job through the
   -- primary key. A plain join to the items hash-joined every running row of
   -- the table, and every entry left in the running-jobs index since the last
-  -- vacuum (docs/architecture.md, the lean row).
+  -- vacuum (docs/architecture.md, the lean row). The closed rows' Realtime
+  -- messages in one insert, as in job_claim_next.
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -190,7 +191,9 @@ begin
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
     returning t.*)
   -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
-  select c.* from closed as c;
+  select c.* from closed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_succeed_many is

@@ -3,7 +3,8 @@
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
 -- job_message builds it (the one builder). An update sends one message per
 -- changed row (after_jobs_updated, 19_job_updated); an insert statement's
--- go through send_job_messages, several on one topic as list messages of up to 100.
+-- go through send_job_messages, several on one topic as list messages of up to 100;
+-- a batched claim or close sends its rows' in one insert (send_statement_messages).
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: 14_security.
@@ -128,3 +129,41 @@ $$;
 comment on function supabase_jobs.send_job_messages is
   'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
 
+
+create or replace function supabase_jobs.send_statement_messages(label text, ids uuid[])
+returns integer
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+set enable_seqscan = off
+as $$
+declare
+  sent integer;
+begin
+  if ids is null or pg_catalog.cardinality(ids) = 0 then
+    return 0;
+  end if;
+  -- The mark after_jobs_updated (19) reads to leave these rows' messages to
+  -- this insert: this transaction (its id is assigned: the rows were just
+  -- written) and the trigger depth at which the statement's row triggers run.
+  -- Only those triggers match it: a row a trigger updates (a child's parent)
+  -- fires one level deeper and sends its own; the caller clears the mark once
+  -- its statement is done, and a rollback to before the statement clears it too.
+  perform pg_catalog.set_config('supabase_jobs.statement_messages',
+    pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
+  if not supabase_jobs.realtime_ready() then
+    raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
+    return 0;
+  end if;
+  -- The rows as the statement left them: its row triggers have not run yet.
+  insert into realtime.messages (payload, event, topic, private, extension)
+  select m.payload, 'job', m.topic, true, 'broadcast'
+    from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
+   where t.job_table = label and t.id = any (ids);
+  get diagnostics sent = row_count;
+  return sent;
+end
+$$;
+comment on function supabase_jobs.send_statement_messages is
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent.';

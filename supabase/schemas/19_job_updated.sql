@@ -28,7 +28,10 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if supabase_jobs.realtime_ready() then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
+     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
+    null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
+  elsif supabase_jobs.realtime_ready() then
     insert into realtime.messages (payload, event, topic, private, extension)
     select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
   else

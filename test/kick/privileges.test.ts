@@ -101,6 +101,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.owns_job_topic(text)',
 			// Trying again and replaying insert for the owner or an admin, after checking the caller.
 			'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
+			// A batched claim or close (workers only) sends its rows' messages in one insert: the current rows of the ids it names.
+			'supabase_jobs.send_statement_messages(text,uuid[])',
 			'supabase_jobs.send_stream_chunk(supabase_jobs.job,jsonb)',
 			'supabase_jobs.try_again(text,uuid)',
 			// A pause lifted (by an admin, under RLS) wakes the worker through kick_body.
