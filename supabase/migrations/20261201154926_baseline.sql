@@ -1646,7 +1646,7 @@ begin
      where t.job_table = label and t.id = any (array(select x.id from wanted as x)) and t.id = w.id
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
     returning t.*)
-  -- done rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
+  -- done rows hold no payload (row rule job_terminal_has_no_payload): returned as they are.
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
   perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
@@ -1810,7 +1810,7 @@ begin
     update supabase_jobs.job as t set status = 'cancelled', error = supabase_jobs.sentence(reason)
      where t.job_table = label and t.id = job_cancel.id and t.status in ('queued', 'running', 'waiting')
     returning t.*)
-  -- cancelled rows hold no payload (CHECK job_terminal_has_no_payload): returned as they are.
+  -- cancelled rows hold no payload (row rule job_terminal_has_no_payload): returned as they are.
   select c.* from cancelled as c;
 end
 $$;
