@@ -41,7 +41,8 @@ function guardedFloor(url: string): Probed {
 		name: 'floor with every guarantee on',
 		setup: () => db.setup(),
 		reset: () => db.reset(),
-		process: (n, concurrency) => floor.processBatched(n, concurrency, claimBatch),
+		process: (n, concurrency) =>
+			floor.processBatched(n, Number(process.env.BENCH_PROBE_FLOOR_LOOPS ?? concurrency), claimBatch),
 		async close() {
 			await floor.close();
 			await db.close();

@@ -34,8 +34,9 @@
  *   order, the ids as an array probed through the primary key, as
  *   `job_claim_next` writes it) and closing them in a second (the status in a
  *   subquery and the attempt checked, as `job_succeed_many` writes it). The
- *   guard, the row rules, one Realtime message per visible change, the
- *   indexes and RLS as installed all stay; what is left out is the `job_*`
+ *   guard, the row rules, one Realtime message per visible change (each
+ *   statement's in one insert, as those functions send them), the indexes and
+ *   RLS as installed all stay; what is left out is the `job_*`
  *   functions and the Node runner (its slots, local queue, handler calls and
  *   batched close).
  */
@@ -141,9 +142,16 @@ export interface BatchFloor {
 
 /** The batched floor on a migrated database whose triggers are all on (the bench's own `bench_ours`). */
 export function batchFloor(url: string): BatchFloor {
-	const sql = postgres(url, { max: 8, onnotice: () => {} });
+	// Planned as the functions plan their statements (their SET clauses): generic plans, no sequential scans.
+	const sql = postgres(url, {
+		max: 8,
+		onnotice: () => {},
+		connection: { plan_cache_mode: 'force_generic_plan', enable_seqscan: 'off' },
+	});
 	return {
 		async processBatched(n, concurrency, batch) {
+			// The table's label as a parameter, as the functions have it: one plan for any job table.
+			const label = 'jobs';
 			// Untimed, as ours is enqueued before its clock starts.
 			await sql`insert into public.jobs (kind, params)
 				select 'noop', jsonb_build_object('i', i) from generate_series(1, ${n}::int) i`;
@@ -152,23 +160,31 @@ export function batchFloor(url: string): BatchFloor {
 			// The claim of job_claim_next (no kind limit, every kind) and the close of job_succeed_many, as plain
 			// SQL: the claimed rows come back whole and the closed ids alone, as runWorkers gets them.
 			const step = async () => {
-				const claimed = await sql<{ id: string; attempts: number }[]>`update supabase_jobs.job as t
-					set status = 'running', attempts = t.attempts + 1
-					where t.job_table = 'jobs'
-						and t.id = any (array(
-							select n.id from supabase_jobs.job as n
-							where n.job_table = 'jobs' and n.status = 'queued' and n.available_at <= now()
-								and n.attempts < n.max_attempts and (n.expires_at is null or n.expires_at > now())
-							order by n.priority desc, n.available_at, n.created_at, n.id
-							limit ${batch}
-							for update skip locked))
-					returning t.*`;
+				// Each statement's Realtime messages in one insert, as those functions send them
+				// (send_statement_messages; the row trigger then sends none for those rows).
+				const claimed = await sql<{ id: string; attempts: number }[]>`with claimed as (
+						update supabase_jobs.job as t
+						set status = 'running', attempts = t.attempts + 1
+						where t.job_table = ${label}
+							and t.id = any (array(
+								select n.id from supabase_jobs.job as n
+								where n.job_table = ${label} and n.status = 'queued' and n.available_at <= now()
+									and n.attempts < n.max_attempts and (n.expires_at is null or n.expires_at > now())
+								order by n.priority desc, n.available_at, n.created_at, n.id
+								limit ${batch}
+								for update skip locked))
+						returning t.*)
+					select c.* from claimed as c
+					where (select supabase_jobs.send_statement_messages(${label}, array_agg(x.id)) from claimed as x) is not null`;
 				if (claimed.length === 0) return 0;
-				const closed = await sql`update supabase_jobs.job as t set status = 'done'
-					from unnest(${claimed.map((j) => j.id)}::uuid[], ${claimed.map((j) => j.attempts)}::int[]) as w(id, attempt)
-					where t.job_table = 'jobs' and t.id = any (${claimed.map((j) => j.id)}::uuid[]) and t.id = w.id
-						and t.status = (select 'running'::public.job_status) and t.attempts = w.attempt
-					returning t.id`;
+				const closed = await sql`with closed as (
+						update supabase_jobs.job as t set status = 'done'
+						from unnest(${claimed.map((j) => j.id)}::uuid[], ${claimed.map((j) => j.attempts)}::int[]) as w(id, attempt)
+						where t.job_table = ${label} and t.id = any (${claimed.map((j) => j.id)}::uuid[]) and t.id = w.id
+							and t.status = (select 'running'::public.job_status) and t.attempts = w.attempt
+						returning t.id)
+					select c.id from closed as c
+					where (select supabase_jobs.send_statement_messages(${label}, array_agg(x.id)) from closed as x) is not null`;
 				if (closed.length !== claimed.length)
 					throw new Error(`batched floor: ${closed.length} of ${claimed.length} claimed jobs closed`);
 				return claimed.length;
