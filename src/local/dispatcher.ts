@@ -260,14 +260,16 @@ export class Dispatcher extends EventEmitter {
 		} satisfies DispatchedResponse);
 	}
 
-	#armCron(): void {
+	#armCron(after = 0): void {
 		if (this.#stopped) return;
 		const now = Date.now();
-		const next = Math.floor(now / 1000) * 1000 + 1000;
+		// The next second boundary after the one just run: a timer may fire a little before its
+		// time by Date.now(), and that second must not be run twice.
+		const next = Math.max(Math.floor(now / 1000) * 1000 + 1000, after + 1000);
 		const timer = setTimeout(() => {
 			this.#timers.splice(this.#timers.indexOf(timer), 1);
 			void this.#track(this.#runDue(new Date(next), next % 60_000 === 0));
-			this.#armCron();
+			this.#armCron(next);
 		}, next - now);
 		this.#timers.push(timer);
 	}
