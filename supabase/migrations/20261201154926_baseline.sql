@@ -1254,7 +1254,9 @@ begin
     -- (jsonb_to_recordset), each optional field computed only when given. What the
     -- row rules do not refuse (another user as owner, a negative delay, an expiry
     -- not after the start, a tag's length) stops the statement in its WHERE; the
-    -- handler below then names the item. Only the ids come back.
+    -- handler below then names the item. Only the ids come back, in the items'
+    -- order: the rows are inserted as jsonb_to_recordset yields them (a function
+    -- scan behind OFFSET 0, nothing to reorder them), so no sort is asked for.
     return query
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
@@ -1273,7 +1275,7 @@ begin
                                else now() end as starts
                 from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload text, max_attempts integer,
                        locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
-                       expire_after_ms bigint, concurrency_key text)) with ordinality as r
+                       expire_after_ms bigint, concurrency_key text)) as r
                offset 0) as e
        where ((e.owner_id is not null and not worker and e.owner_id is distinct from uid)
               or e.delay_ms < 0 or e.expire_after_ms <= 0
@@ -1281,7 +1283,6 @@ begin
                     select 1 from pg_catalog.unnest(e.tags) g(tag)
                      where pg_catalog.char_length(g.tag) not between 1 and supabase_jobs.tag_max_length()))) is not true
           or supabase_jobs.invalid('items', 'an item is out of range') is not null
-       order by e.ordinality
       returning t.id)
     select added.id from added;
   exception when others then
