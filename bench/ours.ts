@@ -206,8 +206,15 @@ export function ours(url: string, version: string): OursSystem {
 	};
 }
 
-/** p50 of `count` sequential job_tick round trips on one running job (store.tick, as the tracker calls it). */
-export async function tickCost(url: string, count: number): Promise<{ p50: number; p95: number }> {
+/** p50 and p95 of `rounds` x `count` sequential tick round trips (see {@link tickTimes}), a fresh connection a round, pooled. */
+export async function tickCost(url: string, count: number, rounds = 1): Promise<{ p50: number; p95: number }> {
+	const times: number[] = [];
+	for (let r = 0; r < rounds; r++) times.push(...(await tickTimes(url, count)));
+	return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+/** `count` sequential job_tick round trips on one running job (store.tick, as the tracker calls it), in ms. */
+export async function tickTimes(url: string, count: number): Promise<number[]> {
 	const sql = postgres(url, { max: 1, onnotice: () => {} });
 	try {
 		const store = new JobStore(postgresAdapter(sql));
@@ -221,7 +228,7 @@ export async function tickCost(url: string, count: number): Promise<{ p50: numbe
 			times.push(now() - t0);
 		}
 		await store.succeed(job.id, { attempt: job.attempts });
-		return { p50: percentile(times, 50), p95: percentile(times, 95) };
+		return times;
 	} finally {
 		await sql.end();
 	}

