@@ -200,6 +200,120 @@ describe('runWorkers', () => {
 		await runner.stop();
 	});
 
+	/**
+	 * A store whose claims are recorded: `calls` in order, `answered(n)` once n claimNext calls have
+	 * answered, and `steal()` makes the next by-id claim find its job taken by another worker.
+	 */
+	function spiedStore() {
+		const spied = new JobStore(postgresAdapter(db.sql));
+		const calls: string[] = [];
+		const claim = spied.claim.bind(spied);
+		const claimNext = spied.claimNext.bind(spied);
+		let stealNext = false;
+		let answered = 0;
+		const waiters: { n: number; resolve: () => void }[] = [];
+		spied.claim = async (id, options) => {
+			calls.push(`claim ${id}`);
+			if (stealNext) {
+				stealNext = false;
+				await store.claim(id); // another worker, a moment earlier
+			}
+			return await claim(id, options);
+		};
+		spied.claimNext = async (options) => {
+			calls.push('claimNext');
+			const jobs = await claimNext(options);
+			answered++;
+			for (const w of waiters.filter((w) => answered >= w.n)) w.resolve();
+			return jobs;
+		};
+		return {
+			store: spied,
+			calls,
+			answered: (n: number) => new Promise<void>((resolve) => waiters.push({ n, resolve })),
+			steal: () => void (stealNext = true),
+		};
+	}
+
+	/** A runner over `on` that reports each settled job; idle once its first two claims have answered. */
+	function idleRunner(on: ReturnType<typeof spiedStore>) {
+		const settled: string[] = [];
+		let next: (() => void) | null = null;
+		const runner = runWorkers({
+			sql: db.sql,
+			store: on.store,
+			handlers: [defineJobHandler(counted, () => {})],
+			concurrency: 2,
+			pollMs: 600_000,
+			handleSignals: false,
+			logger: new RecordingLogger(),
+			onJobSettled: (job) => (settled.push(job.id), next?.()),
+		});
+		// Its first claim and the one its LISTEN's start asks for, both on an empty table.
+		const idle = on.answered(2);
+		return { runner, idle, settledOne: () => new Promise<void>((r) => (next = r)) };
+	}
+
+	it("an idle runner woken by one job's notification claims that job by id, not through the claim order", async () => {
+		const spied = spiedStore();
+		const { runner, idle, settledOne } = idleRunner(spied);
+		try {
+			await idle;
+			expect(spied.calls).toEqual(['claimNext', 'claimNext']);
+			const ran = settledOne();
+			const job = await store.enqueue(counted, { params: { n: 1 } });
+			await ran;
+			expect(spied.calls[2]).toBe(`claim ${job.id}`);
+			expect(await store.get(job.id)).toMatchObject({ status: 'done', attempts: 1 });
+		} finally {
+			await runner.stop();
+		}
+	});
+
+	it('an announced job another worker took first: the by-id claim finds nothing and the claim order decides', async () => {
+		const spied = spiedStore();
+		const { runner, idle } = idleRunner(spied);
+		try {
+			await idle;
+			spied.steal();
+			const fellBack = spied.answered(3);
+			const stolen = await store.enqueue(counted, { params: { n: 2 } });
+			await fellBack;
+			expect(spied.calls.slice(2, 4)).toEqual([`claim ${stolen.id}`, 'claimNext']);
+			expect(await store.get(stolen.id)).toMatchObject({ status: 'running', attempts: 1 });
+			expect(runner.stats.claimed).toBe(0);
+			await store.succeed(stolen.id, { attempt: 1 });
+		} finally {
+			await runner.stop();
+		}
+	});
+
+	it('two jobs announced together are claimed in claim order (the higher priority first), not the one announced last', async () => {
+		const started: number[] = [];
+		let settled!: () => void;
+		const both = new Promise<void>((r) => (settled = r));
+		const runner = runWorkers({
+			sql: db.sql,
+			store,
+			handlers: [defineJobHandler(counted, ({ params }) => void started.push(params.n))],
+			concurrency: 1,
+			pollMs: 600_000,
+			handleSignals: false,
+			logger: new RecordingLogger(),
+			onJobSettled: () => started.length === 2 && settled(),
+		});
+		await runner.ready;
+		// Two statements in one transaction: two notifications, delivered together at commit.
+		await db.sql.begin(async (tx) => {
+			const inTx = new JobStore(postgresAdapter(tx as unknown as Sql));
+			await inTx.enqueue(counted, { params: { n: 1 }, priority: 0 });
+			await inTx.enqueue(counted, { params: { n: 2 }, priority: 5 });
+		});
+		await both;
+		expect(started).toEqual([2, 1]);
+		await runner.stop();
+	});
+
 	it('runWorkers declares its heartbeat at claim: the row carries the liveness contract the runner keeps', async () => {
 		let started!: () => void;
 		const running = new Promise<void>((r) => (started = r));

@@ -99,6 +99,8 @@ interface NotifyPayload {
 	job_table?: string | null;
 	kind?: string | null;
 	kinds?: string[] | null;
+	/** Set when the statement was about one job. */
+	job_id?: string | null;
 	available_at?: string;
 }
 
@@ -172,6 +174,18 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	const prefetch = new PrefetchSizer();
 	/** The last claim came back full (or a notification or poll came since): the table may hold more. */
 	let moreMayWait = true;
+	// The wake-up's fast path: when the last claim came back short (the table held nothing more for
+	// us) and then exactly one notification named exactly one job, that job is the only one there
+	// can be, and it is claimed by id: a primary-key read instead of the claim order's index walk
+	// (docs/architecture.md, "The wake-up path"). Anything else announced since (a second
+	// notification, one naming no job, the poll, a reconnect) leaves it to claimNext.
+	let dry = false;
+	let announcedId: string | null = null;
+	let announcements = 0;
+	const announceUnknown = () => {
+		announcements = 2;
+		announcedId = null;
+	};
 
 	// Wake-ups: a notification, a finished job, the poll timer or stop(). `pending`
 	// keeps a wake-up that arrives while claiming from being lost.
@@ -188,6 +202,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 				wake = resolve;
 				timer = setTimeout(() => {
 					moreMayWait = true; // the poll backstop: look again whatever the last claim said
+					announceUnknown();
 					resolve();
 				}, ms);
 			});
@@ -212,6 +227,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			() => {
 				dueTimer = undefined;
 				moreMayWait = true;
+				announceUnknown();
 				poke();
 				armDue();
 			},
@@ -241,6 +257,8 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		const at = payload.available_at ? Date.parse(payload.available_at) : NaN;
 		if (!(at > Date.now())) {
 			moreMayWait = true;
+			announcements++;
+			announcedId = typeof payload.job_id === 'string' && announcements === 1 ? payload.job_id : null;
 			return poke();
 		}
 		// Claimable later: wake then rather than at the next poll.
@@ -249,6 +267,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	const listening = options.sql
 		.listen(options.channel ?? 'supabase_jobs', onNotify, () => {
 			moreMayWait = true;
+			announceUnknown();
 			poke();
 		})
 		.catch((e: unknown) => {
@@ -291,14 +310,40 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			// Claim when a slot waits with nothing in hand, or when the jobs in hand run low
 			// while the table still had more (a short claim means it ran dry: wait for a wake).
 			const low = local.length <= ahead / 2 && (moreMayWait || local.length === 0);
+			if (free > 0 && local.length === 0 && dry && announcements === 1 && announcedId !== null) {
+				const id = announcedId;
+				announcedId = null;
+				announcements = 0;
+				moreMayWait = false;
+				const job = await store.claim(id, { heartbeatMs: runner.heartbeatMs }).catch((e: unknown) => {
+					logger.warn(`${PREFIX} job ${id}: claiming the announced job failed; claiming in order instead`, e);
+					return null;
+				});
+				if (job && stopping) {
+					await giveBack([job]);
+					break;
+				}
+				if (job) {
+					local.push(job);
+					dispatch();
+					// Nothing else was announced: wait, as after a short claim.
+					await waitForWake(pollMs);
+					continue;
+				}
+				// Taken by another runner, or not claimable: the usual claim decides.
+				moreMayWait = true;
+			}
 			if ((free > 0 && local.length === 0) || (ahead > 0 && low)) {
 				const limit = Math.min(free + ahead - local.length, CLAIM_MAX);
 				if (limit > 0) {
 					moreMayWait = false;
+					announcements = 0;
+					announcedId = null;
 					prefetch.mark();
 					let jobs: Job[];
 					try {
 						jobs = await store.claimNext({ kinds, limit, heartbeatMs: runner.heartbeatMs });
+						dry = jobs.length < limit;
 						firstClaim();
 					} catch (e) {
 						firstClaim(); // answered, with an error: it polls from here
