@@ -138,7 +138,8 @@ function postgresTime(v: string): Date | null {
 	}
 	const sign = v.charCodeAt(i);
 	let offset: number;
-	if (sign === 90 && i + 1 === n) offset = 0; // Z
+	if (sign === 90 && i + 1 === n)
+		offset = 0; // Z
 	else if ((sign === 43 || sign === 45) && i + 6 === n && v.charCodeAt(i + 3) === 58) {
 		const oh = digits(v, i + 1, i + 3);
 		const om = digits(v, i + 4, i + 6);
