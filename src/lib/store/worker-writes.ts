@@ -118,14 +118,17 @@ export class WorkerWrites<R extends Job = Job> {
 	}
 
 	private succeedManyItems(items: readonly (SucceedOptions & { id: string })[]) {
-		const wanted = items.filter((item) => isJobId(item.id));
-		const args = wanted.map((item) => ({
-			id: item.id,
-			attempt: this.attemptOf(item.id, item.attempt) ?? null,
-			result_id: item.resultId ?? null,
-			timings: item.timings ?? null,
-		}));
-		for (const item of wanted) this.claimedAttempts.delete(item.id);
+		const args = [];
+		for (const item of items) {
+			if (!isJobId(item.id)) continue;
+			args.push({
+				id: item.id,
+				attempt: this.attemptOf(item.id, item.attempt) ?? null,
+				result_id: item.resultId ?? null,
+				timings: item.timings ?? null,
+			});
+		}
+		for (const arg of args) this.claimedAttempts.delete(arg.id);
 		return args;
 	}
 

@@ -152,21 +152,13 @@ export class JobRunner {
 		const entry = new RunningJob(job, store, this.#s.logger);
 		this.running.add(entry);
 		let outcome: JobOutcome = 'lost';
-		let worked = false;
-		const onWorked = () => {
-			if (worked) return;
-			worked = true;
-			this.#s.onWorked?.(job);
-		};
 		const loading = loadTracingOnce();
 		if (loading) await loading;
 		// The run span: the parent of the handler's own spans and of the close.
 		const span = startJobSpan('run', { id: job.id, kind: job.kind, attempt: job.attempts, table: store.table });
 		const report: RunReport = {};
 		try {
-			outcome = await (span
-				? span.within(() => this.#run(entry, onWorked, report))
-				: this.#run(entry, onWorked, report));
+			outcome = await (span ? span.within(() => this.#run(entry, report)) : this.#run(entry, report));
 		} catch (e) {
 			// Only a bug in the worker itself lands here; the row is left for reclaim.
 			this.#s.logger.error(`${PREFIX} job ${job.id}: the worker failed while running it`, e);
@@ -178,14 +170,21 @@ export class JobRunner {
 					span.fail(report.error ?? new Error(`job ${job.id}: ${outcome}`));
 				span.end();
 			}
-			onWorked();
+			this.#worked(entry);
 			this.running.delete(entry);
 			this.#s.onSettled?.(job, outcome);
 		}
 		return outcome;
 	}
 
-	async #run(entry: RunningJob, onWorked: () => void, report: RunReport): Promise<JobOutcome> {
+	/** Once per run: the handler is done (or never ran), only the close is left. */
+	#worked(entry: RunningJob): void {
+		if (entry.worked) return;
+		entry.worked = true;
+		this.#s.onWorked?.(entry.job);
+	}
+
+	async #run(entry: RunningJob, report: RunReport): Promise<JobOutcome> {
 		const { job, store } = entry;
 		const { logger } = this.#s;
 		const attempt = job.attempts;
@@ -208,7 +207,7 @@ export class JobRunner {
 
 		// The handler's part returns before the close is awaited: what it made for the run
 		// (closures, context, timers, tracker) is garbage while the close waits in a batch.
-		const { result, halted, timedOut, timings } = await this.#handle(entry, handler, params, onWorked);
+		const { result, halted, timedOut, timings } = await this.#handle(entry, handler, params);
 		if (!result.ok) report.error = result.error;
 
 		if (result.ok && !entry.shutdown.aborted) {
@@ -292,12 +291,7 @@ export class JobRunner {
 	}
 
 	/** Runs the handler to its end (or its stop) and writes its log lines; the close is the caller's. */
-	async #handle(
-		entry: RunningJob,
-		handler: JobHandler,
-		params: Record<string, unknown>,
-		onWorked: () => void,
-	): Promise<Handled> {
+	async #handle(entry: RunningJob, handler: JobHandler, params: Record<string, unknown>): Promise<Handled> {
 		const { job, store } = entry;
 		const plan = this.#s.plans.planNow(handler, store) ?? (await this.#s.plans.planFor(handler, store));
 		const run = new HandlerRun(
@@ -316,7 +310,7 @@ export class JobRunner {
 			// What the handler wrote is stored and sent before its outcome is.
 			const work = runHandler(handler, run.context(params) as never, run);
 			result = await Promise.race([settle(work), stoppedPromise(run.stop)]);
-			onWorked();
+			this.#worked(entry);
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {
