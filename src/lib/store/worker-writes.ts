@@ -9,6 +9,7 @@ import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { RawRow } from './adapter.ts';
 import { checkFinite, checkInt, checkMetadata, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import { appendStream } from './job-streams.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 import { writeLog, type LogLine } from './job-timeline.ts';
@@ -118,15 +119,17 @@ export class WorkerWrites<R extends Job = Job> {
 	}
 
 	private succeedManyItems(items: readonly (SucceedOptions & { id: string })[]) {
-		const args = [];
+		const args: { id: string; attempt: number | null; timings: PhaseTimings | null; result_id?: string }[] = [];
 		for (const item of items) {
 			if (!isJobId(item.id)) continue;
-			args.push({
+			const arg: (typeof args)[number] = {
 				id: item.id,
 				attempt: this.attemptOf(item.id, item.attempt) ?? null,
-				result_id: item.resultId ?? null,
 				timings: item.timings ?? null,
-			});
+			};
+			// An absent result_id reads as null: most closes have none, and the key was a fifth of each item's bytes.
+			if (item.resultId !== null && item.resultId !== undefined) arg.result_id = item.resultId;
+			args.push(arg);
 		}
 		for (const arg of args) this.claimedAttempts.delete(arg.id);
 		return args;
