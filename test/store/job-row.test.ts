@@ -63,6 +63,35 @@ describe('parseJobRow', () => {
 		expect(parseJobRow(older)).toMatchObject({ tags: [], priority: 0, metadata: null, heartbeatMs: null });
 	});
 
+	it('reads a timestamp as Date reads it, whatever its fraction, offset or date, and refuses one Date refuses', () => {
+		const texts = [
+			'2026-12-02T00:28:29.123456+00:00',
+			'2026-12-02T00:28:29+00:00',
+			'2026-12-02T00:28:29.1+05:30',
+			'2026-12-02T23:59:59.999999-03:00',
+			'2026-12-02T00:28:29.12Z',
+			'2026-02-31T00:00:00+00:00',
+			'2026-12-02T24:00:00Z',
+			'0099-05-05T00:00:00+00:00',
+			'2026-12-02 00:28:29+00',
+			'2026-12-02T00:28:29.123456+0000',
+		];
+		for (let i = 0; i < 2000; i++) {
+			const offset = ((i * 37) % 96) * 15 - 720;
+			const local = new Date(1_700_000_000_000 + i * 987_654_321 + offset * 60_000).toISOString().slice(0, 23);
+			const sign = offset < 0 ? '-' : '+';
+			const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+			const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+			texts.push(`${local}${String(i % 1000).padStart(3, '0')}${sign}${hh}:${mm}`);
+		}
+		for (const text of texts)
+			expect(parseJobRow({ ...row(), created_at: text }).createdAt.getTime(), text).toBe(new Date(text).getTime());
+		for (const text of ['2026-13-02T00:28:29+00:00', '2026-12-02T00:28:29.+00:00', '2026-12-02T00:28:29.5-11']) {
+			expect(Number.isNaN(new Date(text).getTime()), text).toBe(true);
+			expect(() => parseJobRow({ ...row(), created_at: text }), text).toThrow(/created_at/);
+		}
+	});
+
 	it("reads PostgREST's hex payload too", () => {
 		expect(parseJobRow({ ...row(), payload: '\\x0102ff' }).payload).toEqual(new Uint8Array([1, 2, 255]));
 	});

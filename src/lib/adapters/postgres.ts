@@ -184,9 +184,13 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 				return (typeof ids === 'string' ? ids.split(',').map((id) => ({ id })) : []) as JobCallResult<F>;
 			}
 			// A claim's payload comes apart as bytes; elsewhere it is in the row (null, or PostgREST's hex).
+			// The row is this call's own (just parsed from JSON), so the bytes are set in place and
+			// only when there are some (an absent payload reads as null): copying its ~35 keys, or even
+			// adding a key to every row, cost the Node runner several us per claimed job.
 			return rows.map((r) => {
 				const row = r.row as RawRow;
-				return { ...row, payload: ('payload' in r ? r.payload : row.payload) ?? null };
+				if (r.payload !== null && r.payload !== undefined) row.payload = r.payload;
+				return row;
 			}) as JobCallResult<F>;
 		},
 	};

@@ -9,6 +9,7 @@ import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { RawRow } from './adapter.ts';
 import { checkFinite, checkInt, checkMetadata, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
+import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import { appendStream } from './job-streams.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 import { writeLog, type LogLine } from './job-timeline.ts';
@@ -118,14 +119,19 @@ export class WorkerWrites<R extends Job = Job> {
 	}
 
 	private succeedManyItems(items: readonly (SucceedOptions & { id: string })[]) {
-		const wanted = items.filter((item) => isJobId(item.id));
-		const args = wanted.map((item) => ({
-			id: item.id,
-			attempt: this.attemptOf(item.id, item.attempt) ?? null,
-			result_id: item.resultId ?? null,
-			timings: item.timings ?? null,
-		}));
-		for (const item of wanted) this.claimedAttempts.delete(item.id);
+		const args: { id: string; attempt: number | null; timings: PhaseTimings | null; result_id?: string }[] = [];
+		for (const item of items) {
+			if (!isJobId(item.id)) continue;
+			const arg: (typeof args)[number] = {
+				id: item.id,
+				attempt: this.attemptOf(item.id, item.attempt) ?? null,
+				timings: item.timings ?? null,
+			};
+			// An absent result_id reads as null: most closes have none, and the key was a fifth of each item's bytes.
+			if (item.resultId !== null && item.resultId !== undefined) arg.result_id = item.resultId;
+			args.push(arg);
+		}
+		for (const arg of args) this.claimedAttempts.delete(arg.id);
 		return args;
 	}
 

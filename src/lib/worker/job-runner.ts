@@ -4,27 +4,21 @@
  * (succeed / fail / retry / release) according to how the handler ended.
  * Shared by the edge worker and the Node runner.
  */
-import { isJobError, StageInterruptedError } from '../errors.ts';
-import { checkMetadata } from '../store/input-checks.ts';
-import { LazyAbort } from '../internal/lazy-abort.ts';
+import { isJobError, type StageInterruptedError } from '../errors.ts';
 import type { Job } from '../store/job.ts';
-import type { JobStore, SucceedOptions, TickInput } from '../store/job-store.ts';
-import type { LogLevel } from '../store/job-timeline.ts';
+import type { JobStore, SucceedOptions } from '../store/job-store.ts';
 import type { PhaseSizes } from '../toolkit/phase-plan.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
-import { ProgressTracker } from '../toolkit/progress-tracker.ts';
-import type { Ticker } from '../toolkit/ticker.ts';
 import { retryDelaySeconds, type RetryBackoff } from './backoff.ts';
 import type { HandlerRegistry, JobHandler } from './job-handler.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, pickLocale, TIMED_OUT, UNEXPECTED_FAILURE } from './messages.ts';
 import type { PlanSource } from './plan-source.ts';
 import { isWaitingForChildren } from './waiting-for-children.ts';
-import { familyContext } from './family-context.ts';
-import { askContext, isWaitingForAnswer } from './asking.ts';
-import { JobOutput, STREAM_FLUSH_MS } from './job-output.ts';
+import { isWaitingForAnswer } from './asking.ts';
+import type { JobOutput } from './job-output.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
-import { JobLogBuffer, type JobLogFields } from './job-log.ts';
+import { HandlerRun } from './handler-run.ts';
 import { loadTracingOnce, startJobSpan } from '../internal/tracing.ts';
 
 /**
@@ -73,7 +67,7 @@ export interface JobRunnerSettings {
 async function runHandler(
 	handler: JobHandler,
 	context: Parameters<JobHandler['run']>[0],
-	made: { output: JobOutput | null },
+	made: { readonly output: JobOutput | null },
 ): Promise<unknown> {
 	await undefined;
 	let value: unknown;
@@ -83,7 +77,8 @@ async function runHandler(
 		await made.output?.flush().catch(() => {});
 		throw error;
 	}
-	await made.output?.flush();
+	// No stream, no wait: an `await undefined` is one more turn of the microtask queue per job.
+	if (made.output) await made.output.flush();
 	return value;
 }
 
@@ -117,9 +112,11 @@ export const DEFAULT_HEARTBEAT_MS = 5000;
 export class JobRunner {
 	readonly running = new Set<RunningJob>();
 	readonly #s: JobRunnerSettings;
+	readonly #sizeOf: (handler: JobHandler, job: Job) => PhaseSizes | null;
 
 	constructor(settings: JobRunnerSettings) {
 		this.#s = settings;
+		this.#sizeOf = (h, j) => this.sizeOf(h, j);
 	}
 
 	/** Declared at every claim: this runner beats at least this often for each job it runs. */
@@ -155,21 +152,13 @@ export class JobRunner {
 		const entry = new RunningJob(job, store, this.#s.logger);
 		this.running.add(entry);
 		let outcome: JobOutcome = 'lost';
-		let worked = false;
-		const onWorked = () => {
-			if (worked) return;
-			worked = true;
-			this.#s.onWorked?.(job);
-		};
 		const loading = loadTracingOnce();
 		if (loading) await loading;
 		// The run span: the parent of the handler's own spans and of the close.
 		const span = startJobSpan('run', { id: job.id, kind: job.kind, attempt: job.attempts, table: store.table });
 		const report: RunReport = {};
 		try {
-			outcome = await (span
-				? span.within(() => this.#run(entry, onWorked, report))
-				: this.#run(entry, onWorked, report));
+			outcome = await (span ? span.within(() => this.#run(entry, report)) : this.#run(entry, report));
 		} catch (e) {
 			// Only a bug in the worker itself lands here; the row is left for reclaim.
 			this.#s.logger.error(`${PREFIX} job ${job.id}: the worker failed while running it`, e);
@@ -181,14 +170,21 @@ export class JobRunner {
 					span.fail(report.error ?? new Error(`job ${job.id}: ${outcome}`));
 				span.end();
 			}
-			onWorked();
+			this.#worked(entry);
 			this.running.delete(entry);
 			this.#s.onSettled?.(job, outcome);
 		}
 		return outcome;
 	}
 
-	async #run(entry: RunningJob, onWorked: () => void, report: RunReport): Promise<JobOutcome> {
+	/** Once per run: the handler is done (or never ran), only the close is left. */
+	#worked(entry: RunningJob): void {
+		if (entry.worked) return;
+		entry.worked = true;
+		this.#s.onWorked?.(entry.job);
+	}
+
+	async #run(entry: RunningJob, report: RunReport): Promise<JobOutcome> {
 		const { job, store } = entry;
 		const { logger } = this.#s;
 		const attempt = job.attempts;
@@ -211,7 +207,7 @@ export class JobRunner {
 
 		// The handler's part returns before the close is awaited: what it made for the run
 		// (closures, context, timers, tracker) is garbage while the close waits in a batch.
-		const { result, halted, timedOut, timings } = await this.#handle(entry, handler, params, onWorked);
+		const { result, halted, timedOut, timings } = await this.#handle(entry, handler, params);
 		if (!result.ok) report.error = result.error;
 
 		if (result.ok && !entry.shutdown.aborted) {
@@ -295,199 +291,39 @@ export class JobRunner {
 	}
 
 	/** Runs the handler to its end (or its stop) and writes its log lines; the close is the caller's. */
-	async #handle(
-		entry: RunningJob,
-		handler: JobHandler,
-		params: Record<string, unknown>,
-		onWorked: () => void,
-	): Promise<Handled> {
+	async #handle(entry: RunningJob, handler: JobHandler, params: Record<string, unknown>): Promise<Handled> {
 		const { job, store } = entry;
-		const { logger } = this.#s;
-		const attempt = job.attempts;
-		// ctx.log's lines, batched; created by the first line.
-		let logs: JobLogBuffer | null = null;
 		const plan = this.#s.plans.planNow(handler, store) ?? (await this.#s.plans.planFor(handler, store));
-		const size = this.sizeOf(handler, job);
-
-		// Every abort below is lazy (see LazyAbort): a handler that never reads its
-		// signal or tracker costs no AbortController, listener or tracker.
-		// `halted`: the row is no longer this run's (cancelled, reclaimed, gone), learned by a tick or the heartbeat.
-		let halted: StageInterruptedError | null = null;
-		// `outside`: halted or given back; stops the tracker's phases and the handler.
-		const outside = new LazyAbort();
-		entry.shutdown.link(outside);
-		const startedAt = performance.now();
-		let lastTickAt = startedAt;
-		/** The last round trip that learned the status, written or read. */
-		let lastContactAt = lastTickAt;
-		const haltOn = (status: string, cause?: unknown) => {
-			if (halted) return;
-			halted = new StageInterruptedError(`job ${job.id} is ${status}`, { status, cause });
-			outside.abort(halted);
-		};
-		const tick = async (update: TickInput) => {
-			try {
-				const status = await store.tick(job.id, update);
-				lastTickAt = lastContactAt = performance.now();
-				if (status !== 'running') haltOn(status);
-				return status;
-			} catch (e) {
-				if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found') || isJobError(e, 'job_not_running'))
-					haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
-				throw e;
-			}
-		};
-		// A status read is not a heartbeat: lastTickAt only moves when a tick writes.
-		const readStatus = async () => {
-			try {
-				const status = await store.readStatus(job.id, { attempt });
-				lastContactAt = performance.now();
-				if (status !== 'running') haltOn(status);
-				return status;
-			} catch (e) {
-				if (isJobError(e, 'job_already_finished') || isJobError(e, 'job_not_found')) haltOn('no longer ours', e);
-				throw e;
-			}
-		};
-		// The handler's stop: outside, the kind's time limit, or the tracker learning the job stopped.
-		const stop = new LazyAbort();
-		// Streamed output, made on the first ctx.stream(): every append is guarded by the attempt,
-		// and a refusal stops the run as a tick's would.
-		const made: { output: JobOutput | null } = { output: null };
-		const outputFor = (): JobOutput =>
-			(made.output ??= new JobOutput(
-				async (stream, text) => {
-					try {
-						const status = await store.appendStream(job.id, stream, text, { attempt });
-						lastContactAt = performance.now();
-						if (status !== 'running') haltOn(status);
-					} catch (e) {
-						if (
-							isJobError(e, 'job_already_finished') ||
-							isJobError(e, 'job_not_found') ||
-							isJobError(e, 'job_not_running')
-						)
-							haltOn(isJobError(e, 'job_cancelled') ? 'cancelled' : 'no longer ours', e);
-						throw e;
-					}
-				},
-				{ flushMs: STREAM_FLUSH_MS, signal: () => stop.signal },
-			));
-		// Metadata: each update is checked against the kind's schema, then written by a tick of its own, in order.
-		let metadata: Record<string, unknown> | null = null;
-		const metadataNow = () => (metadata ??= { ...(job.metadata ?? {}) });
-		let metadataWrites: Promise<unknown> | null = null;
-		const setMetadata = (partial: Record<string, unknown>): Promise<void> => {
-			const merged = handler.kind.parseMetadata({ ...metadataNow(), ...checkMetadata(partial) }) as Record<
-				string,
-				unknown
-			>;
-			const changed = Object.fromEntries(Object.keys(partial).map((key) => [key, merged[key] ?? null]));
-			metadata = merged;
-			const write = (metadataWrites ?? Promise.resolve()).then(() => tick({ attempt, metadata: changed }));
-			metadataWrites = write.catch(() => {});
-			return write.then(() => undefined);
-		};
-		outside.link(stop);
-		let unlinkTracker: (() => void) | null = null;
-		let tracker: ProgressTracker | null = null;
-		const trackerFor = (): ProgressTracker => {
-			if (tracker) return tracker;
-			const ticker: Ticker = { tick: (_id, update) => tick(update), readStatus: () => readStatus() };
-			const created = new ProgressTracker(ticker, job.id, {
-				plan,
-				attempt,
-				intervalMs: this.#s.tickIntervalMs,
-				heartbeatMs: this.#s.heartbeatMs,
-				size: size ?? undefined,
-				signal: outside.signal,
-				startedAt,
-			});
-			const onTrackerAbort = () => stop.abort(created.signal.reason);
-			created.signal.addEventListener('abort', onTrackerAbort, { once: true });
-			unlinkTracker = () => created.signal.removeEventListener('abort', onTrackerAbort);
-			return (tracker = created);
-		};
-		// The kind's time limit: past it the handler is aborted and the job fails, with a sentence.
-		let timedOut = false;
-		const timeLimitTimer =
-			handler.timeoutMs === undefined
-				? undefined
-				: setTimeout(() => {
-						timedOut = true;
-						stop.abort(new StageInterruptedError(`job ${job.id} ran past its ${handler.timeoutMs} ms limit`));
-					}, handler.timeoutMs);
-
-		// The heartbeat: a handler that neither runs phases nor reports would
-		// otherwise look dead to reclaim_stale and never learn about a cancel.
-		// Between heartbeats, an interval with no tracker round trip reads the
-		// status, so such a handler learns of a cancel within one interval too.
-		let heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
-		const { heartbeatMs, tickIntervalMs } = this.#s;
-		const beat = () => {
-			heartbeatTimer = setTimeout(
-				async () => {
-					if (stop.aborted) return;
-					const now = performance.now();
-					try {
-						if (now - lastTickAt >= heartbeatMs * 0.9) await tick({ attempt });
-						else if (now - lastContactAt >= tickIntervalMs * 0.9) await readStatus();
-					} catch (e) {
-						if (!halted) logger.warn(`${PREFIX} job ${job.id}: heartbeat failed`, e);
-					}
-					if (!stop.aborted) beat();
-				},
-				Math.min(heartbeatMs, tickIntervalMs),
-			);
-		};
-		beat();
-
-		const family = familyContext(this.#s, (h, j) => this.sizeOf(h, j), job, store);
+		const run = new HandlerRun(
+			this.#s,
+			this.#sizeOf,
+			job,
+			store,
+			handler,
+			plan,
+			this.sizeOf(handler, job),
+			entry.shutdown,
+		);
+		run.start();
 		let result: Settled<unknown>;
 		try {
-			const context = {
-				job: job as never,
-				params: params as never,
-				payload: job.payload,
-				get signal() {
-					return stop.signal;
-				},
-				get tracker() {
-					return trackerFor();
-				},
-				attempt,
-				log: (level: LogLevel, message: string, fields?: JobLogFields | null) =>
-					(logs ??= new JobLogBuffer(store, job.id, attempt, logger)).log(level, message, fields),
-				stream: (name: string) => outputFor().stream(name),
-				get metadata() {
-					return metadataNow();
-				},
-				setMetadata,
-				...family,
-				...askContext(job, store),
-			};
 			// What the handler wrote is stored and sent before its outcome is.
-			const work = runHandler(handler, context, made);
-			result = await Promise.race([settle(work), stoppedPromise(stop)]);
-			onWorked();
+			const work = runHandler(handler, run.context(params) as never, run);
+			result = await Promise.race([settle(work), stoppedPromise(run.stop)]);
+			this.#worked(entry);
 			// A handler that ignores its signal is abandoned, not awaited: its slot is free again.
 			work.catch(() => {});
 		} finally {
-			if (stop.aborted) made.output?.discard();
-			clearTimeout(heartbeatTimer);
-			clearTimeout(timeLimitTimer);
-			(unlinkTracker as (() => void) | null)?.();
-			outside.unlink(stop);
-			entry.shutdown.unlink(outside);
+			run.finish();
 		}
 		// The handler's lines land before its close (a cancelled attempt may still write them).
-		await (logs as JobLogBuffer | null)?.close();
+		if (run.logs) await run.logs.close();
 		return {
 			result,
-			halted: halted as StageInterruptedError | null,
-			timedOut,
+			halted: run.halted,
+			timedOut: run.timedOut,
 			// An untouched tracker has timed no phase.
-			timings: (tracker as ProgressTracker | null)?.timings() ?? {},
+			timings: run.tracker?.timings() ?? {},
 		};
 	}
 

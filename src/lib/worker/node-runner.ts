@@ -165,7 +165,15 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			options.onJobSettled?.(job, outcome);
 		},
 	});
-	const runs = new Set<Promise<unknown>>();
+	/** Runs not yet settled (their close may still be in flight), and who waits for them all to settle. */
+	let runs = 0;
+	const idleWaiters: (() => void)[] = [];
+	const runEnded = () => {
+		runs--;
+		if (runs === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+		poke();
+	};
+	const allRunsEnded = () => (runs === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
 	/** Jobs whose handler is running: what `concurrency` bounds. */
 	let busy = 0;
 	let stopping = false;
@@ -279,11 +287,9 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		stats.claimed++;
 		busy++;
 		prefetch.started++;
-		const run = runner.run(job, store).finally(() => {
-			runs.delete(run);
-			poke();
-		});
-		runs.add(run);
+		runs++;
+		// One callback for every run, not a closure and a finally() each.
+		runner.run(job, store).then(runEnded, runEnded);
 	};
 	/** Hands claimed jobs waiting in memory to the free slots, oldest first. */
 	const dispatch = () => {
@@ -398,18 +404,15 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			// Claimed but never started: back to the queue, unspent, before waiting for the running ones.
 			await giveBack(local.splice(0));
 			const graceMs = stopOptions.graceMs ?? 30_000;
-			if (runs.size > 0) {
+			if (runs > 0) {
 				let timer: ReturnType<typeof setTimeout> | undefined;
-				await Promise.race([
-					Promise.allSettled([...runs]),
-					new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-				]);
+				await Promise.race([allRunsEnded(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
 				clearTimeout(timer);
 			}
-			if (runs.size > 0) {
-				logger.info(`${PREFIX} ${runs.size} job(s) still running after the grace; releasing them`);
+			if (runs > 0) {
+				logger.info(`${PREFIX} ${runs} job(s) still running after the grace; releasing them`);
 				await runner.releaseAll('the runner is stopping');
-				await Promise.allSettled([...runs]);
+				await allRunsEnded();
 			}
 			await (await listening)?.unlisten().catch(() => {});
 			resolveDone();

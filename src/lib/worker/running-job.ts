@@ -25,6 +25,8 @@ export class RunningJob {
 	readonly #logger: WorkerLogger;
 	#release: Promise<boolean> | null = null;
 	#closing = false;
+	/** The runner has been told this run's handler is done (its slot is free). */
+	worked = false;
 
 	constructor(job: Job, store: JobStore, logger: WorkerLogger) {
 		this.job = job;
