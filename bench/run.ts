@@ -66,6 +66,8 @@ const CEILING_COMMITS = env('BENCH_CEILING_COMMITS', 2000);
 const BARE_BATCH_JOBS = env('BENCH_BARE_BATCH_JOBS', 10000);
 const BARE_CLAIM_BATCH = env('BENCH_BARE_CLAIM_BATCH', 100);
 const FINISHED_ROWS = env('BENCH_FINISHED_ROWS', 1_000_000);
+// Section 4 compares two small drains of the same system: more rounds, so one slow moment moves it less.
+const FINISHED_ROUNDS = Math.max(ROUNDS, 5);
 const BURST_SECONDS = env('BENCH_BURST_SECONDS', 30);
 const MESSAGES_JOBS = env('BENCH_MESSAGES_JOBS', 200);
 const MESSAGES_TICKS = env('BENCH_MESSAGES_TICKS', 100);
@@ -189,12 +191,12 @@ async function main(): Promise<void> {
 		// Rounds interleave the participants, so drift in the machine's load hits all of them alike.
 		// Each measurement starts only after its reset(): resetting under a running fill
 		// would delete jobs the measurement then waits for.
-		const medianRate = async (label: string, entries: Entry[]) => {
+		const medianRate = async (label: string, entries: Entry[], rounds = ROUNDS) => {
 			const results = new Map<string, number[]>();
-			for (let round = 0; round < ROUNDS; round++) {
+			for (let round = 0; round < rounds; round++) {
 				for (const e of entries) {
 					await e.reset();
-					log(`${label}: ${e.name}, round ${round + 1}/${ROUNDS}`);
+					log(`${label}: ${e.name}, round ${round + 1}/${rounds}`);
 					const ms = await e.run();
 					results.set(e.name, [...(results.get(e.name) ?? []), rate(e.jobs, ms)]);
 				}
@@ -345,6 +347,7 @@ async function main(): Promise<void> {
 				{ name: `${p.name}, empty`, jobs: PATH_JOBS, reset: () => us.reset(), run: () => p.run(us) },
 				{ name: `${p.name}, full`, jobs: PATH_JOBS, reset: clear, run: () => p.run(withHistory) },
 			]),
+			FINISHED_ROUNDS,
 		);
 		await clear();
 		const rows = await countRows(fullUrl);
@@ -516,7 +519,7 @@ async function main(): Promise<void> {
 				emptyFull.map((r) => [r.label, fmt(r.empty), fmt(r.full), `${fmt(r.empty / r.full, 2)}x`]),
 			),
 			'',
-			`${fmt(PATH_JOBS)} queued jobs at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds, measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one holding the finished rows (database \`bench_full\`, same server), so both see the same machine load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; indexes in force; every row a valid finished job), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
+			`${fmt(PATH_JOBS)} queued jobs at concurrency ${CONCURRENCY}, median of ${FINISHED_ROUNDS} rounds, measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one holding the finished rows (database \`bench_full\`, same server), so both see the same machine load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; indexes in force; every row a valid finished job), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
 			'',
 		);
 
