@@ -314,14 +314,19 @@ export class UnexpectedRowError extends JobError {
 // and takes jobRowSchema, which reads it or names what is wrong. Parsing each
 // claimed row with zod was a good share of the Node runner's CPU per job.
 const STATUSES: ReadonlySet<unknown> = new Set(JOB_STATUSES);
+/** Thrown by the readers below at the first field that is not what a job row holds; caught by readJobRow. */
 const BAD = Symbol('bad');
-type Bad = typeof BAD;
-const str = (v: unknown): string | Bad => (typeof v === 'string' ? v : BAD);
-const strOrNull = (v: unknown): string | null | Bad => (v === null || v === undefined ? null : str(v));
-const int = (v: unknown): number | Bad => (Number.isSafeInteger(v) ? (v as number) : BAD);
-const num = (v: unknown): number | Bad => (Number.isFinite(v) ? (v as number) : BAD);
-const date = (v: unknown): Date | Bad => toDate(v) ?? BAD;
-const dateOrNull = (v: unknown): Date | null | Bad => (v === null || v === undefined ? null : date(v));
+const bad = (): never => {
+	throw BAD;
+};
+const str = (v: unknown): string => (typeof v === 'string' ? v : bad());
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
+const int = (v: unknown): number => (Number.isSafeInteger(v) ? (v as number) : bad());
+const num = (v: unknown): number => (Number.isFinite(v) ? (v as number) : bad());
+const date = (v: unknown): Date => toDate(v) ?? bad();
+const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
+/** A column every job row has (null allowed): missing, the row is not one. */
+const column = (v: unknown): unknown => (v === undefined ? bad() : v);
 const isRecord = (v: unknown): v is Record<string, unknown> => {
 	if (typeof v !== 'object' || v === null) return false;
 	const proto: unknown = Object.getPrototypeOf(v);
@@ -343,103 +348,50 @@ function readJobRow(r: RawRow): Job | null {
 		!(metadata === null || isRecord(metadata))
 	)
 		return null;
-	// Each field read into a local and compared with BAD once: a loop over the
-	// finished object's keys cost more than the reading.
-	const id = str(r.id);
-	const createdAt = date(r.created_at);
-	const updatedAt = date(r.updated_at);
-	const kind = str(r.kind);
-	const resultId = r.result_id === undefined ? BAD : strOrNull(r.result_id);
-	const error = r.error === undefined ? BAD : strOrNull(r.error);
-	const errorCode = r.error_code === undefined ? BAD : strOrNull(r.error_code);
-	const attempts = int(r.attempts);
-	const maxAttempts = int(r.max_attempts);
-	const startedAt = r.started_at === undefined ? BAD : dateOrNull(r.started_at);
-	const finishedAt = r.finished_at === undefined ? BAD : dateOrNull(r.finished_at);
-	const progress = num(r.progress);
-	const stage = r.stage === undefined ? BAD : strOrNull(r.stage);
-	const heartbeatAt = r.heartbeat_at === undefined ? BAD : dateOrNull(r.heartbeat_at);
-	const heartbeatMs = r.heartbeat_ms === null || r.heartbeat_ms === undefined ? null : int(r.heartbeat_ms);
-	const ownerId = r.owner_id === undefined ? BAD : strOrNull(r.owner_id);
-	const locale = r.locale === undefined ? BAD : strOrNull(r.locale);
-	const availableAt = date(r.available_at);
-	const idempotencyKey = strOrNull(r.idempotency_key);
-	const priority = r.priority === undefined ? 0 : int(r.priority);
-	const expiresAt = dateOrNull(r.expires_at);
-	const concurrencyKey = strOrNull(r.concurrency_key);
-	const parentId = strOrNull(r.parent_id);
-	const expectedSeconds =
-		r.expected_seconds === null || r.expected_seconds === undefined ? null : num(r.expected_seconds);
-	const resumedAt = dateOrNull(r.resumed_at);
-	const expectedEndAt = dateOrNull(r.expected_end_at);
-	const retryOf = strOrNull(r.retry_of);
-	if (
-		id === BAD ||
-		createdAt === BAD ||
-		updatedAt === BAD ||
-		kind === BAD ||
-		resultId === BAD ||
-		error === BAD ||
-		errorCode === BAD ||
-		attempts === BAD ||
-		maxAttempts === BAD ||
-		startedAt === BAD ||
-		finishedAt === BAD ||
-		progress === BAD ||
-		stage === BAD ||
-		heartbeatAt === BAD ||
-		heartbeatMs === BAD ||
-		ownerId === BAD ||
-		locale === BAD ||
-		availableAt === BAD ||
-		idempotencyKey === BAD ||
-		priority === BAD ||
-		expiresAt === BAD ||
-		concurrencyKey === BAD ||
-		parentId === BAD ||
-		expectedSeconds === BAD ||
-		resumedAt === BAD ||
-		expectedEndAt === BAD ||
-		retryOf === BAD
-	)
-		return null;
-	return {
-		id,
-		isActive: r.is_active,
-		createdAt,
-		updatedAt,
-		kind,
-		status: r.status as JobStatusValue,
-		params: r.params,
-		payload: payload ? new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength) : null,
-		resultId,
-		error,
-		errorCode,
-		attempts,
-		maxAttempts,
-		startedAt,
-		finishedAt,
-		progress,
-		stage,
-		heartbeatAt,
-		heartbeatMs,
-		workerSilent: false,
-		ownerId,
-		locale,
-		availableAt,
-		timings: timings === null ? null : (readTimings(timings) ?? {}),
-		tags: tags as string[],
-		idempotencyKey,
-		priority,
-		expiresAt,
-		concurrencyKey,
-		parentId,
-		expectedSeconds,
-		resumedAt,
-		expectedEndAt,
-		retryOf,
-		metadata,
-	};
+	// Each field read once, in the object it lands in; a reader throws BAD at a field that is not
+	// what a job row holds (rare: the row then takes jobRowSchema, which names it).
+	try {
+		return {
+			id: str(r.id),
+			isActive: r.is_active,
+			createdAt: date(r.created_at),
+			updatedAt: date(r.updated_at),
+			kind: str(r.kind),
+			status: r.status as JobStatusValue,
+			params: r.params,
+			payload: payload ? new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength) : null,
+			resultId: strOrNull(column(r.result_id)),
+			error: strOrNull(column(r.error)),
+			errorCode: strOrNull(column(r.error_code)),
+			attempts: int(r.attempts),
+			maxAttempts: int(r.max_attempts),
+			startedAt: dateOrNull(column(r.started_at)),
+			finishedAt: dateOrNull(column(r.finished_at)),
+			progress: num(r.progress),
+			stage: strOrNull(column(r.stage)),
+			heartbeatAt: dateOrNull(column(r.heartbeat_at)),
+			heartbeatMs: r.heartbeat_ms === null || r.heartbeat_ms === undefined ? null : int(r.heartbeat_ms),
+			workerSilent: false,
+			ownerId: strOrNull(column(r.owner_id)),
+			locale: strOrNull(column(r.locale)),
+			availableAt: date(r.available_at),
+			timings: timings === null ? null : (readTimings(timings) ?? {}),
+			tags: tags as string[],
+			idempotencyKey: strOrNull(r.idempotency_key),
+			priority: r.priority === undefined ? 0 : int(r.priority),
+			expiresAt: dateOrNull(r.expires_at),
+			concurrencyKey: strOrNull(r.concurrency_key),
+			parentId: strOrNull(r.parent_id),
+			expectedSeconds: r.expected_seconds === null || r.expected_seconds === undefined ? null : num(r.expected_seconds),
+			resumedAt: dateOrNull(r.resumed_at),
+			expectedEndAt: dateOrNull(r.expected_end_at),
+			retryOf: strOrNull(r.retry_of),
+			metadata,
+		};
+	} catch (e) {
+		if (e === BAD) return null;
+		throw e;
+	}
 }
 
 function allStrings(items: unknown[]): boolean {
