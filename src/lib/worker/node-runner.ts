@@ -188,11 +188,10 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	// (docs/architecture.md, "The wake-up path"). Anything else announced since (a second
 	// notification, one naming no job, the poll, a reconnect) leaves it to claimNext.
 	let dry = false;
-	let announcedId: string | null = null;
-	let announcements = 0;
+	/** Since the last claim: nothing announced (undefined), one job by id, or anything else (null). */
+	let announced: string | null | undefined;
 	const announceUnknown = () => {
-		announcements = 2;
-		announcedId = null;
+		announced = null;
 	};
 
 	// Wake-ups: a notification, a finished job, the poll timer or stop(). `pending`
@@ -260,13 +259,12 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		}
 		// One notification per statement: job_table/kind are null when it mixed several.
 		if (typeof payload.job_table === 'string' && payload.job_table !== tableLabel(store.table)) return;
-		const announced = payload.kinds ?? (typeof payload.kind === 'string' ? [payload.kind] : null);
-		if (announced && !announced.some((k) => kinds.includes(k))) return;
+		const forKinds = payload.kinds ?? (typeof payload.kind === 'string' ? [payload.kind] : null);
+		if (forKinds && !forKinds.some((k) => kinds.includes(k))) return;
 		const at = payload.available_at ? Date.parse(payload.available_at) : NaN;
 		if (!(at > Date.now())) {
 			moreMayWait = true;
-			announcements++;
-			announcedId = typeof payload.job_id === 'string' && announcements === 1 ? payload.job_id : null;
+			announced = announced === undefined && typeof payload.job_id === 'string' ? payload.job_id : null;
 			return poke();
 		}
 		// Claimable later: wake then rather than at the next poll.
@@ -316,10 +314,9 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 			// Claim when a slot waits with nothing in hand, or when the jobs in hand run low
 			// while the table still had more (a short claim means it ran dry: wait for a wake).
 			const low = local.length <= ahead / 2 && (moreMayWait || local.length === 0);
-			if (free > 0 && local.length === 0 && dry && announcements === 1 && announcedId !== null) {
-				const id = announcedId;
-				announcedId = null;
-				announcements = 0;
+			if (free > 0 && local.length === 0 && dry && typeof announced === 'string') {
+				const id = announced;
+				announced = undefined;
 				moreMayWait = false;
 				const job = await store.claim(id, { heartbeatMs: runner.heartbeatMs }).catch((e: unknown) => {
 					logger.warn(`${PREFIX} job ${id}: claiming the announced job failed; claiming in order instead`, e);
@@ -343,8 +340,7 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 				const limit = Math.min(free + ahead - local.length, CLAIM_MAX);
 				if (limit > 0) {
 					moreMayWait = false;
-					announcements = 0;
-					announcedId = null;
+					announced = undefined;
 					prefetch.mark();
 					let jobs: Job[];
 					try {
