@@ -2187,6 +2187,7 @@ export type Database = {
 				Args: { delay: string; prefix?: string; run_at: string };
 				Returns: string;
 			};
+			statement_mark: { Args: { depth: number }; Returns: string };
 			stream_chunk_max_bytes: {
 				Args: Record<PropertyKey, never>;
 				Returns: number;

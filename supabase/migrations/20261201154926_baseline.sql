@@ -2431,6 +2431,18 @@ $$;
 comment on function supabase_jobs.send_job_messages is
   'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
 
+create or replace function supabase_jobs.statement_mark(depth integer)
+returns text
+language sql
+stable
+as $$
+  -- No SET search_path (every name here is written pg_catalog's): inlined into
+  -- send_statement_messages, which sets the mark, and after_jobs_updated (19),
+  -- which reads it, so both write it the same way.
+  select pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', depth)
+$$;
+comment on function supabase_jobs.statement_mark is
+  'The mark of a batched statement whose Realtime messages send_statement_messages sent: this transaction and the trigger depth at which that statement''s row triggers run (setting supabase_jobs.statement_messages).';
 
 create or replace function supabase_jobs.send_statement_messages(label text, ids uuid[])
 returns integer
@@ -2452,8 +2464,7 @@ begin
   -- Only those triggers match it: a row a trigger updates (a child's parent)
   -- fires one level deeper and sends its own; the caller clears the mark once
   -- its statement is done, and a rollback to before the statement clears it too.
-  perform pg_catalog.set_config('supabase_jobs.statement_messages',
-    pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
+  perform pg_catalog.set_config('supabase_jobs.statement_messages', supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth() + 1), true);
   if not supabase_jobs.realtime_ready() then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
@@ -4456,7 +4467,7 @@ revoke all on function
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
   supabase_jobs.install_schedules, supabase_jobs.kick_token,
   supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
-  supabase_jobs.send_statement_messages, supabase_jobs.worker_endpoint
+  supabase_jobs.send_statement_messages, supabase_jobs.statement_mark, supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 
 -- What users call (each checks its caller: RLS, ownership, the attempt).
@@ -5943,8 +5954,7 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
-     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true) = supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth()) then
     null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
   elsif supabase_jobs.realtime_ready() then
     insert into realtime.messages (payload, event, topic, private, extension)

@@ -158,7 +158,7 @@ revoke all on function
   supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
   supabase_jobs.install_schedules, supabase_jobs.kick_token,
   supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
-  supabase_jobs.send_statement_messages, supabase_jobs.worker_endpoint
+  supabase_jobs.send_statement_messages, supabase_jobs.statement_mark, supabase_jobs.worker_endpoint
   from public, anon, authenticated, service_role;
 
 -- What users call (each checks its caller: RLS, ownership, the attempt).

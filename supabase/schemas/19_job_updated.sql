@@ -28,8 +28,7 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
-     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true) = supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth()) then
     null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
   elsif supabase_jobs.realtime_ready() then
     insert into realtime.messages (payload, event, topic, private, extension)

@@ -69,6 +69,10 @@ const RUN: Record<string, Run> = {
 				detail: 'Function \\`supabase_jobs.realtime_ready\\` has a role mutable search_path',
 				why: 'whether realtime.messages can take a message, inlined into every job update that sends one (a SET clause would make the remembered answer a call of its own per change); every name and operator in its body is pg_catalog-qualified or schema-qualified',
 			},
+			{
+				detail: 'Function \\`supabase_jobs.statement_mark\\` has a role mutable search_path',
+				why: 'the mark of a batched statement whose messages were sent, inlined into the update trigger that reads it on every changed row and the function that sets it (a SET clause would make it a call per row); every name in its body is pg_catalog-qualified',
+			},
 		],
 	},
 	'0013_rls_disabled_in_public': { title: 'RLS is on for every table in an exposed schema' },

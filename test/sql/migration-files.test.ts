@@ -83,6 +83,7 @@ describe('migration files', () => {
 		'supabase_jobs.job_message',
 		'supabase_jobs.label_as_written',
 		'supabase_jobs.realtime_ready',
+		'supabase_jobs.statement_mark',
 	]);
 
 	it('each opens with a comment and sets the search_path of every function it creates exactly once (but those the planner inlines)', async () => {
