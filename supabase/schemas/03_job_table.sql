@@ -290,6 +290,25 @@ $$;
 comment on function supabase_jobs.is_admin is
   'True when the caller''s JWT says app_metadata.role = ''admin'' (set by the service role; users cannot write app_metadata): reads and cancels every job.';
 
+-- Who is calling, by privilege and not by role name, for SECURITY DEFINER functions
+-- (where current_user is the definer): the role the request set (or the session's),
+-- trusted when it is a superuser, bypasses RLS or is a member of the job table's owner.
+-- A custom JWT role that inherits authenticated is a user, like authenticated and anon.
+create or replace function supabase_jobs.caller_is_trusted()
+returns boolean
+language sql stable
+set search_path = ''
+as $$
+  select coalesce((
+    select r.rolsuper or r.rolbypassrls
+        or pg_catalog.pg_has_role(r.oid, (select c.relowner from pg_catalog.pg_class c
+                                           where c.oid = 'supabase_jobs.job'::pg_catalog.regclass), 'USAGE')
+      from pg_catalog.pg_roles r
+     where r.rolname = coalesce(pg_catalog.nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)), false)
+$$;
+comment on function supabase_jobs.caller_is_trusted is
+  'True when the calling role (the role a request set, else the session''s) is a superuser, bypasses RLS or belongs to the job table''s owner: a worker or an operator. Everyone else, custom JWT roles inheriting authenticated included, is a user. Used by SECURITY DEFINER functions, where current_user is the definer.';
+
 create or replace function supabase_jobs.is_worker()
 returns boolean
 language plpgsql stable

@@ -200,16 +200,12 @@ as $$
 declare
   j supabase_jobs.job;
   open_question supabase_jobs.job_question;
-  -- Security definer: who is calling is the role the request set, not current_user.
-  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+  user_call boolean := not supabase_jobs.caller_is_trusted();
 begin
   select t.* into j from supabase_jobs.job t where t.job_table = label and t.id = answer_question.id for update;
-  if j.id is null then
+  -- Another user's job (or an ownerless one) answers as a job that does not exist.
+  if j.id is null or (user_call and not (coalesce(j.owner_id = (select auth.uid()), false) or supabase_jobs.is_admin())) then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
-  end if;
-  if user_call and not (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin()) then
-    raise exception using errcode = '42501',
-      message = pg_catalog.format('only the owner of job %s (or an admin) may answer its question', id);
   end if;
   select q.* into open_question from supabase_jobs.job_question q
    where q.job_id = j.id and q.answered_at is null and (answer_question.key is null or q.key = answer_question.key)
@@ -234,7 +230,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.answer_question is
-  'job_answer''s write, as the owner of the tables: the caller must own the job or be an admin (42501), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
 
 create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -248,7 +244,7 @@ begin
 end
 $$;
 comment on function public.job_answer is
-  'The owner (or an admin) answers the open question of a waiting job: checked against its answer schema (22023 names the field; the job keeps waiting), then the job is queued again and its handler, run again, gets the answer. 42501 for anyone else, SJ003 when no question is open, PT404 for an unknown job.';
+  'The owner (or an admin) answers the open question of a waiting job: checked against its answer schema (22023 names the field; the job keeps waiting), then the job is queued again and its handler, run again, gets the answer. SJ003 when no question is open, PT404 for an unknown job or another user''s.';
 
 create or replace function supabase_jobs.expire_questions(label text)
 returns setof supabase_jobs.job
@@ -321,15 +317,13 @@ set search_path = ''
 as $$
 declare
   old supabase_jobs.job;
-  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+  user_call boolean := not supabase_jobs.caller_is_trusted();
 begin
   select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = try_again.id;
-  if old.id is null then
+  -- A user who is not an admin tries again only through job_try_again, as themselves
+  -- (within their quota and the kind registry): here anything else is a job not found.
+  if old.id is null or (user_call and not supabase_jobs.is_admin()) then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
-  end if;
-  if user_call and not (old.owner_id = (select auth.uid()) or supabase_jobs.is_admin()) then
-    raise exception using errcode = '42501',
-      message = pg_catalog.format('only the owner of job %s (or an admin) may try it again', id);
   end if;
   if old.status not in ('failed', 'cancelled') then
     raise exception using errcode = 'SJ002',
@@ -353,7 +347,11 @@ begin
   if not supabase_jobs.is_worker() then
     -- The owner's own job: inserted as the owner, within their quota.
     select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = job_try_again.id;
-    if old.id is not null and old.owner_id = (select auth.uid()) and old.status in ('failed', 'cancelled') then
+    if old.id is not null and coalesce(old.owner_id = (select auth.uid()), false) then
+      if old.status not in ('failed', 'cancelled') then
+        raise exception using errcode = 'SJ002',
+          message = pg_catalog.format('job %s is %s: only a failed or cancelled job is tried again', id, old.status);
+      end if;
       return supabase_jobs.insert_retry(old);
     end if;
   end if;
@@ -361,7 +359,7 @@ begin
 end
 $$;
 comment on function public.job_try_again is
-  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; 42501 for anyone else, SJ002 for a job not failed or cancelled, PT404 unknown.';
+  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; SJ002 for a job not failed or cancelled, PT404 for an unknown job or another user''s.';
 
 create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
 returns setof supabase_jobs.job
@@ -370,7 +368,7 @@ security definer
 set search_path = ''
 as $$
 declare
-  user_call boolean := coalesce(pg_catalog.current_setting('role', true), 'none') in ('authenticated', 'anon');
+  user_call boolean := not supabase_jobs.caller_is_trusted();
   picked supabase_jobs.job[];
   old supabase_jobs.job;
 begin
