@@ -1432,6 +1432,7 @@ export type Database = {
 			attach_partition: { Args: { tbl: unknown }; Returns: undefined };
 			backstop: { Args: Record<PropertyKey, never>; Returns: number };
 			batch_max: { Args: Record<PropertyKey, never>; Returns: number };
+			caller_is_trusted: { Args: Record<PropertyKey, never>; Returns: boolean };
 			can_transition: {
 				Args: {
 					from_status: Database['public']['Enums']['job_status'];

@@ -304,7 +304,7 @@ as $$
         or pg_catalog.pg_has_role(r.oid, (select c.relowner from pg_catalog.pg_class c
                                            where c.oid = 'supabase_jobs.job'::pg_catalog.regclass), 'USAGE')
       from pg_catalog.pg_roles r
-     where r.rolname = coalesce(pg_catalog.nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)), false)
+     where r.rolname = coalesce(nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)), false)
 $$;
 comment on function supabase_jobs.caller_is_trusted is
   'True when the calling role (the role a request set, else the session''s) is a superuser, bypasses RLS or belongs to the job table''s owner: a worker or an operator. Everyone else, custom JWT roles inheriting authenticated included, is a user. Used by SECURITY DEFINER functions, where current_user is the definer.';

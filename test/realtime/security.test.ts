@@ -238,10 +238,10 @@ describe('a question a job asks its owner', () => {
 			.select('*');
 		expect(select.data ?? []).toEqual([]);
 		const answer = await b.supabase.rpc('job_answer', { id: job.id, answer: true });
-		expect(answer.error?.code).toBe('42501');
+		expect(answer.error?.code).toBe('PT404');
 		expect((await a.store.question(job.id))?.prompt).toBe(prompt);
 		await f.worker.cancel(job.id);
-		expect((await b.supabase.rpc('job_try_again', { id: job.id })).error?.code).toBe('42501');
+		expect((await b.supabase.rpc('job_try_again', { id: job.id })).error?.code).toBe('PT404');
 		expect((await b.supabase.rpc('job_replay', { kind: 'asks' })).error?.code).toBe('42501');
 		await owner.removeAllChannels();
 	});

@@ -10,6 +10,7 @@ import {
 	InvalidJobInputError,
 	NoOpenQuestionError,
 	NotRetryableError,
+	JobNotFoundError,
 	PermissionDeniedError,
 } from '../../src/lib/errors.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
@@ -124,7 +125,7 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 			await worker.ask(job.id, { key: 'ask-1', prompt: 'Qual é o idioma?', schema: LANGUAGE, attempt: job.attempts });
 			const other = await stranger();
 			expect(await other.question(job.id)).toBeNull();
-			expect(await rejection(other.answer(job.id, 'en'))).toBeInstanceOf(PermissionDeniedError);
+			expect(await rejection(other.answer(job.id, 'en'))).toBeInstanceOf(JobNotFoundError);
 			expect((await user.get(job.id)).status).toBe('waiting');
 			const boss = await admin();
 			expect((await boss.question(job.id))?.prompt).toBe('Qual é o idioma?');
@@ -184,7 +185,7 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 			expect(await rejection(user.tryAgain(job.id))).toBeInstanceOf(NotRetryableError);
 			await user.cancel(job.id);
 			const other = await stranger();
-			expect(await rejection(other.tryAgain(job.id))).toBeInstanceOf(PermissionDeniedError);
+			expect(await rejection(other.tryAgain(job.id))).toBeInstanceOf(JobNotFoundError);
 			const boss = await admin();
 			expect((await boss.tryAgain(job.id)).retryOf).toBe(job.id);
 		});
