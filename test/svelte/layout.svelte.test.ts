@@ -61,6 +61,13 @@ describe('the Svelte layer in one room', () => {
 		expect(reaching).toEqual([]);
 	});
 
+	it('tells a terminal status with the one isTerminalStatus, the state machine mirror in src/lib/state.ts', () => {
+		const defining = sources.filter((f) =>
+			/\bfunction isTerminalStatus\b|\bisTerminalStatus\s*=/.test(readFileSync(f, 'utf8')),
+		);
+		expect(defining.map(rel)).toEqual(['src/lib/state.ts']);
+	});
+
 	it('imports nothing of the Svelte layer from outside src/lib/svelte', () => {
 		const leaving = files(SVELTE)
 			.filter((f) => /\.(ts|svelte)$/.test(f))
