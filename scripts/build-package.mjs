@@ -9,7 +9,7 @@
 // - the sources import each other with `.ts` extensions. The compiler rewrites
 //   those in the emitted JavaScript (rewriteRelativeImportExtensions) but never
 //   in declarations, so every relative `.ts` specifier becomes `.js`;
-// - `../components/X.svelte` becomes `../components/X.svelte.js`: under
+// - `./components/X.svelte` becomes `./components/X.svelte.js`: under
 //   moduleResolution node16/nodenext TypeScript looks for `X.d.svelte.ts` (and
 //   wants allowArbitraryExtensions) for the former, while the latter resolves
 //   to the `X.svelte.d.ts` svelte-package writes, as it does under bundler.
@@ -26,7 +26,7 @@ const bin = (name) => join(root, 'node_modules/.bin', name);
 
 /** `from './x.ts'`, `import('../y.svelte.ts')`, `import './z.ts'`: relative specifiers only. */
 const RELATIVE_TS = /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g;
-/** `from '../components/X.svelte'`: relative specifiers only. */
+/** `from './components/X.svelte'`: relative specifiers only. */
 const RELATIVE_SVELTE = /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?\.svelte)\2/g;
 
 async function* walk(dir) {

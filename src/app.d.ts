@@ -1,7 +1,7 @@
 // See https://svelte.dev/docs/kit/types#app.d.ts
 import type { DemoConfig } from './demo/app/config.server.ts';
 import type { DemoSession } from './demo/app/session.server.ts';
-import type { JobLocale } from './lib/svelte/messages.ts';
+import type { JobLocale } from './lib/svelte/index.ts';
 
 declare global {
 	namespace App {

@@ -69,11 +69,11 @@ export {
 	type AdminDashboard,
 	type AdminDashboardOptions,
 	type AdminDashboardStore,
-} from './dashboard/admin-route.ts';
+} from './svelte/dashboard/admin-route.ts';
 export type {
 	DashboardActionName,
 	DashboardActionResult,
 	DashboardFilter,
 	DashboardJob,
 	JobsDashboardData,
-} from './dashboard/dashboard-data.ts';
+} from './svelte/dashboard/dashboard-data.ts';

@@ -77,15 +77,16 @@ export const JOB_TRANSITIONS = {
 } as const satisfies Record<JobStatusValue, readonly JobStatusValue[]>;
 
 /**
- * True for done, failed and cancelled.
+ * True for done, failed and cancelled; false when there is no status yet
+ * (a watch that has not answered).
  *
  * @example
  * ```ts
  * if (isTerminalStatus(job.status)) stopPolling();
  * ```
  */
-export function isTerminalStatus(status: JobStatusValue): boolean {
-	return (TERMINAL_JOB_STATUSES as readonly JobStatusValue[]).includes(status);
+export function isTerminalStatus(status: JobStatusValue | null | undefined): boolean {
+	return status != null && (TERMINAL_JOB_STATUSES as readonly JobStatusValue[]).includes(status);
 }
 
 /**

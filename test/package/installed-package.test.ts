@@ -117,8 +117,8 @@ describe('the packed package', () => {
 			expect(files).toContain(`dist/${entry}.js`);
 			expect(files).toContain(`dist/${entry}.d.ts`);
 		}
-		expect(files).toContain('dist/components/JobProgress.svelte');
-		expect(files).toContain('dist/components/JobProgress.svelte.d.ts');
+		expect(files).toContain('dist/svelte/components/JobProgress.svelte');
+		expect(files).toContain('dist/svelte/components/JobProgress.svelte.d.ts');
 		expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('functions/'))).toEqual([]);
 		// Every migration of the repository but the demo's.
 		const { packageMigrations } = await import('../../bin/init.mjs');

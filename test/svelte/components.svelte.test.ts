@@ -1,9 +1,9 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import CancelButton from '../../src/lib/components/CancelButton.svelte';
-import JobProgress from '../../src/lib/components/JobProgress.svelte';
-import JobStatusBadge from '../../src/lib/components/JobStatusBadge.svelte';
-import JobStrip from '../../src/lib/components/JobStrip.svelte';
+import CancelButton from '../../src/lib/svelte/components/CancelButton.svelte';
+import JobProgress from '../../src/lib/svelte/components/JobProgress.svelte';
+import JobStatusBadge from '../../src/lib/svelte/components/JobStatusBadge.svelte';
+import JobStrip from '../../src/lib/svelte/components/JobStrip.svelte';
 import { messagesFor, resolveJobLocale, startTime } from '../../src/lib/svelte/messages.ts';
 import type { JobSnapshot, JobSnapshotStatus } from '../../src/lib/svelte/types.ts';
 import { snap } from './fixtures/sources.ts';

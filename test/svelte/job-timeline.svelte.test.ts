@@ -4,7 +4,7 @@
  */
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
-import JobTimeline from '../../src/lib/components/JobTimeline.svelte';
+import JobTimeline from '../../src/lib/svelte/components/JobTimeline.svelte';
 import type { JobTimelineEntry } from '../../src/lib/store/job-timeline.ts';
 
 let target: HTMLElement;

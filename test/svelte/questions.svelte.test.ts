@@ -1,8 +1,8 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
-import JobProgress from '../../src/lib/components/JobProgress.svelte';
-import JobQuestion from '../../src/lib/components/JobQuestion.svelte';
-import TryAgainButton from '../../src/lib/components/TryAgainButton.svelte';
+import JobProgress from '../../src/lib/svelte/components/JobProgress.svelte';
+import JobQuestion from '../../src/lib/svelte/components/JobQuestion.svelte';
+import TryAgainButton from '../../src/lib/svelte/components/TryAgainButton.svelte';
 import { InvalidJobInputError, NotRetryableError } from '../../src/lib/errors.ts';
 import type { AskedQuestion } from '../../src/lib/store/questions.ts';
 import type { JobSnapshot } from '../../src/lib/svelte/types.ts';

@@ -7,9 +7,9 @@
  */
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
-import JobProgress from '../../src/lib/components/JobProgress.svelte';
-import JobStatusBadge from '../../src/lib/components/JobStatusBadge.svelte';
-import JobStrip from '../../src/lib/components/JobStrip.svelte';
+import JobProgress from '../../src/lib/svelte/components/JobProgress.svelte';
+import JobStatusBadge from '../../src/lib/svelte/components/JobStatusBadge.svelte';
+import JobStrip from '../../src/lib/svelte/components/JobStrip.svelte';
 import { JOB_MESSAGES } from '../../src/lib/svelte/messages.ts';
 import type { JobSnapshot } from '../../src/lib/svelte/types.ts';
 import { snap } from './fixtures/sources.ts';

@@ -3,7 +3,7 @@
  * of the demo's are in i18n.ts). Column headings name what each figure is;
  * the views' own comments (Studio) say how it is computed.
  */
-import { resolveJobLocale } from '../../lib/svelte/messages.ts';
+import { resolveJobLocale } from '../../lib/svelte/index.ts';
 
 const en = {
 	title: 'Jobs overview',

@@ -7,7 +7,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { supabaseAdapter } from '../../lib/adapters/supabase.ts';
 import type { Job } from '../../lib/store/job.ts';
 import { JobStore } from '../../lib/store/job-store.ts';
-import type { JobListSource, JobSnapshot, JobWatchSource } from '../../lib/svelte/types.ts';
+import type { JobListSource, JobSnapshot, JobWatchSource } from '../../lib/svelte/index.ts';
 
 /** What the layout hands the browser (page data). */
 export interface PublicSession {

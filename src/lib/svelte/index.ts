@@ -36,7 +36,7 @@ export type {
  * @example
  * <JobProgress {job} label="Reading the tender" />
  */
-export { default as JobProgress } from '../components/JobProgress.svelte';
+export { default as JobProgress } from './components/JobProgress.svelte';
 
 /**
  * A job's streamed output as it is written, with a polite live region that
@@ -45,7 +45,7 @@ export { default as JobProgress } from '../components/JobProgress.svelte';
  * @example
  * <JobStream {job} name="summary" label="Summary" />
  */
-export { default as JobStream } from '../components/JobStream.svelte';
+export { default as JobStream } from './components/JobStream.svelte';
 
 /**
  * Cancel button: "Cancelling…" at once, one request however many clicks.
@@ -53,7 +53,7 @@ export { default as JobStream } from '../components/JobStream.svelte';
  * @example
  * <CancelButton {job} />
  */
-export { default as CancelButton } from '../components/CancelButton.svelte';
+export { default as CancelButton } from './components/CancelButton.svelte';
 
 /**
  * The "queued or running" strip.
@@ -61,7 +61,7 @@ export { default as CancelButton } from '../components/CancelButton.svelte';
  * @example
  * <JobStrip jobs={inFlight.jobs} />
  */
-export { default as JobStrip } from '../components/JobStrip.svelte';
+export { default as JobStrip } from './components/JobStrip.svelte';
 
 /**
  * A status badge (failed highlighted, cancelled neutral).
@@ -69,10 +69,10 @@ export { default as JobStrip } from '../components/JobStrip.svelte';
  * @example
  * <JobStatusBadge status={job.status} />
  */
-export { default as JobStatusBadge } from '../components/JobStatusBadge.svelte';
+export { default as JobStatusBadge } from './components/JobStatusBadge.svelte';
 
-export { DASHBOARD_MESSAGES, dashboardMessagesFor, type DashboardMessages } from './dashboard-messages.ts';
-export type { DashboardEnhance } from './jobs-dashboard.svelte.ts';
+export { DASHBOARD_MESSAGES, dashboardMessagesFor, type DashboardMessages } from './dashboard/dashboard-messages.ts';
+export type { DashboardEnhance } from './dashboard/jobs-dashboard.svelte.ts';
 
 /**
  * The admin dashboard: queues, failed jobs with their sentences, a job's
@@ -82,7 +82,7 @@ export type { DashboardEnhance } from './jobs-dashboard.svelte.ts';
  * @example
  * <JobsDashboard {data} {form} {enhance} />
  */
-export { default as JobsDashboard } from '../components/JobsDashboard.svelte';
+export { default as JobsDashboard } from './dashboard/JobsDashboard.svelte';
 
 /**
  * A job's timeline (transitions and its worker's log lines), from `store.timeline(id)`.
@@ -90,7 +90,7 @@ export { default as JobsDashboard } from '../components/JobsDashboard.svelte';
  * @example
  * <JobTimeline entries={await store.timeline(jobId)} />
  */
-export { default as JobTimeline } from '../components/JobTimeline.svelte';
+export { default as JobTimeline } from './components/JobTimeline.svelte';
 export type { JobTimelineEntry } from '../store/job-timeline.ts';
 
 /**
@@ -100,7 +100,7 @@ export type { JobTimelineEntry } from '../store/job-timeline.ts';
  * @example
  * <JobQuestion {job} labels={{ en: 'English', 'pt-BR': 'Português' }} />
  */
-export { default as JobQuestion } from '../components/JobQuestion.svelte';
+export { default as JobQuestion } from './components/JobQuestion.svelte';
 
 /**
  * "Try again" on a failed or cancelled job: a new linked job, handed to `onretried`.
@@ -108,4 +108,4 @@ export { default as JobQuestion } from '../components/JobQuestion.svelte';
  * @example
  * <TryAgainButton {job} onretried={(again) => goto(`/jobs/${again.id}`)} />
  */
-export { default as TryAgainButton } from '../components/TryAgainButton.svelte';
+export { default as TryAgainButton } from './components/TryAgainButton.svelte';

@@ -1,7 +1,8 @@
 import { untrack } from 'svelte';
 import { ChildSnapshots } from './internal/child-snapshots.svelte.ts';
 import { JobSnapshotFields } from './internal/job-snapshot-fields.svelte.ts';
-import { isSnapshotOf, isTerminalStatus, mergeSnapshot } from './internal/merge-snapshot.ts';
+import { isTerminalStatus } from '../state.ts';
+import { isSnapshotOf, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
 import { QueuePosition } from './internal/queue-position.svelte.ts';
 import { StreamTexts } from './internal/stream-texts.svelte.ts';

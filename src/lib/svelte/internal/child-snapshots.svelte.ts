@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import { isTerminalStatus, mergeSnapshot } from './merge-snapshot.ts';
+import { isTerminalStatus } from '../../state.ts';
+import { mergeSnapshot } from './merge-snapshot.ts';
 import type { JobSnapshot, JobWatchSource } from '../types.ts';
 
 /** @internal What the children loop reads of the parent it follows. */

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { isTerminalStatus } from './merge-snapshot.ts';
+import { isTerminalStatus } from '../../state.ts';
 import type { JobSnapshot, JobSnapshotStatus } from '../types.ts';
 
 /** @internal What {@link WatchedJob} shows of its snapshot. */

@@ -19,14 +19,8 @@
  *
  * @internal
  */
-import type { JobSnapshot, JobSnapshotStatus } from '../types.ts';
-
-const TERMINAL: ReadonlySet<JobSnapshotStatus> = new Set(['done', 'failed', 'cancelled']);
-
-/** @internal */
-export function isTerminalStatus(status: JobSnapshotStatus | null | undefined): boolean {
-	return status != null && TERMINAL.has(status);
-}
+import { isTerminalStatus } from '../../state.ts';
+import type { JobSnapshot } from '../types.ts';
 
 /** @internal Clamps to 0..100; anything not a finite number reads as 0. */
 export function clampProgress(value: unknown): number {

@@ -7,10 +7,10 @@
  * too (defence in depth); its refusal also answers 403.
  */
 import type { ActionFailure, RequestEvent } from '@sveltejs/kit';
-import { isJobError } from '../errors.ts';
-import { fromPostgresError } from '../internal/map-sql-error.ts';
-import { invalid } from '../store/input-checks.ts';
-import type { JobStore } from '../store/job-store.ts';
+import { isJobError } from '../../errors.ts';
+import { fromPostgresError } from '../../internal/map-sql-error.ts';
+import { invalid } from '../../store/input-checks.ts';
+import type { JobStore } from '../../store/job-store.ts';
 import {
 	dashboardJob,
 	type DashboardActionName,

@@ -9,8 +9,8 @@ import type {
 	DashboardActionResult,
 	DashboardFilter,
 	JobsDashboardData,
-} from '../dashboard/dashboard-data.ts';
-import type { KindOverview } from '../store/store-options.ts';
+} from './dashboard-data.ts';
+import type { KindOverview } from '../../store/store-options.ts';
 import { dashboardMessagesFor, fill, type DashboardMessages } from './dashboard-messages.ts';
 
 /** What the page gives the dashboard: the load's data, the last action's answer, the language. */

@@ -3,10 +3,10 @@
  * (strings, numbers, booleans; times as ISO strings), so the components take
  * props and nothing else, and any transport (SvelteKit's, JSON) carries it.
  */
-import type { JobStatusValue } from '../state.ts';
-import type { Job } from '../store/job.ts';
-import type { JobTimelineEntry } from '../store/job-timeline.ts';
-import type { KindOverview } from '../store/store-options.ts';
+import type { JobStatusValue } from '../../state.ts';
+import type { Job } from '../../store/job.ts';
+import type { JobTimelineEntry } from '../../store/job-timeline.ts';
+import type { KindOverview } from '../../store/store-options.ts';
 
 /**
  * One job as the dashboard lists it (never its params or payload).

@@ -3,7 +3,7 @@
  * failed-jobs filter, a job id, a kind. Bad input throws InvalidJobInputError
  * naming the field the form sent, before anything reaches the database.
  */
-import { checkKind, invalid, isJobId } from '../store/input-checks.ts';
+import { checkKind, invalid, isJobId } from '../../store/input-checks.ts';
 import type { DashboardFilter } from './dashboard-data.ts';
 
 type Fields = Pick<URLSearchParams, 'get'> | Pick<FormData, 'get'>;

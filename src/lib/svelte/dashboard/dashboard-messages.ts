@@ -3,7 +3,7 @@
  * come from the job components' own strings; a failed job's sentence is the
  * job's `error`, shown as the user saw it.
  */
-import { JOB_MESSAGES, resolveJobLocale, type JobLocale } from './messages.ts';
+import { JOB_MESSAGES, resolveJobLocale, type JobLocale } from '../messages.ts';
 
 /**
  * Every string the admin dashboard shows. `{kind}`, `{n}` and `{id}` are replaced.
