@@ -2498,7 +2498,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
 
 -- ============================================================================
 -- supabase/schemas/10_kinds_and_quotas.sql
@@ -2735,7 +2735,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.hold_of is
-  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
+  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed). Runs as its owner (SECURITY DEFINER): it counts the running jobs of every owner behind a limit, rows a user may not read; users reach it only through hold_of_job, for their own job.';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -2750,7 +2750,7 @@ as $$
      and (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin())
 $$;
 comment on function supabase_jobs.hold_of_job is
-  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
+  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin. Runs as its owner (SECURITY DEFINER): it answers hold_of (every owner''s running jobs) for one job, after checking the job is the caller''s own (or the caller an admin), NULL-safe.';
 
 -- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])
@@ -3171,7 +3171,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_child_changed is
-  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated.';
+  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated. Runs as its owner (SECURITY DEFINER): the child''s change moves its parent, a row the child''s owner (or the worker that inserted it) may not update directly.';
 
 create or replace function supabase_jobs.cancel_children()
 returns trigger
@@ -3980,6 +3980,8 @@ begin
   return n;
 end
 $$;
+comment on function supabase_jobs.install_recurring is
+  'Puts the recurring schedules (supabase_jobs.schedules) into pg_cron, one cron job each, and drops the cron jobs of schedules gone; returns how many. Runs as its owner (SECURITY DEFINER): pg_cron''s cron.schedule is the owner''s to call, for the service role''s job_sync_schedules and install_schedules.';
 
 create or replace function supabase_jobs.install_schedules()
 returns integer
@@ -4111,7 +4113,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.kick_body is
-  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises.';
+  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
 create or replace function supabase_jobs.kick(
   job_table text,
@@ -4129,7 +4131,7 @@ as $$
     'job_id', job_id, 'job_table', job_table, 'kind', kind, 'count', count, 'reason', reason))
 $$;
 comment on function supabase_jobs.kick is
-  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises.';
+  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
 create table supabase_jobs.due_wakeups (
   due_at    timestamptz not null,
@@ -4215,7 +4217,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child). Runs as its owner (SECURITY DEFINER): a user''s enqueue must wake the worker (Vault, pg_net), leave due wake-ups and send Realtime messages: tables the user may not read or write.';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -4294,7 +4296,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.leave_due_wakeup is
-  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table.';
+  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table. Runs as its owner (SECURITY DEFINER): a claim that finds a rate window full writes supabase_jobs.due_wakeups, which no caller writes directly.';
 
 create or replace function supabase_jobs.kick_due()
 returns integer
@@ -4356,7 +4358,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics. Runs as its owner (SECURITY DEFINER): the realtime.messages policy calls it as the joining user, each join; it reads only the caller''s own claims (auth.uid(), is_admin).';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;
@@ -4608,7 +4610,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_stream_chunk is
-  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself.';
+  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself. Runs as its owner (SECURITY DEFINER): the caller (job_stream_append, workers only) may not write realtime.messages itself.';
 
 create or replace function public.job_stream_append(
   id uuid,
@@ -4732,7 +4734,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_deleted is
-  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs.';
+  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs. Runs as its owner (SECURITY DEFINER): whoever deletes a job (an admin, retention, a deleted owner) deletes its streams too, which no user may write.';
 
 create trigger after_jobs_deleted after delete on supabase_jobs.job
   referencing old table as old_rows
@@ -4990,7 +4992,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.answer_question is
-  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back. Runs as its owner (SECURITY DEFINER): a user may neither write the questions table nor move a job waiting -> queued; it checks the caller first (the owner, NULL-safe, or an admin; anyone else PT404).';
 
 create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -5599,7 +5601,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.wake_resumed_kind is
-  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable.';
+  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable. Runs as its owner (SECURITY DEFINER): an admin''s resume (under RLS) wakes the worker through kick_body, which reads Vault.';
 
 create trigger wake_resumed_kind after update of paused_at on supabase_jobs.kind_limits for each row
   when (old.paused_at is not null and new.paused_at is null)
@@ -5756,7 +5758,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.forget_job_timeline is
-  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it.';
+  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it. Runs as its owner (SECURITY DEFINER): whoever deletes a job deletes its events and log lines, which no user may write.';
 
 create trigger forget_job_timeline after delete on supabase_jobs.job for each row
   execute function supabase_jobs.forget_job_timeline();
@@ -6024,7 +6026,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
   execute function supabase_jobs.after_jobs_updated();

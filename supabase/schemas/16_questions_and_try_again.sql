@@ -230,7 +230,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.answer_question is
-  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back. Runs as its owner (SECURITY DEFINER): a user may neither write the questions table nor move a job waiting -> queued; it checks the caller first (the owner, NULL-safe, or an admin; anyone else PT404).';
 
 create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
 returns supabase_jobs.job
