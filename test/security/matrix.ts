@@ -44,6 +44,8 @@ export interface Case {
 	state: JobState;
 	/** Calls the function on the target; a missing target is a random id and kind. */
 	call: (tx: postgres.TransactionSql, t: Target) => Promise<unknown>;
+	/** The same call's arguments for supabase.rpc(fn, args). */
+	rpc: (t: Target) => Record<string, unknown>;
 	/** The owner's answer names the job (so the owner demonstrably reads it), not only succeeds. */
 	ownerSees?: boolean;
 }
@@ -59,6 +61,7 @@ export const RECORDS_SQL = `
 export const CASES: Case[] = [
 	{
 		fn: 'job_get',
+		rpc: (t) => ({ id: t.id }),
 		scope: 'job',
 		state: 'queued',
 		ownerSees: true,
@@ -66,14 +69,22 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_get_many',
+		rpc: (t) => ({ ids: [t.id] }),
 		scope: 'job',
 		state: 'queued',
 		ownerSees: true,
 		call: (tx, t) => tx`select * from job_get_many(${[t.id]}::uuid[])`,
 	},
-	{ fn: 'job_get_status', scope: 'job', state: 'queued', call: (tx, t) => tx`select job_get_status(${t.id}) as s` },
+	{
+		fn: 'job_get_status',
+		rpc: (t) => ({ id: t.id }),
+		scope: 'job',
+		state: 'queued',
+		call: (tx, t) => tx`select job_get_status(${t.id}) as s`,
+	},
 	{
 		fn: 'job_cancel',
+		rpc: (t) => ({ id: t.id }),
 		scope: 'job',
 		state: 'queued',
 		ownerSees: true,
@@ -81,6 +92,7 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_children',
+		rpc: (t) => ({ parent_id: t.id }),
 		scope: 'job',
 		state: 'parent',
 		ownerSees: true,
@@ -88,18 +100,21 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_queue_position',
+		rpc: (t) => ({ id: t.id }),
 		scope: 'job',
 		state: 'queued',
 		call: (tx, t) => tx`select job_queue_position(${t.id}) as p`,
 	},
 	{
 		fn: 'job_hold_reasons',
+		rpc: (t) => ({ ids: [t.id] }),
 		scope: 'job',
 		state: 'queued',
 		call: (tx, t) => tx`select * from job_hold_reasons(${[t.id]}::uuid[])`,
 	},
 	{
 		fn: 'job_list_recent',
+		rpc: (t) => ({ kind: t.kind }),
 		scope: 'job',
 		state: 'queued',
 		ownerSees: true,
@@ -107,20 +122,29 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_reschedule',
+		rpc: (t) => ({ id: t.id, delay: '1 hour' }),
 		scope: 'job',
 		state: 'queued',
 		ownerSees: true,
 		call: (tx, t) => tx`select * from job_reschedule(${t.id}, delay => '1 hour')`,
 	},
-	{ fn: 'job_timeline', scope: 'job', state: 'queued', call: (tx, t) => tx`select event from job_timeline(${t.id})` },
+	{
+		fn: 'job_timeline',
+		rpc: (t) => ({ id: t.id }),
+		scope: 'job',
+		state: 'queued',
+		call: (tx, t) => tx`select event from job_timeline(${t.id})`,
+	},
 	{
 		fn: 'job_stream_read',
+		rpc: (t) => ({ id: t.id }),
 		scope: 'job',
 		state: 'running',
 		call: (tx, t) => tx`select job_stream_read(${t.id}) as r`,
 	},
 	{
 		fn: 'job_open_question',
+		rpc: (t) => ({ id: t.id }),
 		scope: 'job',
 		state: 'waiting',
 		ownerSees: true,
@@ -128,6 +152,7 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_answer',
+		rpc: (t) => ({ id: t.id, answer: true }),
 		scope: 'job',
 		state: 'waiting',
 		ownerSees: true,
@@ -135,6 +160,7 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_try_again',
+		rpc: (t) => ({ id: t.id }),
 		scope: 'job',
 		state: 'failed',
 		ownerSees: true,
@@ -142,53 +168,85 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'job_phase_history',
+		rpc: (t) => ({ kind: t.kind }),
 		scope: 'job',
 		state: 'done',
 		ownerSees: true,
 		call: (tx, t) => tx`select timings from job_phase_history(${t.kind})`,
 	},
-	{ fn: 'job_replay', scope: 'admin', state: 'failed', call: (tx, t) => tx`select id from job_replay(${t.kind})` },
+	{
+		fn: 'job_replay',
+		rpc: (t) => ({ kind: t.kind }),
+		scope: 'admin',
+		state: 'failed',
+		call: (tx, t) => tx`select id from job_replay(${t.kind})`,
+	},
 	{
 		fn: 'job_cancel_many',
+		rpc: (t) => ({ kind: t.kind }),
 		scope: 'admin',
 		state: 'queued',
 		call: (tx, t) => tx`select job_cancel_many(kind => ${t.kind}) as n`,
 	},
 	{
 		fn: 'job_delete_finished',
+		rpc: (t) => ({ ended_before: new Date(Date.now() + 60_000).toISOString(), kind: t.kind }),
 		scope: 'admin',
 		state: 'done',
 		call: (tx, t) => tx`select job_delete_finished(now() + interval '1 minute', kind => ${t.kind}) as n`,
 	},
-	{ fn: 'job_pause_kind', scope: 'admin', state: 'queued', call: (tx, t) => tx`select job_pause_kind(${t.kind}) as p` },
+	{
+		fn: 'job_pause_kind',
+		rpc: (t) => ({ kind: t.kind }),
+		scope: 'admin',
+		state: 'queued',
+		call: (tx, t) => tx`select job_pause_kind(${t.kind}) as p`,
+	},
 	{
 		fn: 'job_resume_kind',
+		rpc: (t) => ({ kind: t.kind }),
 		scope: 'admin',
 		state: 'queued',
 		call: (tx, t) => tx`select job_resume_kind(${t.kind}) as r`,
 	},
 	{
 		fn: 'job_set_rate_limit',
+		rpc: (t) => ({ kind: t.kind, starts: 1, per_ms: 1000 }),
 		scope: 'admin',
 		state: 'queued',
 		call: (tx, t) => tx`select job_set_rate_limit(${t.kind}, 1, 1000)`,
 	},
-	{ fn: 'job_admin_kinds', scope: 'admin', state: 'queued', call: (tx) => tx`select kind from job_admin_kinds()` },
-	{ fn: 'jobs_admin_overview', scope: 'admin', state: 'queued', call: (tx) => tx`select jobs_admin_overview() as o` },
+	{
+		fn: 'job_admin_kinds',
+		rpc: () => ({}),
+		scope: 'admin',
+		state: 'queued',
+		call: (tx) => tx`select kind from job_admin_kinds()`,
+	},
+	{
+		fn: 'jobs_admin_overview',
+		rpc: () => ({}),
+		scope: 'admin',
+		state: 'queued',
+		call: (tx) => tx`select jobs_admin_overview() as o`,
+	},
 	{
 		fn: 'job_enqueue',
+		rpc: (t) => ({ kind: t.kind, owner_id: t.owner }),
 		scope: 'enqueue',
 		state: 'queued',
 		call: (tx, t) => tx`select id from job_enqueue(${t.kind}, owner_id => ${t.owner})`,
 	},
 	{
 		fn: 'job_enqueue_once',
+		rpc: (t) => ({ kind: t.kind, idempotency_key: randomUUID(), owner_id: t.owner }),
 		scope: 'enqueue',
 		state: 'queued',
 		call: (tx, t) => tx`select job_enqueue_once(${t.kind}, ${randomUUID()}, owner_id => ${t.owner}) as j`,
 	},
 	{
 		fn: 'job_enqueue_many',
+		rpc: (t) => ({ kind: t.kind, items: [{ owner_id: t.owner }] }),
 		scope: 'enqueue',
 		state: 'queued',
 		call: (tx, t) =>
@@ -196,12 +254,22 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'stage_start',
+		rpc: (t) => ({ record_table: 'sec_records', record_id: t.id, status_column: 'status', token_column: 'token' }),
 		scope: 'record',
 		state: 'queued',
 		call: (tx, t) => tx`select stage_start('sec_records', ${t.id}, 'status', 'token') is not null as started`,
 	},
 	{
 		fn: 'stage_finish',
+		rpc: (t) => ({
+			record_table: 'sec_records',
+			record_id: t.id,
+			status_column: 'status',
+			token_column: 'token',
+			token: randomUUID(),
+			status: 'done',
+			token_optional: true,
+		}),
 		scope: 'record',
 		state: 'queued',
 		call: (tx, t) =>
@@ -209,6 +277,11 @@ export const CASES: Case[] = [
 	},
 	{
 		fn: 'stage_cancel',
+		rpc: (t) => ({
+			record_table: 'sec_records',
+			record_id: t.id,
+			stages: [{ stage: 's', status: 'status', token: 'token' }],
+		}),
 		scope: 'record',
 		state: 'queued',
 		call: (tx, t) =>
