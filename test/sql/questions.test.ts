@@ -124,7 +124,7 @@ describe('try again', () => {
 		expect(n).toBe(0);
 	});
 
-	it("an admin's try again counts in the job owner's quota: past it refused (PT429), nothing written; within it the retry keeps its owner", async () => {
+	it("an admin's try again and replay count in the job owner's quota: past it refused (PT429), nothing written; within it the retry keeps its owner", async () => {
 		const alice = await createUser(db.sql);
 		await createJobTable(db.sql, 'admin_retries', { maxActivePerOwner: 1 });
 		const [{ id: failed }] =
@@ -137,6 +137,9 @@ describe('try again', () => {
 		const tryAgain = () =>
 			as(db.sql, boss, (tx) => tx`select retry_of, owner_id from job_try_again(${failed}, 'admin_retries')`);
 		expect(await code(tryAgain())).toBe('PT429');
+		expect(
+			await code(as(db.sql, boss, (tx) => tx`select * from job_replay('work', job_table => 'admin_retries')`)),
+		).toBe('PT429');
 		const [{ n }] = await db.sql`select count(*)::int as n from public.admin_retries where retry_of = ${failed}`;
 		expect(n).toBe(0);
 		await db.sql`select job_cancel(${live}, job_table => 'admin_retries')`;
