@@ -1807,6 +1807,15 @@ export type Database = {
 			install_schedules: { Args: Record<PropertyKey, never>; Returns: number };
 			invalid: { Args: { field: string; message: string }; Returns: undefined };
 			is_admin: { Args: Record<PropertyKey, never>; Returns: boolean };
+			is_retry_of: {
+				Args: {
+					job_table: string;
+					kind: string;
+					owner_id: string;
+					retry_of: string;
+				};
+				Returns: boolean;
+			};
 			is_terminal: {
 				Args: { status: Database['public']['Enums']['job_status'] };
 				Returns: boolean;

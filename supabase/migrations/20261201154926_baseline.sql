@@ -2498,7 +2498,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
 
 -- ============================================================================
 -- supabase/schemas/10_kinds_and_quotas.sql
@@ -2735,7 +2735,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.hold_of is
-  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
+  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed). Runs as its owner (SECURITY DEFINER): it counts the running jobs of every owner behind a limit, rows a user may not read; users reach it only through hold_of_job, for their own job.';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -2750,7 +2750,7 @@ as $$
      and (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin())
 $$;
 comment on function supabase_jobs.hold_of_job is
-  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
+  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin. Runs as its owner (SECURITY DEFINER): it answers hold_of (every owner''s running jobs) for one job, after checking the job is the caller''s own (or the caller an admin), NULL-safe.';
 
 -- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])
@@ -3171,7 +3171,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_child_changed is
-  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated.';
+  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated. Runs as its owner (SECURITY DEFINER): the child''s change moves its parent, a row the child''s owner (or the worker that inserted it) may not update directly.';
 
 create or replace function supabase_jobs.cancel_children()
 returns trigger
@@ -3980,6 +3980,8 @@ begin
   return n;
 end
 $$;
+comment on function supabase_jobs.install_recurring is
+  'Puts the recurring schedules (supabase_jobs.schedules) into pg_cron, one cron job each, and drops the cron jobs of schedules gone; returns how many. Runs as its owner (SECURITY DEFINER): pg_cron''s cron.schedule is the owner''s to call, for the service role''s job_sync_schedules and install_schedules.';
 
 create or replace function supabase_jobs.install_schedules()
 returns integer
@@ -4111,7 +4113,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.kick_body is
-  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises.';
+  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
 create or replace function supabase_jobs.kick(
   job_table text,
@@ -4129,7 +4131,7 @@ as $$
     'job_id', job_id, 'job_table', job_table, 'kind', kind, 'count', count, 'reason', reason))
 $$;
 comment on function supabase_jobs.kick is
-  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises.';
+  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
 create table supabase_jobs.due_wakeups (
   due_at    timestamptz not null,
@@ -4215,7 +4217,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child). Runs as its owner (SECURITY DEFINER): a user''s enqueue must wake the worker (Vault, pg_net), leave due wake-ups and send Realtime messages: tables the user may not read or write.';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -4294,7 +4296,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.leave_due_wakeup is
-  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table.';
+  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table. Runs as its owner (SECURITY DEFINER): a claim that finds a rate window full writes supabase_jobs.due_wakeups, which no caller writes directly.';
 
 create or replace function supabase_jobs.kick_due()
 returns integer
@@ -4356,7 +4358,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics. Runs as its owner (SECURITY DEFINER): the realtime.messages policy calls it as the joining user, each join; it reads only the caller''s own claims (auth.uid(), is_admin).';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;
@@ -4608,7 +4610,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_stream_chunk is
-  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself.';
+  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself. Runs as its owner (SECURITY DEFINER): the caller (job_stream_append, workers only) may not write realtime.messages itself.';
 
 create or replace function public.job_stream_append(
   id uuid,
@@ -4732,7 +4734,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_deleted is
-  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs.';
+  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs. Runs as its owner (SECURITY DEFINER): whoever deletes a job (an admin, retention, a deleted owner) deletes its streams too, which no user may write.';
 
 create trigger after_jobs_deleted after delete on supabase_jobs.job
   referencing old table as old_rows
@@ -4990,7 +4992,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.answer_question is
-  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back. Runs as its owner (SECURITY DEFINER): a user may neither write the questions table nor move a job waiting -> queued; it checks the caller first (the owner, NULL-safe, or an admin; anyone else PT404).';
 
 create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -5039,9 +5041,11 @@ as $$
   delete from supabase_jobs.job_question q where q.job_id = forget_questions.job_id;
 $$;
 
--- Try again: one insert path. The owner's own try again inserts as the
--- caller (the per-owner quota and the kind registry apply, as to any enqueue);
--- an admin's, or a replay, inserts as the owner of the tables.
+-- Try again: one insert path, always as the caller. A user's try again or
+-- replay (the owner's, or an admin's) is an enqueue under RLS: the admission
+-- trigger applies the job owner's quota and the kind registry, as to any
+-- enqueue (an admin inserts through the policy admins_try_again, for the old
+-- job's owner); only workers, who bypass RLS, skip them.
 create or replace function supabase_jobs.insert_retry(old supabase_jobs.job)
 returns supabase_jobs.job
 language plpgsql
@@ -5067,21 +5071,37 @@ begin
 end
 $$;
 comment on function supabase_jobs.insert_retry is
-  'The one insert of try again and replay, as whoever calls it: a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+  'The one insert of try again and replay, as whoever calls it (for a user, owner or admin: within the job owner''s quota and the registered kinds, PT429 / 22023 field=kind): a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+
+-- A function, not a subquery in the policy: a policy of supabase_jobs.job may not read the table itself.
+create or replace function supabase_jobs.is_retry_of(retry_of uuid, job_table text, kind text, owner_id uuid)
+returns boolean
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return retry_of is not null and exists (
+    select 1 from supabase_jobs.job o
+     where o.job_table = is_retry_of.job_table and o.id = is_retry_of.retry_of and o.kind = is_retry_of.kind
+       and o.owner_id is not distinct from is_retry_of.owner_id and o.status in ('failed', 'cancelled'));
+end
+$$;
+comment on function supabase_jobs.is_retry_of is
+  'True when retry_of names a failed or cancelled job the caller can read, of that job table, kind and owner: the check of policy admins_try_again.';
 
 create or replace function supabase_jobs.try_again(label text, id uuid)
 returns supabase_jobs.job
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
   old supabase_jobs.job;
   user_call boolean := not supabase_jobs.caller_is_trusted();
 begin
+  -- As the caller: a user reads only what RLS shows them (an admin, every job).
   select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = try_again.id;
-  -- A user who is not an admin tries again only through job_try_again, as themselves
-  -- (within their quota and the kind registry): here anything else is a job not found.
+  -- A user who is not an admin tries again only their own jobs, through job_try_again:
+  -- here anything else is a job not found.
   if old.id is null or (user_call and not supabase_jobs.is_admin()) then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
   end if;
@@ -5092,6 +5112,8 @@ begin
   return supabase_jobs.insert_retry(old);
 end
 $$;
+comment on function supabase_jobs.try_again is
+  'job_try_again''s path for admins and workers, as the caller: an admin''s retry is inserted for the old job''s owner under RLS (policy admins_try_again), within that owner''s quota and the registered kinds; a user who is not an admin gets PT404, a job not failed or cancelled SJ002.';
 
 create or replace function public.job_try_again(id uuid, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -5124,7 +5146,6 @@ comment on function public.job_try_again is
 create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
 returns setof supabase_jobs.job
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
@@ -5164,6 +5185,8 @@ begin
   end loop;
 end
 $$;
+comment on function supabase_jobs.replay is
+  'job_replay''s body, as the caller: admins (each retry under RLS, within its owner''s quota and the registered kinds: one refused refuses the replay, nothing written) and workers; anyone else 42501.';
 
 create or replace function public.job_replay(
   kind text default null,
@@ -5197,15 +5220,19 @@ grant usage on type supabase_jobs.job_question to authenticated, service_role;
 revoke all on function
   public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
   supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.expire_questions,
-  supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay
+  supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay,
+  supabase_jobs.is_retry_of
   from public, anon, authenticated, service_role;
 grant execute on function
   public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
   supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
-  supabase_jobs.replay
+  supabase_jobs.replay, supabase_jobs.is_retry_of
   to authenticated, service_role;
--- The owner's try again inserts the link as the owner.
+-- Try again inserts the link as the caller: the owner for themselves (owner_enqueues),
+-- an admin for the owner of a failed or cancelled job of the same kind and table.
 grant insert (retry_of) on supabase_jobs.job to authenticated;
+create policy admins_try_again on supabase_jobs.job for insert to authenticated
+  with check ((select supabase_jobs.is_admin()) and supabase_jobs.is_retry_of(retry_of, job_table, kind, owner_id));
 grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;
 
 -- ============================================================================
@@ -5574,7 +5601,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.wake_resumed_kind is
-  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable.';
+  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable. Runs as its owner (SECURITY DEFINER): an admin''s resume (under RLS) wakes the worker through kick_body, which reads Vault.';
 
 create trigger wake_resumed_kind after update of paused_at on supabase_jobs.kind_limits for each row
   when (old.paused_at is not null and new.paused_at is null)
@@ -5731,7 +5758,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.forget_job_timeline is
-  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it.';
+  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it. Runs as its owner (SECURITY DEFINER): whoever deletes a job deletes its events and log lines, which no user may write.';
 
 create trigger forget_job_timeline after delete on supabase_jobs.job for each row
   execute function supabase_jobs.forget_job_timeline();
@@ -5999,7 +6026,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
   execute function supabase_jobs.after_jobs_updated();

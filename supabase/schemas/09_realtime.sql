@@ -177,4 +177,4 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';

@@ -229,7 +229,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.hold_of is
-  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed).';
+  'What holds a queued job of this kind and key back, if anything: paused (the kind is paused), key or kind (a concurrency limit is full: running of max_running), rate (the rate window is full: running = starts in the window, max_running = starts allowed). Runs as its owner (SECURITY DEFINER): it counts the running jobs of every owner behind a limit, rows a user may not read; users reach it only through hold_of_job, for their own job.';
 
 create or replace function supabase_jobs.hold_of_job(job_id uuid)
 returns table (held_by text, running integer, max_running integer)
@@ -244,7 +244,7 @@ as $$
      and (j.owner_id = (select auth.uid()) or supabase_jobs.is_admin())
 $$;
 comment on function supabase_jobs.hold_of_job is
-  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin.';
+  'What holds one queued job back (see hold_of), answered only for the caller''s own job or for an admin. Runs as its owner (SECURITY DEFINER): it answers hold_of (every owner''s running jobs) for one job, after checking the job is the caller''s own (or the caller an admin), NULL-safe.';
 
 -- Volatile: admit() records the starts of rate-limited kinds it lets through.
 create or replace function supabase_jobs.admissible(label text, candidates uuid[])

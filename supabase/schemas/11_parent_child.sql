@@ -190,7 +190,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_child_changed is
-  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated.';
+  'AFTER INSERT row trigger (WHEN parent_id is set) on supabase_jobs.job: a new child weighs in its parent''s progress (child_changed). A child''s update reaches child_changed through after_jobs_updated. Runs as its owner (SECURITY DEFINER): the child''s change moves its parent, a row the child''s owner (or the worker that inserted it) may not update directly.';
 
 create or replace function supabase_jobs.cancel_children()
 returns trigger

@@ -706,6 +706,8 @@ begin
   return n;
 end
 $$;
+comment on function supabase_jobs.install_recurring is
+  'Puts the recurring schedules (supabase_jobs.schedules) into pg_cron, one cron job each, and drops the cron jobs of schedules gone; returns how many. Runs as its owner (SECURITY DEFINER): pg_cron''s cron.schedule is the owner''s to call, for the service role''s job_sync_schedules and install_schedules.';
 
 create or replace function supabase_jobs.install_schedules()
 returns integer

@@ -91,7 +91,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.kick_body is
-  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises.';
+  'POSTs one wake-up with the given body to the worker through pg_net (after commit). Null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
 create or replace function supabase_jobs.kick(
   job_table text,
@@ -109,7 +109,7 @@ as $$
     'job_id', job_id, 'job_table', job_table, 'kind', kind, 'count', count, 'reason', reason))
 $$;
 comment on function supabase_jobs.kick is
-  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises.';
+  'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
 create table supabase_jobs.due_wakeups (
   due_at    timestamptz not null,
@@ -195,7 +195,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_inserted is
-  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child).';
+  'AFTER INSERT statement trigger on supabase_jobs.job and on every job table: refuses a row that does not start queued and untouched (SJ001) and checks the row rules of the rest (job_row_rules, 23514), then one NOTIFY supabase_jobs and one wake-up (pg_net) per statement, a due wake-up (supabase_jobs.due_wakeups) per time of the jobs queued for later, and the Realtime message of each job someone can already follow (an owned job, a child). Runs as its owner (SECURITY DEFINER): a user''s enqueue must wake the worker (Vault, pg_net), leave due wake-ups and send Realtime messages: tables the user may not read or write.';
 
 create trigger after_jobs_inserted after insert on supabase_jobs.job
   referencing new table as inserted
@@ -274,7 +274,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.leave_due_wakeup is
-  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table.';
+  'A due wake-up (supabase_jobs.due_wakeups) for one job table and kind at due_at, where pg_net and pg_cron send them: what a claim that finds a kind''s rate window full leaves for when the window frees a start. Whoever claims; only the function writes the table. Runs as its owner (SECURITY DEFINER): a claim that finds a rate window full writes supabase_jobs.due_wakeups, which no caller writes directly.';
 
 create or replace function supabase_jobs.kick_due()
 returns integer

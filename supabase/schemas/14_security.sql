@@ -28,7 +28,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics.';
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics. Runs as its owner (SECURITY DEFINER): the realtime.messages policy calls it as the joining user, each join; it reads only the caller''s own claims (auth.uid(), is_admin).';
 
 -- Schema and types.
 revoke all on schema supabase_jobs from public;

@@ -61,7 +61,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_stream_chunk is
-  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself.';
+  'Sends one chunk of a job''s stream on the job''s topic (event job_stream), as send_job_messages does for a change: the caller (job_stream_append, workers only) may not write realtime.messages itself. Runs as its owner (SECURITY DEFINER): the caller (job_stream_append, workers only) may not write realtime.messages itself.';
 
 create or replace function public.job_stream_append(
   id uuid,
@@ -185,7 +185,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_deleted is
-  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs.';
+  'AFTER DELETE statement trigger on supabase_jobs.job: deletes the streams of the deleted jobs. Runs as its owner (SECURITY DEFINER): whoever deletes a job (an admin, retention, a deleted owner) deletes its streams too, which no user may write.';
 
 create trigger after_jobs_deleted after delete on supabase_jobs.job
   referencing old table as old_rows

@@ -230,7 +230,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.answer_question is
-  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back.';
+  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back. Runs as its owner (SECURITY DEFINER): a user may neither write the questions table nor move a job waiting -> queued; it checks the caller first (the owner, NULL-safe, or an admin; anyone else PT404).';
 
 create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -279,9 +279,11 @@ as $$
   delete from supabase_jobs.job_question q where q.job_id = forget_questions.job_id;
 $$;
 
--- Try again: one insert path. The owner's own try again inserts as the
--- caller (the per-owner quota and the kind registry apply, as to any enqueue);
--- an admin's, or a replay, inserts as the owner of the tables.
+-- Try again: one insert path, always as the caller. A user's try again or
+-- replay (the owner's, or an admin's) is an enqueue under RLS: the admission
+-- trigger applies the job owner's quota and the kind registry, as to any
+-- enqueue (an admin inserts through the policy admins_try_again, for the old
+-- job's owner); only workers, who bypass RLS, skip them.
 create or replace function supabase_jobs.insert_retry(old supabase_jobs.job)
 returns supabase_jobs.job
 language plpgsql
@@ -307,21 +309,37 @@ begin
 end
 $$;
 comment on function supabase_jobs.insert_retry is
-  'The one insert of try again and replay, as whoever calls it: a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+  'The one insert of try again and replay, as whoever calls it (for a user, owner or admin: within the job owner''s quota and the registered kinds, PT429 / 22023 field=kind): a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+
+-- A function, not a subquery in the policy: a policy of supabase_jobs.job may not read the table itself.
+create or replace function supabase_jobs.is_retry_of(retry_of uuid, job_table text, kind text, owner_id uuid)
+returns boolean
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return retry_of is not null and exists (
+    select 1 from supabase_jobs.job o
+     where o.job_table = is_retry_of.job_table and o.id = is_retry_of.retry_of and o.kind = is_retry_of.kind
+       and o.owner_id is not distinct from is_retry_of.owner_id and o.status in ('failed', 'cancelled'));
+end
+$$;
+comment on function supabase_jobs.is_retry_of is
+  'True when retry_of names a failed or cancelled job the caller can read, of that job table, kind and owner: the check of policy admins_try_again.';
 
 create or replace function supabase_jobs.try_again(label text, id uuid)
 returns supabase_jobs.job
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
   old supabase_jobs.job;
   user_call boolean := not supabase_jobs.caller_is_trusted();
 begin
+  -- As the caller: a user reads only what RLS shows them (an admin, every job).
   select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = try_again.id;
-  -- A user who is not an admin tries again only through job_try_again, as themselves
-  -- (within their quota and the kind registry): here anything else is a job not found.
+  -- A user who is not an admin tries again only their own jobs, through job_try_again:
+  -- here anything else is a job not found.
   if old.id is null or (user_call and not supabase_jobs.is_admin()) then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
   end if;
@@ -332,6 +350,8 @@ begin
   return supabase_jobs.insert_retry(old);
 end
 $$;
+comment on function supabase_jobs.try_again is
+  'job_try_again''s path for admins and workers, as the caller: an admin''s retry is inserted for the old job''s owner under RLS (policy admins_try_again), within that owner''s quota and the registered kinds; a user who is not an admin gets PT404, a job not failed or cancelled SJ002.';
 
 create or replace function public.job_try_again(id uuid, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -364,7 +384,6 @@ comment on function public.job_try_again is
 create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
 returns setof supabase_jobs.job
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
@@ -404,6 +423,8 @@ begin
   end loop;
 end
 $$;
+comment on function supabase_jobs.replay is
+  'job_replay''s body, as the caller: admins (each retry under RLS, within its owner''s quota and the registered kinds: one refused refuses the replay, nothing written) and workers; anyone else 42501.';
 
 create or replace function public.job_replay(
   kind text default null,
@@ -437,13 +458,17 @@ grant usage on type supabase_jobs.job_question to authenticated, service_role;
 revoke all on function
   public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
   supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.expire_questions,
-  supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay
+  supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay,
+  supabase_jobs.is_retry_of
   from public, anon, authenticated, service_role;
 grant execute on function
   public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
   supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
-  supabase_jobs.replay
+  supabase_jobs.replay, supabase_jobs.is_retry_of
   to authenticated, service_role;
--- The owner's try again inserts the link as the owner.
+-- Try again inserts the link as the caller: the owner for themselves (owner_enqueues),
+-- an admin for the owner of a failed or cancelled job of the same kind and table.
 grant insert (retry_of) on supabase_jobs.job to authenticated;
+create policy admins_try_again on supabase_jobs.job for insert to authenticated
+  with check ((select supabase_jobs.is_admin()) and supabase_jobs.is_retry_of(retry_of, job_table, kind, owner_id));
 grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;

@@ -360,7 +360,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.wake_resumed_kind is
-  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable.';
+  'AFTER UPDATE / DELETE row trigger on kind_limits when a pause ends: NOTIFY supabase_jobs and wake the worker through pg_net (reason resume) when jobs of the kind are claimable. Runs as its owner (SECURITY DEFINER): an admin''s resume (under RLS) wakes the worker through kick_body, which reads Vault.';
 
 create trigger wake_resumed_kind after update of paused_at on supabase_jobs.kind_limits for each row
   when (old.paused_at is not null and new.paused_at is null)

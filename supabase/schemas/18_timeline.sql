@@ -107,7 +107,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.forget_job_timeline is
-  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it.';
+  'AFTER DELETE row trigger on supabase_jobs.job: a deleted job (retention, a deleted owner) takes its events and log lines with it. Runs as its owner (SECURITY DEFINER): whoever deletes a job deletes its events and log lines, which no user may write.';
 
 create trigger forget_job_timeline after delete on supabase_jobs.job for each row
   execute function supabase_jobs.forget_job_timeline();

@@ -56,7 +56,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
   execute function supabase_jobs.after_jobs_updated();

@@ -9,7 +9,17 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import postgres from 'postgres';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { freshSqlApiPage, GEN_DOCS_COMMAND, splitArgs, SQL_API_PAGE } from '../../src/local/docs/sql-reference.ts';
+import {
+	DEFINER_MARK,
+	DEFINERS_TITLE,
+	freshSqlApiPage,
+	GEN_DOCS_COMMAND,
+	readDefinerFunctions,
+	renderDefiners,
+	splitArgs,
+	SQL_API_PAGE,
+	type DefinerFunction,
+} from '../../src/local/docs/sql-reference.ts';
 import { projectRoot } from '../../src/local/postgres/migrate.ts';
 import { withProductDatabase } from '../../src/local/typegen/product-database.ts';
 
@@ -77,12 +87,14 @@ export function checkCall(call: { name: string; args: string[] }, fn: Fn | undef
 
 let functions: Map<string, Fn>;
 let freshPage: string;
+let definers: DefinerFunction[];
 
 beforeAll(async () => {
 	await withProductDatabase(inject('adminUrl'), async (url) => {
 		freshPage = await freshSqlApiPage(url);
 		const sql = postgres(url, { max: 1, onnotice: () => {} });
 		try {
+			definers = await readDefinerFunctions(sql);
 			const rows = await sql<
 				{ schema: string; name: string; names: string[] | null; nargs: number; required: number }[]
 			>`
@@ -148,5 +160,31 @@ describe('the SQL the docs show', () => {
 		}
 		expect(problems).toEqual([]);
 		expect(seen).toBeGreaterThan(30);
+	});
+});
+
+describe('the functions that run as their owner', () => {
+	it('every SECURITY DEFINER function of the package says why in its comment', () => {
+		expect(definers.length).toBeGreaterThan(5);
+		expect(definers.filter((d) => d.reason === null).map((d) => d.signature)).toEqual([]);
+	});
+
+	it('docs/sql-api.md lists exactly the SECURITY DEFINER functions of the catalog, each with its reason', async () => {
+		const page = await readFile(SQL_API_PAGE, 'utf8');
+		const start = page.indexOf(`### ${DEFINERS_TITLE}`);
+		expect(start).toBeGreaterThan(0);
+		const section = page.slice(start).split(/\n(?=#{1,3} |<!--)/)[0]!;
+		const listed = [...section.matchAll(/^\| `([^`]+)` +\| (.+?) +\|$/gm)].map((m) => [m[1], m[2]]);
+		expect(listed).toEqual(definers.map((d) => [d.signature, d.reason]));
+	});
+
+	it('a SECURITY DEFINER function without a reason stops the generator, naming it', () => {
+		expect(() => renderDefiners([{ signature: 'supabase_jobs.quiet()', reason: null }])).toThrow(
+			/supabase_jobs\.quiet\(\)/,
+		);
+		expect(renderDefiners([{ signature: 'supabase_jobs.loud()', reason: 'it must.' }]).join('\n')).toContain(
+			'| `supabase_jobs.loud()` | it must. |',
+		);
+		expect(DEFINER_MARK).toMatch(/SECURITY DEFINER/);
 	});
 });

@@ -85,7 +85,8 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			'supabase_jobs.after_jobs_inserted()',
 			// A job's update: its message, its parent, a requeue's kick, its questions and its timeline, whoever changes it.
 			'supabase_jobs.after_jobs_updated()',
-			// Answering, trying again and replaying write for the owner or an admin, after checking the caller.
+			// Answering writes for the owner or an admin, after checking the caller (trying again and
+			// replaying run as the caller: under RLS, the quota and the kind registry).
 			'supabase_jobs.answer_question(text,uuid,text,jsonb)',
 			// A job's timeline: its events are written and deleted with the job, whoever changes it (18_timeline.sql).
 			'supabase_jobs.forget_job_timeline()',
@@ -99,12 +100,9 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// A claim that finds a rate window full leaves a due wake-up, whoever claims.
 			'supabase_jobs.leave_due_wakeup(timestamp with time zone,text,text)',
 			'supabase_jobs.owns_job_topic(text)',
-			// Trying again and replaying insert for the owner or an admin, after checking the caller.
-			'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
 			// A batched claim or close (workers only) sends its rows' messages in one insert: the current rows of the ids it names.
 			'supabase_jobs.send_statement_messages(text,uuid[])',
 			'supabase_jobs.send_stream_chunk(supabase_jobs.job,jsonb)',
-			'supabase_jobs.try_again(text,uuid)',
 			// A pause lifted (by an admin, under RLS) wakes the worker through kick_body.
 			'supabase_jobs.wake_resumed_kind()',
 		]);
@@ -113,14 +111,11 @@ describe('users cannot reach the kick, the schedules or Vault', () => {
 			// owns_job_topic is the Realtime policy's check (20261130160500_realtime_broadcast.sql):
 			// the policy runs as the joining user, so authenticated must be able to call it.
 			// hold_of_job answers a user for their own job only (20261202100100_parent_child_jobs.sql).
-			// answer_question, try_again and replay check the caller themselves (16_questions_and_try_again.sql).
+			// answer_question checks the caller itself (16_questions_and_try_again.sql).
 			const userCallable = [
 				'supabase_jobs.answer_question(text,uuid,text,jsonb)',
 				'supabase_jobs.hold_of_job(uuid)',
 				'supabase_jobs.owns_job_topic(text)',
-				// Trying again and replaying insert for the owner or an admin, after checking the caller.
-				'supabase_jobs.replay(text,text,text,timestamp with time zone,timestamp with time zone)',
-				'supabase_jobs.try_again(text,uuid)',
 			].includes(r.fn);
 			expect([r.anon, r.authenticated]).toEqual([false, userCallable]);
 		}

@@ -122,14 +122,75 @@ describe('try again', () => {
 		expect(await code(as(db.sql, alice, (tx) => tx`select job_try_again(${failed}, 'retries')`))).toBe('PT429');
 		const [{ n }] = await db.sql`select count(*)::int as n from public.retries where retry_of = ${failed}`;
 		expect(n).toBe(0);
-		// An admin's is theirs to decide: past the owner's quota.
+	});
+
+	it("an admin's try again and replay count in the job owner's quota: past it refused (PT429), nothing written; within it the retry keeps its owner", async () => {
+		const alice = await createUser(db.sql);
+		await createJobTable(db.sql, 'admin_retries', { maxActivePerOwner: 1 });
+		const [{ id: failed }] =
+			await db.sql`select id from job_enqueue('work', owner_id => ${alice.sub}, job_table => 'admin_retries')`;
+		await db.sql`select job_claim(${failed}, 'admin_retries')`;
+		await db.sql`select job_fail(${failed}, 'Falhou.', job_table => 'admin_retries')`;
+		const [{ id: live }] =
+			await db.sql`select id from job_enqueue('work', owner_id => ${alice.sub}, job_table => 'admin_retries')`;
 		const boss = { ...(await createUser(db.sql)), admin: true };
+		const tryAgain = () =>
+			as(db.sql, boss, (tx) => tx`select retry_of, owner_id from job_try_again(${failed}, 'admin_retries')`);
+		expect(await code(tryAgain())).toBe('PT429');
+		expect(
+			await code(as(db.sql, boss, (tx) => tx`select * from job_replay('work', job_table => 'admin_retries')`)),
+		).toBe('PT429');
+		const [{ n }] = await db.sql`select count(*)::int as n from public.admin_retries where retry_of = ${failed}`;
+		expect(n).toBe(0);
+		await db.sql`select job_cancel(${live}, job_table => 'admin_retries')`;
+		expect(await tryAgain()).toEqual([{ retry_of: failed, owner_id: alice.sub }]);
+	});
+
+	it("an admin's try again and replay refuse a kind no longer registered (22023 naming kind), nothing written; a worker's may", async () => {
+		const alice = await createUser(db.sql);
+		await createJobTable(db.sql, 'retired_kinds', { kinds: ['old.kind'] });
+		const [{ id: failed }] =
+			await db.sql`select id from job_enqueue('old.kind', owner_id => ${alice.sub}, job_table => 'retired_kinds')`;
+		await db.sql`select job_claim(${failed}, 'retired_kinds')`;
+		await db.sql`select job_fail(${failed}, 'Falhou.', job_table => 'retired_kinds')`;
+		await db.sql`delete from supabase_jobs.job_kinds where job_table = 'retired_kinds'`;
+		const boss = { ...(await createUser(db.sql)), admin: true };
+		const refused = (p: Promise<unknown>) =>
+			p.then(
+				() => null,
+				(e: { code: string; detail: string }) => e,
+			);
+		expect(await refused(as(db.sql, boss, (tx) => tx`select job_try_again(${failed}, 'retired_kinds')`))).toMatchObject(
+			{ code: '22023', detail: 'field=kind' },
+		);
+		expect(
+			await refused(as(db.sql, boss, (tx) => tx`select * from job_replay('old.kind', job_table => 'retired_kinds')`)),
+		).toMatchObject({ code: '22023', detail: 'field=kind' });
+		expect(await code(as(db.sql, alice, (tx) => tx`select job_try_again(${failed}, 'retired_kinds')`))).toBe('22023');
+		const count = async () =>
+			(await db.sql`select count(*)::int as n from public.retired_kinds where retry_of = ${failed}`)[0]!.n as number;
+		expect(await count()).toBe(0);
 		const [row] = await as(
 			db.sql,
-			boss,
-			(tx) => tx`select retry_of, owner_id from job_try_again(${failed}, 'retries')`,
+			serviceRole,
+			(tx) => tx`select owner_id from job_try_again(${failed}, 'retired_kinds')`,
 		);
-		expect(row).toEqual({ retry_of: failed, owner_id: alice.sub });
+		expect([row?.owner_id, await count()]).toEqual([alice.sub, 1]);
+	});
+
+	it('an admin may not insert a job for another user outside try again: the retry must name a failed job of that owner and kind', async () => {
+		const alice = await createUser(db.sql);
+		const [{ id: done }] = await db.sql`select id from job_enqueue('work', owner_id => ${alice.sub})`;
+		const boss = { ...(await createUser(db.sql)), admin: true };
+		const insert = (retryOf: string | null) =>
+			as(
+				db.sql,
+				boss,
+				(tx) =>
+					tx`insert into supabase_jobs.job (job_table, kind, owner_id, retry_of) values ('jobs', 'work', ${alice.sub}, ${retryOf})`,
+			);
+		expect(await code(insert(null))).toBe('42501');
+		expect(await code(insert(done))).toBe('42501');
 	});
 });
 

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { randomUUID } from 'node:crypto';
 import { RawSocket, useStandin } from './helpers.ts';
 import { createUser } from '../helpers/db.ts';
 
@@ -69,7 +70,7 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		expect(reply.payload.response.reason).toMatch(/^InvalidJWTToken: Token has expired \d+ seconds ago$/);
 	});
 
-	it('refuses a join whose signed token names a role other than anon, authenticated or service_role', async () => {
+	it('refuses a join whose signed token names a role other than anon, authenticated, service_role or one the authenticator may switch to', async () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
 		const superuser = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009', { role: 'postgres' });
 		const { reply } = await s.join('realtime:room-5', { config: { private: false }, access_token: superuser });
@@ -77,12 +78,27 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 			status: 'error',
 			response: {
 				reason:
-					'InvalidJWTToken: JWT role "postgres" is not allowed; it must be one of anon, authenticated, service_role',
+					'InvalidJWTToken: JWT role "postgres" is not allowed; it must be anon, authenticated, service_role or a role authenticator may switch to',
 			},
 		});
 		const user = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009');
 		const ok = await s.join('realtime:room-6', { config: { private: false }, access_token: user });
 		expect(ok.reply.payload.status).toBe('ok');
+	});
+
+	it('joins with a token whose role is a custom role the authenticator may switch to, as PostgREST accepts it', async () => {
+		const granted = `plan_pro_${randomUUID().slice(0, 8)}`;
+		await f.db.sql.unsafe(
+			`create role ${granted} nologin; grant authenticated to ${granted}; grant ${granted} to authenticator`,
+		);
+		try {
+			const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
+			const custom = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009', { role: granted });
+			const { reply } = await s.join('realtime:room-7', { config: { private: false }, access_token: custom });
+			expect(reply.payload.status).toBe('ok');
+		} finally {
+			await f.db.sql.unsafe(`drop role ${granted}`);
+		}
 	});
 
 	it('refuses a join with a forged access_token', async () => {

@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { createUser } from '../helpers/db.ts';
 import { client, useStandin, userClient } from './helpers.ts';
 
 const f = await useStandin(`
@@ -256,7 +258,31 @@ describe('role switching and JWTs', () => {
 		expect(data.role).toBe('service_role');
 	});
 
-	it('refuses a signed token whose role is not anon, authenticated or service_role: 401 PGRST301, nothing run', async () => {
+	it('runs as a custom role the authenticator may switch to, as PostgREST does; one it may not is refused (401 PGRST301)', async () => {
+		const granted = `plan_pro_${randomUUID().slice(0, 8)}`;
+		const stranger = `plan_stranger_${randomUUID().slice(0, 8)}`;
+		await f.db.sql
+			.unsafe(`create role ${granted} nologin; grant authenticated to ${granted}; grant ${granted} to authenticator;
+		                       create role ${stranger} nologin; grant authenticated to ${stranger}`);
+		try {
+			const user = await createUser(f.db.sql);
+			const token = await f.standin.mintUserToken(user.sub, { role: granted });
+			const { data, error } = await client(f, token).rpc('whoami');
+			expect(error).toBeNull();
+			expect([data.role, data.uid, data.claims.role]).toEqual([granted, user.sub, granted]);
+			const refused = await f.standin.mintUserToken(user.sub, { role: stranger });
+			const res = await fetch(`${f.standin.url}/rest/v1/rpc/whoami`, {
+				method: 'POST',
+				headers: { apikey: f.standin.anonKey, Authorization: `Bearer ${refused}`, 'Content-Type': 'application/json' },
+				body: '{}',
+			});
+			expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([401, 'PGRST301']);
+		} finally {
+			await f.db.sql.unsafe(`drop role ${granted}; drop role ${stranger}`);
+		}
+	});
+
+	it('refuses a signed token whose role is not anon, authenticated, service_role or one the authenticator may switch to: 401 PGRST301, nothing run', async () => {
 		for (const role of ['postgres', 'supabase_admin', 'authenticator']) {
 			const token = await f.standin.mintUserToken('00000000-0000-0000-0000-000000000009', { role });
 			const res = await fetch(`${f.standin.url}/rest/v1/rpc/whoami`, {
@@ -269,7 +295,7 @@ describe('role switching and JWTs', () => {
 			expect(await res.json()).toEqual({
 				code: 'PGRST301',
 				message: `JWT role "${role}" is not allowed`,
-				details: 'The role claim must be one of anon, authenticated, service_role',
+				details: 'The role claim must be anon, authenticated, service_role or a role authenticator may switch to',
 				hint: null,
 			});
 		}

@@ -3,7 +3,8 @@
  * by hand: every function of the Data API's schema (`public`) that the
  * package installs, and the operator functions of `supabase_jobs`, each with
  * its real signature (arguments in order, defaults, result), who may execute
- * it, and the comment its migration wrote. The generated part sits between
+ * it, and the comment its migration wrote; then every SECURITY DEFINER
+ * function with the reason its comment gives (DEFINER_MARK). The generated part sits between
  * two markers in the page; the prose around it is the page's own.
  * `npm run gen:docs` rewrites it; test/docs/sql-reference.test.ts fails when
  * it is stale. Local tooling, never imported by src/lib.
@@ -75,6 +76,60 @@ export async function readSqlFunctions(sql: postgres.Sql): Promise<SqlFunction[]
 	}));
 }
 
+/** Where a SECURITY DEFINER function's comment says why it runs as its owner; the reason follows, to the end. */
+export const DEFINER_MARK = 'Runs as its owner (SECURITY DEFINER): ';
+
+/** A function that runs as its owner, with the reason its comment gives (null: none given). */
+export interface DefinerFunction {
+	/** schema.name(argument types), as regprocedure prints it. */
+	signature: string;
+	reason: string | null;
+}
+
+/** The reason after DEFINER_MARK in a comment, or null. */
+export function definerReason(comment: string | null): string | null {
+	const at = comment?.indexOf(DEFINER_MARK) ?? -1;
+	if (comment == null || at < 0) return null;
+	const reason = comment
+		.slice(at + DEFINER_MARK.length)
+		.replace(/\s+/g, ' ')
+		.trim();
+	return reason === '' ? null : reason;
+}
+
+/** Every SECURITY DEFINER function of `public` and `supabase_jobs` the package installs, from pg_proc. */
+export async function readDefinerFunctions(sql: postgres.Sql): Promise<DefinerFunction[]> {
+	const rows = await sql<{ signature: string; comment: string | null }[]>`
+		select p.oid::regprocedure::text as signature, obj_description(p.oid, 'pg_proc') as comment
+		from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+		left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
+		where d.objid is null and p.prosecdef and n.nspname in ('public', 'supabase_jobs')
+		order by 1`;
+	return rows.map((r) => ({ signature: r.signature, reason: definerReason(r.comment) }));
+}
+
+/** The section listing the functions that run as their owner, one row each with its reason. */
+export function renderDefiners(definers: DefinerFunction[]): string[] {
+	const missing = definers.filter((d) => d.reason === null).map((d) => d.signature);
+	if (missing.length > 0)
+		throw new Error(
+			`SECURITY DEFINER without a reason: ${missing.join(', ')}. End its comment with "${DEFINER_MARK}<why>".`,
+		);
+	return [
+		`### ${DEFINERS_TITLE}`,
+		'',
+		'Every other function runs as its caller, under RLS. These run as the owner of the tables, each for the reason given, with an empty `search_path`.',
+		'',
+		'| function | why it runs as its owner |',
+		'| --- | --- |',
+		...definers.map((d) => `| \`${d.signature}\` | ${d.reason!.replace(/\|/g, '\\|')} |`),
+		'',
+	];
+}
+
+/** The heading of the SECURITY DEFINER section. */
+export const DEFINERS_TITLE = 'Functions that run as their owner (SECURITY DEFINER)';
+
 /** `create function` style, one argument a line when there are several. */
 function signature(f: SqlFunction): string {
 	const args = splitArgs(f.args);
@@ -106,7 +161,7 @@ const who = (roles: string[]) =>
 	roles.length === 0 ? 'the table owner (`postgres`) only' : roles.map((r) => `\`${r}\``).join(', ');
 
 /** The generated markdown: a table of contents, then one entry per function. */
-export function renderSqlFunctions(functions: SqlFunction[]): string {
+export function renderSqlFunctions(functions: SqlFunction[], definers: DefinerFunction[] = []): string {
 	const out: string[] = [BEGIN, ''];
 	const groups = [
 		['public', 'The Data API: schema `public`'],
@@ -123,6 +178,7 @@ export function renderSqlFunctions(functions: SqlFunction[]): string {
 			out.push(`Executable by ${who(f.roles)}.${f.comment ? ` ${f.comment.replace(/\s+/g, ' ').trim()}` : ''}`, '');
 		}
 	}
+	if (definers.length > 0) out.push(...renderDefiners(definers));
 	out.push(END);
 	return out.join('\n');
 }
@@ -144,7 +200,7 @@ export async function pageWith(generated: string, page: string): Promise<string>
 export async function freshSqlApiPage(url: string): Promise<string> {
 	const sql = postgres(url, { max: 1, onnotice: () => {} });
 	try {
-		const generated = renderSqlFunctions(await readSqlFunctions(sql));
+		const generated = renderSqlFunctions(await readSqlFunctions(sql), await readDefinerFunctions(sql));
 		return await pageWith(generated, await readFile(SQL_API_PAGE, 'utf8'));
 	} finally {
 		await sql.end();

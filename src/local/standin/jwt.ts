@@ -83,17 +83,40 @@ function pgrst303(message: string): PgrstErrorBody {
 }
 
 /**
- * The roles a signed token may name. The stand-in runs requests on a
- * superuser connection, where `set role` to anything (postgres, say) would
- * succeed; Supabase's authenticator can only become these three.
+ * The roles a signed token may name: these three, and any other role the
+ * `authenticator` login may switch to (a custom role such as `plan_pro`,
+ * granted to authenticator), as PostgREST accepts. Realtime sets the role on
+ * a superuser connection, where `set role` to anything (postgres, say) would
+ * succeed, so the stand-in asks the same question there.
  */
 const API_ROLES: readonly string[] = ['anon', 'authenticated', 'service_role'];
 
+/** Whether `authenticator` may switch to `role` (asked only for roles outside the three). */
+export type RoleCheck = (role: string) => Promise<boolean>;
+
+/** The RoleCheck of a database: a role authenticator is a member of, other than authenticator itself. */
+export function authenticatorMayBecome(sql: {
+	unsafe: (query: string, params: string[]) => PromiseLike<readonly { ok: boolean }[]>;
+}): RoleCheck {
+	return async (role) => {
+		const rows = await sql.unsafe(
+			`select exists (select 1 from pg_catalog.pg_roles r
+			                 where r.rolname = $1 and r.rolname <> 'authenticator'
+			                   and pg_catalog.pg_has_role('authenticator', r.oid, 'MEMBER')) as ok`,
+			[role],
+		);
+		return rows[0]?.ok === true;
+	};
+}
+
+const ROLE_RULE = `${API_ROLES.join(', ')} or a role authenticator may switch to`;
+
 function roleRefused(role: string): PgrstErrorBody {
-	return pgrst301(
-		`JWT role ${JSON.stringify(role)} is not allowed`,
-		`The role claim must be one of ${API_ROLES.join(', ')}`,
-	);
+	return pgrst301(`JWT role ${JSON.stringify(role)} is not allowed`, `The role claim must be ${ROLE_RULE}`);
+}
+
+async function roleAllowed(role: string, mayBecome: RoleCheck | undefined): Promise<boolean> {
+	return API_ROLES.includes(role) || (mayBecome !== undefined && (await mayBecome(role)));
 }
 
 export type RestAuth = { ok: true; role: string; claims: Claims } | { ok: false; error: PgrstErrorBody };
@@ -117,6 +140,7 @@ export async function verifyForRest(
 	secret: string,
 	authorization: string | undefined,
 	anonRole = 'anon',
+	mayBecome?: RoleCheck,
 ): Promise<RestAuth> {
 	if (authorization === undefined) return { ok: true, role: anonRole, claims: {} };
 	const match = /^bearer\s+(.*)$/i.exec(authorization.trim());
@@ -167,7 +191,7 @@ export async function verifyForRest(
 	}
 	const role =
 		typeof claims.role === 'string' ? claims.role : claims.role === undefined ? anonRole : JSON.stringify(claims.role);
-	if (!(role === anonRole || API_ROLES.includes(role))) return { ok: false, error: roleRefused(role) };
+	if (!(role === anonRole || (await roleAllowed(role, mayBecome)))) return { ok: false, error: roleRefused(role) };
 	return { ok: true, role, claims };
 }
 
@@ -191,7 +215,11 @@ export type RealtimeAuth = { ok: true; claims: Claims } | { ok: false; error: Re
  * (exp must be in the future with no skew, iat a number when present), then
  * `role` and `exp` must both be present.
  */
-export async function verifyForRealtime(secret: string, rawToken: string): Promise<RealtimeAuth> {
+export async function verifyForRealtime(
+	secret: string,
+	rawToken: string,
+	mayBecome?: RoleCheck,
+): Promise<RealtimeAuth> {
 	const token = decodeURIComponent(rawToken).replace(/\s|\n/g, '');
 	const parts = token.split('.');
 	let claims: Claims;
@@ -225,12 +253,9 @@ export async function verifyForRealtime(secret: string, rawToken: string): Promi
 	if (claims.role === undefined || claims.exp === undefined) {
 		return { ok: false, error: { kind: 'missing_claims', message: 'Fields `role` and `exp` are required in JWT' } };
 	}
-	if (!(typeof claims.role === 'string' && API_ROLES.includes(claims.role))) {
+	if (!(typeof claims.role === 'string' && (await roleAllowed(claims.role, mayBecome)))) {
 		const role = JSON.stringify(claims.role);
-		return {
-			ok: false,
-			error: { kind: 'role', message: `JWT role ${role} is not allowed; it must be one of ${API_ROLES.join(', ')}` },
-		};
+		return { ok: false, error: { kind: 'role', message: `JWT role ${role} is not allowed; it must be ${ROLE_RULE}` } };
 	}
 	return { ok: true, claims: { ...claims, exp: Math.round(claims.exp as number) } };
 }

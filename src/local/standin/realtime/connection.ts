@@ -120,7 +120,7 @@ export class Connection {
 		const presence = (config.presence ?? {}) as Record<string, unknown>;
 		const given = payload.access_token ?? payload.user_token;
 		const accessToken = typeof given === 'string' && !given.startsWith('sb_') ? given : this.apiKey;
-		const verified = await verifyForRealtime(this.hub.jwtSecret, accessToken);
+		const verified = await verifyForRealtime(this.hub.jwtSecret, accessToken, this.hub.mayBecome);
 		if (!verified.ok) return this.reply(m, 'error', { reason: tokenJoinReason(verified.error) });
 		const isPrivate = config.private === true;
 		const presenceEnabled = presence.enabled === true;
@@ -189,7 +189,7 @@ export class Connection {
 				this.queue = this.queue
 					.then(async () => {
 						if (this.channels.get(channel.topic) !== channel) return;
-						const verified = await verifyForRealtime(this.hub.jwtSecret, channel.accessToken);
+						const verified = await verifyForRealtime(this.hub.jwtSecret, channel.accessToken, this.hub.mayBecome);
 						if (!verified.ok) return this.shutdown(channel, verified.error.message);
 						this.scheduleConfirm(channel);
 					})
@@ -204,7 +204,7 @@ export class Connection {
 	private async refreshToken(channel: Channel, payload: unknown): Promise<void> {
 		const token = (payload as { access_token?: unknown } | null)?.access_token;
 		if (typeof token !== 'string' || token.startsWith('sb_') || token === channel.accessToken) return;
-		const verified = await verifyForRealtime(this.hub.jwtSecret, token);
+		const verified = await verifyForRealtime(this.hub.jwtSecret, token, this.hub.mayBecome);
 		if (!verified.ok) return this.shutdown(channel, verified.error.message);
 		const previous = channel.policies;
 		channel.accessToken = token;

@@ -36,7 +36,7 @@ export function createRealtimeEndpoint(hub: RealtimeHub) {
 			const headerKey = req.headers['x-api-key'];
 			const apiKey = (Array.isArray(headerKey) ? headerKey[0] : headerKey) ?? url.searchParams.get('apikey');
 			if (!apiKey) return refuse(socket, 401, 'API key is missing');
-			const verified = await verifyForRealtime(hub.jwtSecret, apiKey);
+			const verified = await verifyForRealtime(hub.jwtSecret, apiKey, hub.mayBecome);
 			if (!verified.ok) {
 				const [status, message] = HANDSHAKE_ERRORS[verified.error.kind] ?? [500, 'Error connecting to Realtime'];
 				return refuse(socket, status, message);

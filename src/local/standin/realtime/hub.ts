@@ -10,6 +10,7 @@
  * Deliveries are handled one at a time so subscribers see commit order.
  */
 import type { Sql } from '../db.ts';
+import { authenticatorMayBecome, type RoleCheck } from '../jwt.ts';
 import type { Channel } from './channel.ts';
 import type { Connection } from './connection.ts';
 import { bindingMatches, PostgresChanges } from './postgres-changes.ts';
@@ -35,12 +36,16 @@ export class RealtimeHub {
 	/** inserted_at of the newest broadcast delivered (ISO, no zone, as the column). */
 	private newest: string | null = null;
 
+	/** Which roles outside anon, authenticated and service_role a token may name (jwt.ts). */
+	readonly mayBecome: RoleCheck;
+
 	constructor(
 		readonly admin: Sql,
 		readonly jwtSecret: string,
 		readonly log: (e: unknown) => void,
 	) {
 		this.changes = new PostgresChanges(admin);
+		this.mayBecome = authenticatorMayBecome(admin);
 	}
 
 	add(c: Connection): void {

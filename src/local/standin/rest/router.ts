@@ -5,7 +5,7 @@
  * of the stand-in (the job API is functions): they answer 405.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { verifyForRest, wwwAuthenticate } from '../jwt.ts';
+import { authenticatorMayBecome, verifyForRest, wwwAuthenticate } from '../jwt.ts';
 import type { Sql } from '../db.ts';
 import { parseCookies, type RestContext } from './context.ts';
 import { invalidBody, RestError, restErrorFromDb, unacceptableSchema, unsupportedMethod } from './errors.ts';
@@ -49,7 +49,12 @@ export async function handleRest(
 	headers: IncomingHttpHeaders,
 	rawBody: string,
 ): Promise<RestResponse> {
-	const auth = await verifyForRest(config.jwtSecret, header(headers, 'authorization'), config.anonRole);
+	const auth = await verifyForRest(
+		config.jwtSecret,
+		header(headers, 'authorization'),
+		config.anonRole,
+		authenticatorMayBecome(config.sql),
+	);
 	if (!auth.ok)
 		return errorResponse(new RestError(401, auth.error, { 'WWW-Authenticate': wwwAuthenticate(auth.error) }));
 	const readMethod = method === 'GET' || method === 'HEAD';
