@@ -679,7 +679,7 @@ async function main(): Promise<void> {
 			'',
 		);
 
-		// ---- targets (issue 23): ours / peer in the same run, all at once ----
+		// ---- targets: ours / peer in the same run, all at once ----
 		const g = (m: Map<string, number>) => m.get(us.name)! / m.get(graphile.name)!;
 		const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 		const atLeast = (label: string, value: number, min: number, peer: string, floorNote = '') =>
@@ -737,7 +737,7 @@ async function main(): Promise<void> {
 		];
 		const passed = targets.filter((t) => t.endsWith('PASS')).length;
 		out.push(
-			'## Targets (issue 23: ours / peer in the same run, all at once)',
+			'## Targets (ours / peer in the same run, all at once)',
 			'',
 			...targets.map((t) => `- ${t}`),
 			'',

@@ -1,5 +1,5 @@
 /**
- * The chaos run (issue 13): thousands of jobs from simulated users through
+ * The chaos run: thousands of jobs from simulated users through
  * supabase-js over the stand-in, while Node runners and Deno function
  * instances are SIGKILLed every few seconds, PostgreSQL is stopped and started
  * once and the REST/Realtime stand-in once, with pg_cron running the reclaim

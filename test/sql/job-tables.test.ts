@@ -1,5 +1,5 @@
 /**
- * The seed's abstract BaseJobModel: a service ships its own job table under a
+ * Job tables of a service's own: a service ships its own job table under a
  * name it picks, and every job_* function serves it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

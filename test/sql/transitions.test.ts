@@ -1,6 +1,6 @@
 /**
- * Every transition and refusal of the seed, at the SQL level, named after the
- * seed's sentences. Calls go through the job_* functions as the roles that make
+ * Every transition and refusal of the state machine, at the SQL level, named after the
+ * behaviour it holds. Calls go through the job_* functions as the roles that make
  * them in production (service_role for workers, the user for enqueue/cancel).
  */
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -132,7 +132,7 @@ describe('9. StageStore, hardened', () => {
 	const readFrom = async (table: string, id: string) =>
 		(await db.sql.unsafe(`select * from public.${table} where id = $1`, [id]))[0]!;
 
-	it("the seed's three-column layout works: status, error and result, no run-token column", async () => {
+	it('the three-column layout works: status, error and result, no run-token column', async () => {
 		await recordTable('seed_documents', 'doc_status_summary text, doc_error_summary text, doc_result_summary text');
 		const seedStages = new StageStore(asOwner(), new StageMap(['summary'], { prefix: 'doc_' }), {
 			table: 'seed_documents',
