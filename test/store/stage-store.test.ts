@@ -43,7 +43,7 @@ async function doc(): Promise<string> {
 }
 const read = async (id: string) => (await db.sql`select * from documents where id = ${id}`)[0]!;
 
-describe('9. StageMap is that table written once — with writes the database fences', () => {
+describe('StageMap writes the stage columns once — with writes the database fences', () => {
 	it('the map resolves doc_status_summary, doc_error_summary and doc_result_summary', () => {
 		expect(STAGES.columns('summary')).toMatchObject({
 			status: 'doc_status_summary',
@@ -113,7 +113,7 @@ describe('9. StageMap is that table written once — with writes the database fe
 	});
 });
 
-describe('9. StageStore, hardened', () => {
+describe('StageStore, hardened', () => {
 	/** A record table of the owner's with the given column definitions; RLS as above. */
 	async function recordTable(name: string, columns: string): Promise<void> {
 		await db.sql.unsafe(
