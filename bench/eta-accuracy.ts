@@ -90,10 +90,11 @@ const silent: WorkerLogger = { info() {}, warn() {}, error: (...a: unknown[]) =>
 
 /** Deterministic English prose of about `bytes` bytes. */
 function prose(bytes: number, seed: number): string {
-	const vocabulary =
-		'the committee reads every proposal before friday and the tender closes when the budget is approved by the board while each supplier sends a price for the delivery of paper ink and printers to the regional office which keeps a record of all documents received during the month'.split(
-			' ',
-		);
+	const vocabulary = (
+		'the committee reads every proposal before friday and the tender closes when the budget is approved ' +
+		'by the board while each supplier sends a price for the delivery of paper ink and printers to the ' +
+		'regional office which keeps a record of all documents received during the month'
+	).split(' ');
 	let x = seed;
 	const next = () => ((x = (x * 1103515245 + 12345) % 2147483648), x / 2147483648);
 	const out: string[] = [];

@@ -67,7 +67,9 @@ export function graphileWorker(url: string, version: string, fastest = false): B
 					]
 				: []),
 			'enqueue one: `workerUtils.addJob()`; batch: `graphile_worker.add_jobs(job_spec[])` in one statement.',
-			'process: `run({ concurrency: 8, maxPoolSize: 9 })` (8 slots + LISTEN), started and connected before the clock; the jobs are added in one transaction and the clock starts as it commits; timed until its job table is empty (graphile-worker deletes completed jobs; checked every 10 ms on one extra connection).',
+			'process: `run({ concurrency: 8, maxPoolSize: 9 })` (8 slots + LISTEN), started and connected before ' +
+				'the clock; the jobs are added in one transaction and the clock starts as it commits; timed until ' +
+				'its job table is empty (graphile-worker deletes completed jobs; checked every 10 ms on one extra connection).',
 			'latency: idle `run()` (concurrency 8) woken by its LISTEN on `jobs:insert`, poll backstop 2 s.',
 		],
 		async setup() {

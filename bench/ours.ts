@@ -121,8 +121,15 @@ export function ours(url: string, version: string): OursSystem {
 			'enqueue one: `store.enqueue()` (job_enqueue through postgresAdapter, row parsed with zod).',
 			'enqueue batch: `store.enqueueMany(kind, items)` (job_enqueue_many: one round trip, one INSERT statement, the ids returned).',
 			'per-job path: 8 loops of `store.claim(id)` + `store.succeed(id, {attempt})`, as the edge function runs one job per invocation (ids known from the fill).',
-			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection), started and connected (`runner.ready`) before the clock; the jobs are enqueued in one transaction and the clock starts as it commits; "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + `store.succeed()` on the same pool of 8.',
-			`keys in use: \`runWorkers\` as in "process", on a job table of its own whose \`noop\` kind has \`setConcurrency({ maxRunning: ${KEYED_MAX_RUNNING}, maxRunningPerKey: ${PER_KEY} })\`; each job has a priority (0-${PRIORITIES - 1}) and one of ${KEYS} concurrency keys, so the limits are checked at every claim but never hold a worker back (the runner holds at most 8 running + 500 in its local queue, all counted as running).`,
+			'process: `runWorkers` (concurrency 8, postgres.js pool max 8 + 1 LISTEN connection), started and ' +
+				'connected (`runner.ready`) before the clock; the jobs are enqueued in one transaction and the clock ' +
+				'starts as it commits; "claimNext loops" = 8 loops of `store.claimNext({limit: 1})` + ' +
+				'`store.succeed()` on the same pool of 8.',
+			`keys in use: \`runWorkers\` as in "process", on a job table of its own whose \`noop\` kind has ` +
+				`\`setConcurrency({ maxRunning: ${KEYED_MAX_RUNNING}, maxRunningPerKey: ${PER_KEY} })\`; each job ` +
+				`has a priority (0-${PRIORITIES - 1}) and one of ${KEYS} concurrency keys, so the limits are checked ` +
+				`at every claim but never hold a worker back (the runner holds at most 8 running + 500 in its local ` +
+				`queue, all counted as running).`,
 			'latency: idle `runWorkers` (concurrency 8) woken by LISTEN/NOTIFY (the notify trigger on insert), poll backstop 2 s.',
 		],
 		async setup() {

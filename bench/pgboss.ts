@@ -36,16 +36,20 @@ export function pgBoss(url: string, version: string, fastest = false): BenchSyst
 		notes: [
 			...(fastest
 				? [
-						`configuration: batched fetch: 8 loops of \`boss.fetch(queue, {batchSize: ${FETCH_BATCH}})\` + one \`boss.complete(queue, ids)\` per batch; latency: \`work()\` with \`batchSize: ${FETCH_BATCH}\`. Otherwise as pg-boss.`,
+						`configuration: batched fetch: 8 loops of \`boss.fetch(queue, {batchSize: ${FETCH_BATCH}})\` + one ` +
+							`\`boss.complete(queue, ids)\` per batch; latency: \`work()\` with \`batchSize: ${FETCH_BATCH}\`. ` +
+							`Otherwise as pg-boss.`,
 					]
 				: []),
 			'enqueue one: `boss.send()`; batch: `boss.insert([...])` (one statement per batch).',
 			...(fastest
 				? []
 				: [
-						'process: 8 loops of `boss.fetch(queue, {batchSize: 1})` + `boss.complete()` on its pg pool (max 8). `work()` is not used here: its loop waits out the polling interval (>= 0.5 s) after each fetch.',
+						'process: 8 loops of `boss.fetch(queue, {batchSize: 1})` + `boss.complete()` on its pg pool (max 8). ' +
+							'`work()` is not used here: its loop waits out the polling interval (>= 0.5 s) after each fetch.',
 					]),
-			'latency: `boss.work()` with `pollingIntervalSeconds: 0.5` (the minimum pg-boss accepts; it has no LISTEN), 60 samples, a random 0-500 ms pause before each enqueue so samples spread over the poll period.',
+			'latency: `boss.work()` with `pollingIntervalSeconds: 0.5` (the minimum pg-boss accepts; it has no ' +
+				'LISTEN), 60 samples, a random 0-500 ms pause before each enqueue so samples spread over the poll period.',
 			'supervise and schedule off (no maintenance during measurements).',
 		],
 		async setup() {

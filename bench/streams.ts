@@ -106,7 +106,9 @@ async function main(): Promise<void> {
 			 where event = 'job_stream' and topic = ${`jobs:${sub}`} and payload ->> 'id' = ${job.id}`;
 		await worker.succeed(job.id, { attempt: job.attempts });
 		console.log(
-			`[figures] streams ${label}: ${CHUNKS} chunks at ${TOKEN_MS} ms: written -> in the watcher p50 ${median(ms).toFixed(0)} ms, p95 ${percentile(ms, 95).toFixed(0)} ms; ${((messages * 1000) / CHUNKS).toFixed(1)} Realtime messages per 1,000 chunks`,
+			`[figures] streams ${label}: ${CHUNKS} chunks at ${TOKEN_MS} ms: written -> in the watcher p50 ` +
+				`${median(ms).toFixed(0)} ms, p95 ${percentile(ms, 95).toFixed(0)} ms; ` +
+				`${((messages * 1000) / CHUNKS).toFixed(1)} Realtime messages per 1,000 chunks`,
 		);
 	};
 
@@ -162,7 +164,9 @@ async function main(): Promise<void> {
 		await worker.succeed(job.id, { attempt: job.attempts });
 	}
 	console.log(
-		`[figures] streams late watcher: catch-up of a 1 MB stream (watchStreams -> all of it in hand) median ${median(catchup).toFixed(0)} ms, max ${Math.max(...catchup).toFixed(0)} ms over ${CATCHUP_RUNS} runs`,
+		`[figures] streams late watcher: catch-up of a 1 MB stream (watchStreams -> all of it in hand) ` +
+			`median ${median(catchup).toFixed(0)} ms, max ${Math.max(...catchup).toFixed(0)} ms over ` +
+			`${CATCHUP_RUNS} runs`,
 	);
 
 	await client.removeAllChannels();

@@ -312,7 +312,9 @@ async function checkFunction(sql, { functionUrl, vault }) {
 	return fail(
 		label,
 		`${url} answers ${signed.status} to a signed wake-up (the worker answers 202)`,
-		`read its logs (dashboard: Edge Functions -> jobs-worker -> Logs); a worker without JOBS_WORKER_SECRET or SUPABASE_DB_URL does not start: supabase secrets set JOBS_WORKER_SECRET=<the value of ${VAULT_SECRETS.secret}>`,
+		`read its logs (dashboard: Edge Functions -> jobs-worker -> Logs); a worker without ` +
+			`JOBS_WORKER_SECRET or SUPABASE_DB_URL does not start: supabase secrets set JOBS_WORKER_SECRET=<the ` +
+			`value of ${VAULT_SECRETS.secret}>`,
 	);
 }
 

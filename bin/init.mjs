@@ -9,9 +9,9 @@
 // existing files are the [functions.jobs-worker] entry appended to config.toml
 // when absent and the supabase-jobs pin's value in the function's deno.json.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { kindNamesIn } from './kinds-file.mjs';
@@ -93,29 +93,102 @@ function timestampMs(stamp) {
 }
 
 /**
- * The package entry that exports a module of src/lib: the Node runner is
- * `supabase-jobs/node`; handlers, the toolkit and stage maps
- * `supabase-jobs/worker`; the store, adapters and kinds `supabase-jobs`.
- * @param {string} path a path under src/lib
+ * @typedef {{ specifier: string; modules: Map<string, Set<string>> }} PackageEntry
+ *   an entry of package.json `exports` as a bare specifier (`supabase-jobs/worker`),
+ *   and the names it re-exports from each module (a path under src/lib without
+ *   its extension; `*` for `export * from`)
  */
-function entryOf(path) {
-	if (path === 'worker/node-runner.ts') return 'supabase-jobs/node';
-	if (/^(worker|toolkit)\//.test(path) || path === 'store/stage-store.ts') return 'supabase-jobs/worker';
-	return 'supabase-jobs';
+
+/**
+ * The package's entries, read from package.json `exports` (the one list of
+ * them): each entry's module is its source under src/lib when the package has
+ * its sources (`./dist/worker.js` comes from `src/lib/worker.ts`), else its
+ * published declarations (the `types` file), and what it re-exports is read
+ * from that module's `export ... from './...'` statements.
+ * @param {string} packageRoot
+ * @returns {PackageEntry[]}
+ */
+export function packageEntries(packageRoot) {
+	const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8'));
+	/** @type {PackageEntry[]} */
+	const entries = [];
+	for (const [key, target] of Object.entries(pkg.exports ?? {})) {
+		const built = typeof target === 'string' ? target : target?.default;
+		if (typeof built !== 'string' || !/^\.\/dist\/.+\.js$/.test(built)) continue; // ./package.json
+		const path = built.slice('./dist/'.length);
+		const source = join(packageRoot, 'src/lib', path.replace(/\.js$/, '.ts'));
+		const declared = typeof target === 'string' ? null : target?.types;
+		const file = existsSync(source) ? source : declared ? join(packageRoot, declared) : null;
+		if (!file || !existsSync(file)) throw new InitError(`The package has no module for its entry "${key}".`);
+		/** @type {Map<string, Set<string>>} */
+		const modules = new Map();
+		const reexport = /\bexport\s+(?:type\s+)?(\*|\{[^}]*\})\s*from\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+		for (const m of readFileSync(file, 'utf8').matchAll(reexport)) {
+			const from = posix.join(posix.dirname(path), /** @type {string} */ (m[2])).replace(/\.(?:d\.)?[jt]s$/, '');
+			const names = modules.get(from) ?? new Set();
+			for (const part of m[1] === '*' ? ['*'] : /** @type {string} */ (m[1]).slice(1, -1).split(',')) {
+				const name = part
+					.trim()
+					.replace(/^type\s+/, '')
+					.split(/\s+as\s+/)[0];
+				if (name) names.add(name);
+			}
+			modules.set(from, names);
+		}
+		entries.push({ specifier: key === '.' ? pkg.name : `${pkg.name}${key.slice(1)}`, modules });
+	}
+	return entries;
+}
+
+/**
+ * The entry that exports every name imported from a module of src/lib (the
+ * first in package.json's order when several do).
+ * @param {PackageEntry[]} entries
+ * @param {string} path a path under src/lib
+ * @param {string[]} names what the import takes from it (none for a dynamic import)
+ */
+function entryOf(entries, path, names) {
+	const module = path.replace(/\.[jt]s$/, '');
+	const entry = entries.find((e) => {
+		const exported = e.modules.get(module);
+		return exported !== undefined && names.every((n) => exported.has(n) || exported.has('*'));
+	});
+	if (!entry) {
+		const what = names.length ? `{ ${names.join(', ')} } from ` : '';
+		throw new InitError(
+			`No entry of the package exports ${what}src/lib/${path}: the worker function cannot import it.`,
+		);
+	}
+	return entry.specifier;
 }
 
 /**
  * Rewrites the worker function's imports to bare specifiers, which the
- * function's deno.json maps: the package's sources become `supabase-jobs`,
- * `npm:<name>@<range>` becomes `<name>`.
+ * function's deno.json maps: an import of the package's sources becomes the
+ * entry of package.json `exports` that exports what it imports
+ * ({@link packageEntries}), `npm:<name>@<range>` becomes `<name>`.
  * @param {string} text
+ * @param {PackageEntry[]} [entries] the package's entries (this package's by default)
  */
-export function rewriteImports(text) {
+export function rewriteImports(text, entries = packageEntries(PACKAGE_ROOT)) {
+	const names = (/** @type {string | undefined} */ clause) =>
+		(clause?.match(/\{([^}]*)\}/)?.[1] ?? '')
+			.split(',')
+			.map(
+				(part) =>
+					part
+						.trim()
+						.replace(/^type\s+/, '')
+						.split(/\s+as\s+/)[0],
+			)
+			.filter((name) => name !== undefined && name !== '');
 	return text
-		.replace(
-			/(from\s+|import\s*\(\s*)(['"])(?:\.\.\/)+src\/lib\/([^'"]+)\2/g,
-			(_, head, _quote, path) => `${head}'${entryOf(path)}'`,
-		)
+		.replace(/(from\s+|import\s*\(\s*)(['"])(?:\.\.\/)+src\/lib\/([^'"]+)\2/g, (_, head, _quote, path, offset) => {
+			// The clause this specifier closes: from the statement's `import` (or `export`) to here.
+			const start = [...text.slice(0, offset).matchAll(/(?:^|\n)[ \t]*(?:import|export)\b/g)].at(-1)?.index ?? 0;
+			const clause = head.startsWith('from') ? text.slice(start, offset) : undefined;
+			return `${head}'${entryOf(entries, path, names(clause))}'`;
+		})
 		.replace(/(from\s+|import\s*\(\s*)(['"])npm:((?:@[^/'"]+\/)?[^@'"]+)@[^'"]*\2/g, "$1'$3'");
 }
 
@@ -195,9 +268,14 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 
 	/** @type {PlannedFile[]} */
 	const functionFiles = [];
-	for (const name of FUNCTION_FILES) {
-		const source = await readFile(join(packageRoot, 'functions/jobs-worker', name), 'utf8');
-		functionFiles.push({ path: join(functionDir, name), text: rewriteImports(source) });
+	// Only a file init will write is read and rewritten (an installed function keeps its own).
+	const copied = FUNCTION_FILES.map((name) => ({ name, path: join(functionDir, name) }));
+	const entries = copied.some((f) => !existsSync(f.path)) ? packageEntries(packageRoot) : [];
+	for (const { name, path } of copied) {
+		const text = existsSync(path)
+			? ''
+			: rewriteImports(await readFile(join(packageRoot, 'functions/jobs-worker', name), 'utf8'), entries);
+		functionFiles.push({ path, text });
 	}
 	functionFiles.push({ path: kindsPath, text: KINDS_TEMPLATE });
 	functionFiles.push({ path: join(functionDir, 'handlers.ts'), text: HANDLERS_TEMPLATE });

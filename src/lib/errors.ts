@@ -233,7 +233,7 @@ export class PermissionDeniedError extends JobError {
  * `max_active_per_owner`.
  *
  * @example
- * if (e instanceof QuotaExceededError) toast('You have too many jobs waiting; try again when one finishes.');
+ * if (isJobError(e, 'quota_exceeded')) toast('You have too many jobs waiting; try again when one finishes.');
  */
 export class QuotaExceededError extends JobError {
 	/** The limit that was reached (`max_active_per_owner`, `max_payload_bytes_per_owner`), from DETAIL `quota=...`. */

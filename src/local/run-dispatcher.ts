@@ -13,7 +13,8 @@ if (!url) {
 
 const dispatcher = await startDispatcher({ url });
 console.log(
-	`dispatcher: ${dispatcher.sendsHttp ? 'sending net.http_request_queue' : 'pg_net present, not sending'}; ${dispatcher.runsCron ? 'running cron.job' : 'pg_cron present or disabled, not running cron'}`,
+	`dispatcher: ${dispatcher.sendsHttp ? 'sending net.http_request_queue' : 'pg_net present, not sending'}; ` +
+		`${dispatcher.runsCron ? 'running cron.job' : 'pg_cron present or disabled, not running cron'}`,
 );
 dispatcher.on('response', (r) =>
 	console.log(`net #${r.id} ${r.method} ${r.url} -> ${r.statusCode ?? (r.timedOut ? 'timeout' : r.errorMsg)}`),

@@ -483,7 +483,7 @@ $$;
 -- called by the guards: the BEFORE UPDATE trigger for every update, and the
 -- insert trigger (13_kick, after_jobs_inserted) once per statement over the
 -- rows it inserted, so no statement re-reads a CHECK (docs/architecture.md,
--- "Where the time goes"). The guards enforce the state machine and the rules
+-- "Statements PostgreSQL reads again"). The guards enforce the state machine and the rules
 -- on every write, whoever makes it.
 
 -- The row rules, each named and written as PostgreSQL prints a CHECK, so a
@@ -737,8 +737,8 @@ comment on column supabase_jobs.job.metadata is
 -- partition is chosen before any index is read); the primary key (id) of each
 -- partition is also the listing newest first, ids being time-ordered. A queued
 -- job without an owner enters 3 (primary key, claim order, kind; the partial
--- ones only test their predicate), an owned one 5. docs/architecture.md lists
--- which query needs each.
+-- ones only test their predicate), an owned one 5. docs/architecture.md
+-- ("Indexes") lists which query needs each.
 -- Claims in claim order: the queued jobs, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (priority desc, available_at, created_at, id) where status = 'queued';
 -- The running jobs: the reclaimer, the running counts, and a write to a running job by id.
@@ -1386,7 +1386,8 @@ begin
       return;
     end if;
   end if;
-  -- The status in a subquery: by id through the primary key, never the claim index (see above).
+  -- The status in a subquery, which the planner cannot match to the claim index's predicate:
+  -- the job is read by id through the primary key (docs/architecture.md, "By-id statements").
   return query
   update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
    where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
@@ -1427,7 +1428,7 @@ begin
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
     -- The picked ids as an array: the update probes the primary key for each
-    -- (docs/architecture.md: why not a join to the pick). The claimed rows'
+    -- (docs/architecture.md, "Picked ids as an array"). The claimed rows'
     -- Realtime messages in one insert (send_statement_messages, an initplan:
     -- once, before the first row comes back), not one per row by the trigger.
     return query
@@ -1454,7 +1455,7 @@ begin
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
-  -- id through the primary key, never the claim index (docs/architecture.md).
+  -- id through the primary key, never the claim index (docs/architecture.md, "By-id statements").
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
   return query
   with claimed as (
@@ -1651,7 +1652,7 @@ begin
   -- The ids as an array and the status in a subquery: each job through the
   -- primary key. A plain join to the items hash-joined every running row of
   -- the table, and every entry left in the running-jobs index since the last
-  -- vacuum (docs/architecture.md, the lean row). The closed rows' Realtime
+  -- vacuum (docs/architecture.md, "Picked ids as an array"). The closed rows' Realtime
   -- messages in one insert, as in job_claim_next.
   return query
   with wanted as (
@@ -1886,7 +1887,7 @@ begin
   end if;
   -- Terminal rows hold no payload (CHECK); queued and running rows are blanked
   -- with a scalar call per row (a function in FROM would copy the row type's
-  -- descriptor per row: docs/architecture.md).
+  -- descriptor per row: docs/architecture.md, "Row type descriptors").
   return query
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(t, '{"payload": null}'::jsonb) as j
@@ -2772,7 +2773,7 @@ set search_path = ''
 -- The running count reads the running index by a plain index scan, which marks
 -- the entries of jobs no longer running dead as it passes them; a bitmap scan
 -- never does, so each claim visited the heap for every job run since the last
--- vacuum (admit: 107 -> 311 us a call after 1,500 jobs; docs/architecture.md).
+-- vacuum (docs/architecture.md, "Dead index entries and admit()").
 set enable_bitmapscan = off
 as $$
 declare
@@ -2803,7 +2804,7 @@ begin
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). Arrays, not a map: each candidate below costs a lookup and
   -- an increment in place, where a jsonb map was rebuilt for each
-  -- (docs/architecture.md).
+  -- (docs/architecture.md, "Dead index entries and admit()").
   with g as (
     select s.kind, s.concurrency_key, pg_catalog.count(*)::integer as n, grouping(s.concurrency_key) = 1 as by_kind
       from supabase_jobs.job s
@@ -3705,7 +3706,7 @@ begin
            and coalesce(t.heartbeat_at, t.started_at) < now() - pg_catalog.make_interval(secs => t.heartbeat_ms * supabase_jobs.missed_beats() / 1000.0))
        or (stale_after is not null and coalesce(t.heartbeat_at, t.started_at) < now() - stale_after))
   returning t as j)
-  -- No set-returning call per row (docs/architecture.md): the payload blanked by a scalar call.
+  -- No set-returning call per row (docs/architecture.md, "Row type descriptors"): the payload blanked by a scalar call.
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(reclaimed.j, '{"payload": null}'::jsonb) as j from reclaimed offset 0) as w;
 end
@@ -5655,7 +5656,7 @@ grant execute on function
 -- supabase_jobs.job_events keeps only what a later change would erase (a
 -- retried, reclaimed, released or parked attempt; who cancelled), written by
 -- after_jobs_updated for those transitions only, so the per-job path pays no
--- insert and no second Realtime message (docs/architecture.md has the figure).
+-- insert and no second Realtime message (docs/architecture.md, "A job's timeline").
 -- job_log writes a worker's lines, attempt-guarded and bounded per job.
 -- Readers: admins everything; the owner only the lines marked user_facing.
 
@@ -5972,8 +5973,8 @@ grant execute on function
 -- message (09), its parent's progress and resume (11), a requeue's kick (13),
 -- a finished asker's questions (16), the timeline's event (18). One trigger,
 -- with no WHEN: PostgreSQL reads and prepares the WHEN of every row trigger an
--- UPDATE may fire, once per statement (docs/architecture.md, "Where the time
--- goes"). Its first test is the one change all of them need, a visible one (a
+-- UPDATE may fire, once per statement (docs/architecture.md, "Statements
+-- PostgreSQL reads again"). Its first test is the one change all of them need, a visible one (a
 -- heartbeat does nothing more); the tests of which of them runs are here, in
 -- the order their separate triggers ran. The cancel cascade stays a trigger of
 -- its own (11): it runs as the caller.

@@ -4,7 +4,7 @@
 -- called by the guards: the BEFORE UPDATE trigger for every update, and the
 -- insert trigger (13_kick, after_jobs_inserted) once per statement over the
 -- rows it inserted, so no statement re-reads a CHECK (docs/architecture.md,
--- "Where the time goes"). The guards enforce the state machine and the rules
+-- "Statements PostgreSQL reads again"). The guards enforce the state machine and the rules
 -- on every write, whoever makes it.
 
 -- The row rules, each named and written as PostgreSQL prints a CHECK, so a
@@ -258,8 +258,8 @@ comment on column supabase_jobs.job.metadata is
 -- partition is chosen before any index is read); the primary key (id) of each
 -- partition is also the listing newest first, ids being time-ordered. A queued
 -- job without an owner enters 3 (primary key, claim order, kind; the partial
--- ones only test their predicate), an owned one 5. docs/architecture.md lists
--- which query needs each.
+-- ones only test their predicate), an owned one 5. docs/architecture.md
+-- ("Indexes") lists which query needs each.
 -- Claims in claim order: the queued jobs, highest priority, then oldest.
 create index job_claim_idx on supabase_jobs.job (priority desc, available_at, created_at, id) where status = 'queued';
 -- The running jobs: the reclaimer, the running counts, and a write to a running job by id.

@@ -33,7 +33,8 @@ begin
       return;
     end if;
   end if;
-  -- The status in a subquery: by id through the primary key, never the claim index (see above).
+  -- The status in a subquery, which the planner cannot match to the claim index's predicate:
+  -- the job is read by id through the primary key (docs/architecture.md, "By-id statements").
   return query
   update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
    where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
@@ -74,7 +75,7 @@ begin
   end if;
   if not exists (select 1 from supabase_jobs.kind_limits l where l.job_table = label) then
     -- The picked ids as an array: the update probes the primary key for each
-    -- (docs/architecture.md: why not a join to the pick). The claimed rows'
+    -- (docs/architecture.md, "Picked ids as an array"). The claimed rows'
     -- Realtime messages in one insert (send_statement_messages, an initplan:
     -- once, before the first row comes back), not one per row by the trigger.
     return query
@@ -101,7 +102,7 @@ begin
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
-  -- id through the primary key, never the claim index (docs/architecture.md).
+  -- id through the primary key, never the claim index (docs/architecture.md, "By-id statements").
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
   return query
   with claimed as (

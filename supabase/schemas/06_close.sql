@@ -175,7 +175,7 @@ begin
   -- The ids as an array and the status in a subquery: each job through the
   -- primary key. A plain join to the items hash-joined every running row of
   -- the table, and every entry left in the running-jobs index since the last
-  -- vacuum (docs/architecture.md, the lean row). The closed rows' Realtime
+  -- vacuum (docs/architecture.md, "Picked ids as an array"). The closed rows' Realtime
   -- messages in one insert, as in job_claim_next.
   return query
   with wanted as (

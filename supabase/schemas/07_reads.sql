@@ -43,7 +43,7 @@ begin
   end if;
   -- Terminal rows hold no payload (CHECK); queued and running rows are blanked
   -- with a scalar call per row (a function in FROM would copy the row type's
-  -- descriptor per row: docs/architecture.md).
+  -- descriptor per row: docs/architecture.md, "Row type descriptors").
   return query
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(t, '{"payload": null}'::jsonb) as j

@@ -266,7 +266,7 @@ set search_path = ''
 -- The running count reads the running index by a plain index scan, which marks
 -- the entries of jobs no longer running dead as it passes them; a bitmap scan
 -- never does, so each claim visited the heap for every job run since the last
--- vacuum (admit: 107 -> 311 us a call after 1,500 jobs; docs/architecture.md).
+-- vacuum (docs/architecture.md, "Dead index entries and admit()").
 set enable_bitmapscan = off
 as $$
 declare
@@ -297,7 +297,7 @@ begin
   -- per kind and per kind and key (a handful of rows: the partial index on
   -- running jobs). Arrays, not a map: each candidate below costs a lookup and
   -- an increment in place, where a jsonb map was rebuilt for each
-  -- (docs/architecture.md).
+  -- (docs/architecture.md, "Dead index entries and admit()").
   with g as (
     select s.kind, s.concurrency_key, pg_catalog.count(*)::integer as n, grouping(s.concurrency_key) = 1 as by_kind
       from supabase_jobs.job s

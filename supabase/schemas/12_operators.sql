@@ -431,7 +431,7 @@ begin
            and coalesce(t.heartbeat_at, t.started_at) < now() - pg_catalog.make_interval(secs => t.heartbeat_ms * supabase_jobs.missed_beats() / 1000.0))
        or (stale_after is not null and coalesce(t.heartbeat_at, t.started_at) < now() - stale_after))
   returning t as j)
-  -- No set-returning call per row (docs/architecture.md): the payload blanked by a scalar call.
+  -- No set-returning call per row (docs/architecture.md, "Row type descriptors"): the payload blanked by a scalar call.
   select (w.j).* from (
     select pg_catalog.jsonb_populate_record(reclaimed.j, '{"payload": null}'::jsonb) as j from reclaimed offset 0) as w;
 end

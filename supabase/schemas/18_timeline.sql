@@ -4,7 +4,7 @@
 -- supabase_jobs.job_events keeps only what a later change would erase (a
 -- retried, reclaimed, released or parked attempt; who cancelled), written by
 -- after_jobs_updated for those transitions only, so the per-job path pays no
--- insert and no second Realtime message (docs/architecture.md has the figure).
+-- insert and no second Realtime message (docs/architecture.md, "A job's timeline").
 -- job_log writes a worker's lines, attempt-guarded and bounded per job.
 -- Readers: admins everything; the owner only the lines marked user_facing.
 

@@ -2,8 +2,8 @@
 -- message (09), its parent's progress and resume (11), a requeue's kick (13),
 -- a finished asker's questions (16), the timeline's event (18). One trigger,
 -- with no WHEN: PostgreSQL reads and prepares the WHEN of every row trigger an
--- UPDATE may fire, once per statement (docs/architecture.md, "Where the time
--- goes"). Its first test is the one change all of them need, a visible one (a
+-- UPDATE may fire, once per statement (docs/architecture.md, "Statements
+-- PostgreSQL reads again"). Its first test is the one change all of them need, a visible one (a
 -- heartbeat does nothing more); the tests of which of them runs are here, in
 -- the order their separate triggers ran. The cancel cascade stays a trigger of
 -- its own (11): it runs as the caller.

@@ -1,5 +1,5 @@
 /**
- * Bad input at every boundary (issue 13, item 4): the SQL functions as anon,
+ * Bad input at every boundary: the SQL functions as anon,
  * authenticated and service_role; REST through the stand-in; the worker
  * endpoint under real Deno behind the functions gateway; the package API.
  * Malformed JSON, wrong types, missing fields, huge bodies, unknown kinds,

@@ -1,5 +1,5 @@
 /**
- * The chaos run (issue 13): thousands of jobs from simulated users through
+ * The chaos run: thousands of jobs from simulated users through
  * supabase-js over the stand-in, while Node runners and Deno function
  * instances are SIGKILLed every few seconds, PostgreSQL is stopped and started
  * once and the REST/Realtime stand-in once, with pg_cron running the reclaim
@@ -265,7 +265,8 @@ describe(`chaos: ${config.jobs} jobs from ${config.users} users under worker kil
 			const stuck = await stack.sql`
 				select j.id, j.status::text, j.attempts, j.heartbeat_at, j.heartbeat_ms, j.available_at, now() as now,
 				       (select json_agg(json_build_object('w', r.worker, 'a', r.attempt, 's', r.started_at, 'e', r.ended_at, 'o', r.outcome)) from chaos.runs r where r.job_id = j.id) as runs,
-				       (select json_agg(json_build_object('o', a.old_status, 'n', a.new_status, 'at', a.at, 'q', left(a.query, 60)) order by a.seq) from chaos.audit a where a.job_id = j.id and a.old_status is distinct from a.new_status) as audit
+				       (select json_agg(json_build_object('o', a.old_status, 'n', a.new_status, 'at', a.at, 'q', left(a.query, 60)) order by a.seq)
+				          from chaos.audit a where a.job_id = j.id and a.old_status is distinct from a.new_status) as audit
 				from public.jobs j where j.status not in ('done', 'failed', 'cancelled') limit 5`;
 			const cron =
 				await stack.sql`select status, return_message, start_time from cron.job_run_details order by runid desc limit 6`;
@@ -475,7 +476,9 @@ describe(`chaos: ${config.jobs} jobs from ${config.users} users under worker kil
 			`processes that died by themselves (started again by their supervisor): ${stack.fleet.crashes.length}` +
 				stack.fleet.crashes.map((c) => `\n    ${c.slice(0, 300)}`).join(''),
 			`watchers' Realtime: ${JSON.stringify(tally(watchers.flatMap((w) => w.realtime)))}; frames per watcher ${spread(watchers.map((w) => w.frames.length)).replaceAll(' ms', '')}`,
-			`client retries through outages: ${counters.enqueueRetries} enqueue, ${counters.cancelRetries} cancel; watchers: ${watchers.length}, drained ${((drainedAt - startedAt) / 1000).toFixed(0)} s after the first enqueue`,
+			`client retries through outages: ${counters.enqueueRetries} enqueue, ${counters.cancelRetries} ` +
+				`cancel; watchers: ${watchers.length}, drained ${((drainedAt - startedAt) / 1000).toFixed(0)} s ` +
+				`after the first enqueue`,
 		];
 		for (const line of lines) console.log(`[chaos figures] ${line}`);
 	});

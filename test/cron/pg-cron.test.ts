@@ -52,7 +52,7 @@ if (missing) {
 			expect(notices.some((m) => m.includes('pg_cron is not enabled'))).toBe(true);
 		});
 
-		it('after create extension pg_cron (the migration init writes), install_schedules creates the three schedules (the reclaimer every minute: pg_cron 1.4 refuses seconds, and says so), and again replaces them', async () => {
+		it('after create extension pg_cron, install_schedules creates the three schedules (the reclaimer every minute: pg_cron 1.4 refuses seconds, and says so) and again replaces them', async () => {
 			// As a project does it: the migration `npx supabase-jobs init` writes creates the extension.
 			await sql.unsafe(extensionsMigration({ version: 'test' }));
 			const [ext] =

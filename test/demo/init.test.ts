@@ -14,7 +14,14 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { init, migrationTimestamp, nextSteps, packageMigrations, rewriteImports } from '../../bin/init.mjs';
+import {
+	init,
+	migrationTimestamp,
+	nextSteps,
+	packageEntries,
+	packageMigrations,
+	rewriteImports,
+} from '../../bin/init.mjs';
 import { kindNamesIn } from '../../bin/kinds-file.mjs';
 import { HANDLERS_TEMPLATE, KINDS_TEMPLATE, kindsMigration } from '../../bin/templates.mjs';
 import { applyCompat, applyMigrations, withDatabase } from '../../src/local/postgres/migrate.ts';
@@ -290,9 +297,35 @@ export const c = defineJobKind<'c'>({
 
 	it('rewrites imports of the package sources to the entry that exports them, and npm: specifiers to bare ones (the import map resolves them)', () => {
 		const source =
-			"import postgres from 'npm:postgres@^3';\nimport { JobStore } from '../../src/lib/store/job-store.ts';\nimport type { JobHandler } from \"../../src/lib/worker/job-handler.ts\";\nimport { handlers } from './handlers.ts';";
+			"import postgres from 'npm:postgres@^3';\nimport { JobStore } from " +
+			"'../../src/lib/store/job-store.ts';\nimport type { JobHandler } from " +
+			'"../../src/lib/worker/job-handler.ts";\nimport { handlers } from \'./handlers.ts\';';
 		expect(rewriteImports(source)).toBe(
 			"import postgres from 'postgres';\nimport { JobStore } from 'supabase-jobs';\nimport type { JobHandler } from 'supabase-jobs/worker';\nimport { handlers } from './handlers.ts';",
+		);
+	});
+
+	it('takes its entries from package.json exports, and maps an import to the entry that exports every name it takes', async () => {
+		const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { exports: Record<string, unknown> };
+		const specifiers = Object.keys(pkg.exports)
+			.filter((key) => key !== './package.json')
+			.map((key) => (key === '.' ? 'supabase-jobs' : `supabase-jobs${key.slice(1)}`));
+		expect(packageEntries('.').map((e) => e.specifier)).toEqual(specifiers);
+		const source = [
+			"import { runWorkers } from '../../src/lib/worker/node-runner.ts';",
+			"import type { JobAdapter } from '../../src/lib/store/adapter.ts';",
+			"import { JOB_FUNCTIONS, type JobAdapter as Adapter } from '../../src/lib/store/adapter.ts';",
+		].join('\n');
+		expect(rewriteImports(source).split('\n')).toEqual([
+			"import { runWorkers } from 'supabase-jobs/node';",
+			"import type { JobAdapter } from 'supabase-jobs';",
+			"import { JOB_FUNCTIONS, type JobAdapter as Adapter } from 'supabase-jobs/adapter';",
+		]);
+	});
+
+	it('refuses to rewrite an import of what no entry exports, naming it', () => {
+		expect(() => rewriteImports("import { claimLoop } from '../../src/lib/worker/job-runner.ts';")).toThrow(
+			/No entry of the package exports \{ claimLoop \} from src\/lib\/worker\/job-runner\.ts/,
 		);
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * The README and the pages under docs/ link to each other by relative paths:
+ * The README, the pages under docs/ and bench/'s pages link to each other by relative paths:
  * every such link lands on a file that exists and, with an anchor, on a heading
  * of that page (GitHub's slug of the heading, or an explicit `<a id>`).
  * External links (http, mailto) are left alone.
@@ -66,6 +66,8 @@ async function pages(): Promise<string[]> {
 		}
 	};
 	await walk(join(projectRoot, 'docs'));
+	for (const entry of await readdir(join(projectRoot, 'bench')))
+		if (entry.endsWith('.md')) files.push(join(projectRoot, 'bench', entry));
 	return files;
 }
 

@@ -197,7 +197,9 @@ describe('enqueue never fails because the kick cannot be sent', () => {
 		// pg_net raising (a bad URL, a full queue, a broken install) inside the kick.
 		await expect(
 			sql.begin(async (tx) => {
-				await tx`create or replace function net.http_post(url text, body jsonb default '{}', params jsonb default '{}', headers jsonb default '{}', timeout_milliseconds integer default 5000) returns bigint language plpgsql as $$ begin raise exception 'pg_net is broken'; end $$`;
+				await tx`create or replace function net.http_post(url text, body jsonb default '{}', params jsonb default '{}',
+					headers jsonb default '{}', timeout_milliseconds integer default 5000)
+					returns bigint language plpgsql as $$ begin raise exception 'pg_net is broken'; end $$`;
 				await tx`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', ${JSON.stringify({ sub: user.sub, role: 'authenticated' })}, true)`;
 				const [job] = await tx`select * from job_enqueue('thumbnail')`;
 				expect(job!.status).toBe('queued');

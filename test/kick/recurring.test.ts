@@ -1,5 +1,5 @@
 /**
- * Recurring jobs declared in code (issue 15, item 5): defineSchedule +
+ * Recurring jobs declared in code: defineSchedule +
  * store.syncSchedules keep supabase_jobs.schedules and the cron entries equal
  * to the code's set; each run is a job row with an idempotency key per minute
  * slot, so no slot runs twice across cron runners or restarts.

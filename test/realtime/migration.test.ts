@@ -267,7 +267,7 @@ describe('privileges and attach', () => {
 		]);
 	});
 
-	test('every job table has the guards, the statement triggers (admission, kick, notify), the update trigger (broadcast, requeue notify, parent, questions, timeline) and the child and cancel triggers', async () => {
+	test('every job table has the guards, the statement triggers (admission, kick, notify), the one update trigger and the child and cancel triggers', async () => {
 		const rows = await sql<{ t: string; triggers: string[] }[]>`
 			select c.oid::regclass::text as t, array_agg(tg.tgname::text order by tg.tgname) as triggers
 			  from supabase_jobs.job_tables j join pg_class c on c.oid = j.table_name

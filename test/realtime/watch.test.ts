@@ -1,6 +1,6 @@
 /**
- * JobStore.watch over supabase-js Realtime, through the stand-in: the seed's
- * section 4 and 8 semantics (current state at once, one value per change,
+ * JobStore.watch over supabase-js Realtime, through the stand-in: what a
+ * watch promises (current state at once, one value per change,
  * the terminal state and the end) with the worker writing through
  * postgres.js, plus what only a push transport has to get right: a restart of
  * the server mid-job, a refused join, leaving the channel, and costing no

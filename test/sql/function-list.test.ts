@@ -33,7 +33,7 @@ describe('the job API in TypeScript is the one in pg_proc', () => {
 		expect(inTs).toEqual(inSql);
 	});
 
-	it('the job_* functions plan once per session, except the listings (whose filters pick an index per call), the hold reasons (read for a few queued jobs) and the rare calls (the cron reclaims, setting limits, the schedule sync, the admin actions)', async () => {
+	it('the job_* functions plan once per session, except the listings, the hold reasons and the rare calls (cron reclaims, limits, schedule sync, admin actions)', async () => {
 		// A redefinition (create or replace) drops every SET it does not repeat: this catches one that forgot.
 		const rows = await db.sql<{ name: string }[]>`
 			select p.proname as name

@@ -1,5 +1,5 @@
 /**
- * The seed's abstract BaseJobModel: a service ships its own job table under a
+ * Job tables of a service's own: a service ships its own job table under a
  * name it picks, and every job_* function serves it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 	await db.sql`select supabase_jobs.register_job_kind('*', 'billing.invoices_jobs')`; // users invent kinds in these tests
 });
 
-describe('1. The table: subclass BaseJobModel and pick a name', () => {
+describe('A job table of its own, under a name the service picks', () => {
 	it('a created table has the same columns, checks, indexes, comments, RLS and triggers as jobs', async () => {
 		const shape = async (t: string) =>
 			(
@@ -95,7 +95,7 @@ describe('1. The table: subclass BaseJobModel and pick a name', () => {
 	});
 });
 
-describe('1. The table: one shape, written once on supabase_jobs.job', () => {
+describe('One shape, written once on supabase_jobs.job', () => {
 	it('a column added to the job base reaches every job table and every function returns it', async () => {
 		const user = await createUser(db.sql);
 		await db.sql`alter table supabase_jobs.job add column document_id uuid`;

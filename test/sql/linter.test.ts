@@ -55,11 +55,17 @@ const RUN: Record<string, Run> = {
 		accepted: [
 			{
 				detail: 'Function \\`supabase_jobs.uuid_v7\\` has a role mutable search_path',
-				why: 'the id default: a SET clause would stop the planner inlining it (a SQL function call per inserted row, a fifth of a batch enqueue); every name in its body is pg_catalog-qualified, so no search_path changes what it calls',
+				why:
+					'the id default: a SET clause would stop the planner inlining it (a SQL function call per inserted ' +
+					'row, a fifth of a batch enqueue); every name in its body is pg_catalog-qualified, so no search_path ' +
+					'changes what it calls',
 			},
 			{
 				detail: 'Function \\`supabase_jobs.job_message\\` has a role mutable search_path',
-				why: 'the Realtime message builder: a SET clause would stop the planner inlining it into the statement that sends the messages (a PL/pgSQL call per changed row, ~30 µs); every name and operator in its body is pg_catalog-qualified, and its callers run with search_path empty',
+				why:
+					'the Realtime message builder: a SET clause would stop the planner inlining it into the statement ' +
+					'that sends the messages (a PL/pgSQL call per changed row, ~30 µs); every name and operator in its ' +
+					'body is pg_catalog-qualified, and its callers run with search_path empty',
 			},
 			{
 				detail: 'Function \\`supabase_jobs.label_as_written\\` has a role mutable search_path',
@@ -67,11 +73,17 @@ const RUN: Record<string, Run> = {
 			},
 			{
 				detail: 'Function \\`supabase_jobs.realtime_ready\\` has a role mutable search_path',
-				why: 'whether realtime.messages can take a message, inlined into every job update that sends one (a SET clause would make the remembered answer a call of its own per change); every name and operator in its body is pg_catalog-qualified or schema-qualified',
+				why:
+					'whether realtime.messages can take a message, inlined into every job update that sends one (a SET ' +
+					'clause would make the remembered answer a call of its own per change); every name and operator in ' +
+					'its body is pg_catalog-qualified or schema-qualified',
 			},
 			{
 				detail: 'Function \\`supabase_jobs.statement_mark\\` has a role mutable search_path',
-				why: 'the mark of a batched statement whose messages were sent, inlined into the update trigger that reads it on every changed row and the function that sets it (a SET clause would make it a call per row); every name in its body is pg_catalog-qualified',
+				why:
+					'the mark of a batched statement whose messages were sent, inlined into the update trigger that ' +
+					'reads it on every changed row and the function that sets it (a SET clause would make it a call per ' +
+					'row); every name in its body is pg_catalog-qualified',
 			},
 		],
 	},
@@ -90,42 +102,77 @@ const RUN: Record<string, Run> = {
 			'signed-in users see only the job tables, the job table registry, the registered kinds, their own kept timings and the operator views (their own rows, all for an admin) in the GraphQL schema',
 		accepted: [
 			...['jobs', 'exports', 'document_analyses'].map((t) => ({
-				detail: `table \`public.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
+				detail:
+					`table \`public.${t}\` is visible in the GraphQL schema to signed-in users because the ` +
+					`\`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not ` +
+					`be discoverable to every account.`,
 				why: 'a job table (document_analyses: the demo migration) is read by its owner through the Data API and Realtime; RLS limits the rows',
 			})),
 			{
 				detail:
-					'table `supabase_jobs.job_tables` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
-				why: 'the SECURITY INVOKER job_* functions resolve the table label there as the caller; pg_graphql reflects only schemas on the search_path (load_sql_context.sql: current_schemas), and supabase_jobs is on none',
+					'table `supabase_jobs.job_tables` is visible in the GraphQL schema to signed-in users because the ' +
+					'`authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be ' +
+					'discoverable to every account.',
+				why:
+					'the SECURITY INVOKER job_* functions resolve the table label there as the caller; pg_graphql ' +
+					'reflects only schemas on the search_path (load_sql_context.sql: current_schemas), and supabase_jobs ' +
+					'is on none',
 			},
 			{
 				detail:
-					'table `supabase_jobs.job_stream` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
+					'table `supabase_jobs.job_stream` is visible in the GraphQL schema to signed-in users because the ' +
+					'`authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be ' +
+					'discoverable to every account.',
 				why: 'job_stream_read runs as the caller, so a user reads the output of their own jobs through RLS (owner or admin); supabase_jobs is on no search_path pg_graphql reflects',
 			},
 			{
 				detail:
-					'table `supabase_jobs.job_kinds` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
-				why: 'the admission trigger runs as the inserting user (so "is this a user" is decided by privilege) and reads which kinds users may enqueue: no secret, and supabase_jobs is on no search_path pg_graphql reflects',
+					'table `supabase_jobs.job_kinds` is visible in the GraphQL schema to signed-in users because the ' +
+					'`authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be ' +
+					'discoverable to every account.',
+				why:
+					'the admission trigger runs as the inserting user (so "is this a user" is decided by privilege) and ' +
+					'reads which kinds users may enqueue: no secret, and supabase_jobs is on no search_path pg_graphql reflects',
 			},
 			{
 				detail:
-					'table `supabase_jobs.kind_limits` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
-				why: 'admins pause a kind and set its rate limit through the SECURITY INVOKER admin actions, so the policy kind_limits_admins lets them (and only them: is_admin()) read and write it; supabase_jobs is on no search_path pg_graphql reflects',
+					'table `supabase_jobs.kind_limits` is visible in the GraphQL schema to signed-in users because the ' +
+					'`authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be ' +
+					'discoverable to every account.',
+				why:
+					'admins pause a kind and set its rate limit through the SECURITY INVOKER admin actions, so the ' +
+					'policy kind_limits_admins lets them (and only them: is_admin()) read and write it; supabase_jobs is ' +
+					'on no search_path pg_graphql reflects',
 			},
 			{
 				detail:
-					'table `supabase_jobs.phase_timings` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
-				why: 'job_phase_history (SECURITY INVOKER, callable by users) reads the timings retention kept as the caller; RLS limits a user to their own, as on the job tables, and supabase_jobs is on no search_path pg_graphql reflects',
+					'table `supabase_jobs.phase_timings` is visible in the GraphQL schema to signed-in users because the ' +
+					'`authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be ' +
+					'discoverable to every account.',
+				why:
+					'job_phase_history (SECURITY INVOKER, callable by users) reads the timings retention kept as the ' +
+					'caller; RLS limits a user to their own, as on the job tables, and supabase_jobs is on no ' +
+					'search_path pg_graphql reflects',
 			},
 			...['job_events', 'job_logs'].map((t) => ({
-				detail: `table \`supabase_jobs.${t}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
-				why: "job_timeline (SECURITY INVOKER, callable by users) reads a job's events and log lines as the caller; RLS gives admins every row, the owner only the user-facing log lines, anyone else none, and supabase_jobs is on no search_path pg_graphql reflects",
+				detail:
+					`table \`supabase_jobs.${t}\` is visible in the GraphQL schema to signed-in users because the ` +
+					`\`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not ` +
+					`be discoverable to every account.`,
+				why:
+					"job_timeline (SECURITY INVOKER, callable by users) reads a job's events and log lines as the " +
+					'caller; RLS gives admins every row, the owner only the user-facing log lines, anyone else none, and ' +
+					'supabase_jobs is on no search_path pg_graphql reflects',
 			})),
 			{
 				detail:
-					'table `supabase_jobs.job_question` is visible in the GraphQL schema to signed-in users because the `authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be discoverable to every account.',
-				why: 'job_open_question (SECURITY INVOKER, callable by users) reads the question a waiting job asked as the caller; RLS limits a user to the questions of their own jobs (an admin to every one), and supabase_jobs is on no search_path pg_graphql reflects',
+					'table `supabase_jobs.job_question` is visible in the GraphQL schema to signed-in users because the ' +
+					'`authenticated` role can `SELECT` it. Revoke `SELECT` from `authenticated` if it should not be ' +
+					'discoverable to every account.',
+				why:
+					'job_open_question (SECURITY INVOKER, callable by users) reads the question a waiting job asked as ' +
+					'the caller; RLS limits a user to the questions of their own jobs (an admin to every one), and ' +
+					'supabase_jobs is on no search_path pg_graphql reflects',
 			},
 			...[
 				'job_counts',
@@ -137,8 +184,14 @@ const RUN: Record<string, Run> = {
 				'jobs_silent',
 				'owner_usage',
 			].map((v) => ({
-				detail: `view \`supabase_jobs.${v}\` is visible in the GraphQL schema to signed-in users because the \`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not be discoverable to every account.`,
-				why: 'an operator view: jobs_admin_overview (SECURITY INVOKER) reads it as the admin calling it; security_invoker, so RLS limits anyone else to their own jobs, and supabase_jobs is on no search_path pg_graphql reflects',
+				detail:
+					`view \`supabase_jobs.${v}\` is visible in the GraphQL schema to signed-in users because the ` +
+					`\`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not ` +
+					`be discoverable to every account.`,
+				why:
+					'an operator view: jobs_admin_overview (SECURITY INVOKER) reads it as the admin calling it; ' +
+					'security_invoker, so RLS limits anyone else to their own jobs, and supabase_jobs is on no ' +
+					'search_path pg_graphql reflects',
 			})),
 		],
 	},

@@ -1,5 +1,5 @@
 /**
- * The queue features of issue 15 at the SQL level, where races are proven with
+ * The queue features at the SQL level, where races are proven with
  * real connections: idempotency keys hold under concurrent enqueues; a
  * scheduled job is never claimed early; tags are indexed.
  */

@@ -51,7 +51,7 @@ const finish = (id: string, token: string, status: string, result: string | null
 	);
 const read = async (id: string) => (await db.sql`select * from documents where id = ${id}`)[0]!;
 
-describe('9. Several stages on the record itself', () => {
+describe('Several stages on the record itself', () => {
 	it('mark running returns a fencing token, and a finish with it lands', async () => {
 		const id = await doc();
 		const token = await start(id);

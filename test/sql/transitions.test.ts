@@ -1,6 +1,6 @@
 /**
- * Every transition and refusal of the seed, at the SQL level, named after the
- * seed's sentences. Calls go through the job_* functions as the roles that make
+ * Every transition and refusal of the state machine, at the SQL level, named after the
+ * behaviour it holds. Calls go through the job_* functions as the roles that make
  * them in production (service_role for workers, the user for enqueue/cancel).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ async function raw(id: string): Promise<Row> {
 	return row!;
 }
 
-describe('2. Enqueue', () => {
+describe('Enqueue', () => {
 	it('write the row, then send the task: enqueue returns a queued row with id before any worker sees it', async () => {
 		const job = await enqueue();
 		expect(job.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -59,7 +59,7 @@ describe('2. Enqueue', () => {
 	});
 });
 
-describe('3. The worker', () => {
+describe('The worker', () => {
 	it('claim is what separates "queued" from "running"', async () => {
 		const job = await enqueue();
 		const [row] = await worker((tx) => tx`select * from job_claim(${job.id})`);
@@ -147,7 +147,7 @@ describe('3. The worker', () => {
 	});
 });
 
-describe('5. The worker that died holding the job', () => {
+describe('The worker that died holding the job', () => {
 	it('reclaim_stale refuses without stale_after', async () => {
 		expect(await sqlstate(worker((tx) => tx`select * from job_reclaim_stale(null)`))).toBe('22004');
 	});
@@ -281,7 +281,7 @@ describe('5. The worker that died holding the job', () => {
 	});
 });
 
-describe('6. Listing', () => {
+describe('Listing', () => {
 	it('returns [] when nothing matches: "no jobs yet" is a successful answer, not a 404', async () => {
 		const rows = await as(db.sql, alice, (tx) => tx`select * from job_list_recent(kind => 'never-enqueued')`);
 		expect(rows).toEqual([]);
@@ -333,7 +333,7 @@ describe('6. Listing', () => {
 	});
 });
 
-describe('7. Cancelling', () => {
+describe('Cancelling', () => {
 	it('the request writes cancelled and answers immediately', async () => {
 		const job = await claimed();
 		const rows = await as(db.sql, alice, (tx) => tx`select * from job_cancel(${job.id}, 'cancelled by the user')`);
@@ -384,7 +384,7 @@ describe('7. Cancelling', () => {
 	});
 });
 
-describe('8. Progress: one poll answers both questions', () => {
+describe('Progress: one poll answers both questions', () => {
 	it('tick writes progress, stage and heartbeat in one statement and returns the status', async () => {
 		const job = await claimed();
 		const before = (await raw(job.id)).heartbeat_at as Date;

@@ -1,6 +1,6 @@
 /**
- * The JobStore conformance suite: one test per paragraph of the seed's sections
- * 2-8 (and its error table), named after the seed's sentences. It takes a
+ * The JobStore conformance suite: one test per promise of the store (and its
+ * error table), each named after the behaviour it holds. It takes a
  * harness, so the same suite runs over postgres.js (test/store/postgres-adapter.test.ts)
  * and over supabase-js against the stand-in HTTP service, and must give
  * identical results over both.
@@ -568,7 +568,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			await h.backdate(first.id, 301, table);
 			await store.reclaimStale();
 			const second = (await store.claim(first.id))!;
-			// The seed's bare way: claim -> work -> succeed, no attempt given.
+			// The bare way: claim -> work -> succeed, no attempt given.
 			expect(await rejection(late.tick(first.id, { progress: 50 }))).toBeInstanceOf(JobAlreadyFinishedError);
 			expect(await rejection(late.succeed(first.id))).toBeInstanceOf(JobAlreadyFinishedError);
 			expect((await store.get(first.id)).status).toBe('running');

@@ -1,6 +1,6 @@
 /**
- * Parent and child jobs (issue 15, item 8) and the reason a queued job is held
- * (item 4), through JobStore: one suite run over postgres.js
+ * Parent and child jobs and the reason a queued job is held
+ * (its hold reasons), through JobStore: one suite run over postgres.js
  * (test/store/postgres-adapter.test.ts) and over supabase-js with Realtime
  * (test/realtime/conformance.test.ts), with the same results.
  */

@@ -1,6 +1,6 @@
 /**
- * The rule every watcher applies to a state that arrives late (seed section
- * 4: the watcher ends on the terminal state): older states are dropped, the
+ * The rule every watcher applies to a state that arrives late (a watch
+ * ends on the terminal state): older states are dropped, the
  * terminal state never is.
  */
 import { describe, expect, it } from 'vitest';

@@ -43,7 +43,7 @@ async function doc(): Promise<string> {
 }
 const read = async (id: string) => (await db.sql`select * from documents where id = ${id}`)[0]!;
 
-describe('9. StageMap is that table written once — with writes the database fences', () => {
+describe('StageMap writes the stage columns once — with writes the database fences', () => {
 	it('the map resolves doc_status_summary, doc_error_summary and doc_result_summary', () => {
 		expect(STAGES.columns('summary')).toMatchObject({
 			status: 'doc_status_summary',
@@ -113,7 +113,7 @@ describe('9. StageMap is that table written once — with writes the database fe
 	});
 });
 
-describe('9. StageStore, hardened', () => {
+describe('StageStore, hardened', () => {
 	/** A record table of the owner's with the given column definitions; RLS as above. */
 	async function recordTable(name: string, columns: string): Promise<void> {
 		await db.sql.unsafe(
@@ -132,23 +132,26 @@ describe('9. StageStore, hardened', () => {
 	const readFrom = async (table: string, id: string) =>
 		(await db.sql.unsafe(`select * from public.${table} where id = $1`, [id]))[0]!;
 
-	it("the seed's three-column layout works: status, error and result, no run-token column", async () => {
-		await recordTable('seed_documents', 'doc_status_summary text, doc_error_summary text, doc_result_summary text');
-		const seedStages = new StageStore(asOwner(), new StageMap(['summary'], { prefix: 'doc_' }), {
-			table: 'seed_documents',
+	it('the three-column layout works: status, error and result, no run-token column', async () => {
+		await recordTable(
+			'three_column_documents',
+			'doc_status_summary text, doc_error_summary text, doc_result_summary text',
+		);
+		const threeColumns = new StageStore(asOwner(), new StageMap(['summary'], { prefix: 'doc_' }), {
+			table: 'three_column_documents',
 		});
-		const id = await row('seed_documents');
-		const token = await seedStages.start(id, 'summary');
-		expect(await seedStages.finish(id, 'summary', token, { status: 'done', result: 'a summary' })).toBe(true);
-		expect(await readFrom('seed_documents', id)).toMatchObject({
+		const id = await row('three_column_documents');
+		const token = await threeColumns.start(id, 'summary');
+		expect(await threeColumns.finish(id, 'summary', token, { status: 'done', result: 'a summary' })).toBe(true);
+		expect(await readFrom('three_column_documents', id)).toMatchObject({
 			doc_status_summary: 'done',
 			doc_result_summary: 'a summary',
 		});
 		// Without a token, fencing is a compare-and-set on 'running': a cancelled stage stays cancelled.
-		const again = await seedStages.start(id, 'summary');
-		expect(await seedStages.cancel(id)).toEqual({ cancelled: ['summary'], ignored: [] });
-		expect(await seedStages.finish(id, 'summary', again, { status: 'done', result: 'late' })).toBe(false);
-		expect(await readFrom('seed_documents', id)).toMatchObject({
+		const again = await threeColumns.start(id, 'summary');
+		expect(await threeColumns.cancel(id)).toEqual({ cancelled: ['summary'], ignored: [] });
+		expect(await threeColumns.finish(id, 'summary', again, { status: 'done', result: 'late' })).toBe(false);
+		expect(await readFrom('three_column_documents', id)).toMatchObject({
 			doc_status_summary: 'cancelled',
 			doc_result_summary: 'a summary',
 		});
@@ -156,12 +159,12 @@ describe('9. StageStore, hardened', () => {
 
 	it('a token column named explicitly must exist: refused naming token_column, nothing written', async () => {
 		const declared = new StageMap(['summary'], { prefix: 'doc_', templates: { token: '{prefix}token_{stage}' } });
-		const strict = new StageStore(asOwner(), declared, { table: 'seed_documents' });
-		const id = await row('seed_documents');
+		const strict = new StageStore(asOwner(), declared, { table: 'three_column_documents' });
+		const id = await row('three_column_documents');
 		const e = await strict.start(id, 'summary').catch((err: unknown) => err);
 		expect(e).toBeInstanceOf(InvalidJobInputError);
 		expect((e as InvalidJobInputError).field).toBe('token_column');
-		expect((await readFrom('seed_documents', id)).doc_status_summary).toBeNull();
+		expect((await readFrom('three_column_documents', id)).doc_status_summary).toBeNull();
 	});
 
 	it('cancel refuses a stage named twice before any SQL, naming it; the SQL refuses it too (22023), not 42601', async () => {

@@ -168,9 +168,9 @@ describe('runCancellable: the checkpoint that runs during the work', () => {
 		expect(clock.time).toBe(1000);
 	});
 
-	it('accepts a promise already under way, as the seed passes one: abandoned, not awaited, when the predicate says stop', async () => {
+	it('accepts a promise already under way: abandoned, not awaited, when the predicate says stop', async () => {
 		const clock = new ManualClock();
-		const summary = new Promise<string>(() => {}); // the coroutine the seed hands over: summarize("a long text")
+		const summary = new Promise<string>(() => {}); // a coroutine already under way: summarize("a long text")
 		const run = runCancellable(summary, { interrupted: () => true, intervalMs: 20, timers: clock }).catch(
 			(e: unknown) => e,
 		);

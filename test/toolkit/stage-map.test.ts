@@ -60,7 +60,7 @@ describe('StageMap: several stages on the record itself', () => {
 		expect(() => STAGES.cancel({}, ['sumary'])).toThrow(RangeError);
 	});
 
-	it('StageStatus is the seed’s: running, done, failed, cancelled; null means the stage never ran', () => {
+	it('StageStatus is one of running, done, failed, cancelled; null means the stage never ran', () => {
 		expect(Object.values(StageStatus)).toEqual(['running', 'done', 'failed', 'cancelled']);
 		expect(TERMINAL_STAGE_STATUSES).toEqual(['done', 'failed', 'cancelled']);
 		expect(STAGES.status({}, 'summary')).toBeNull();

@@ -108,7 +108,8 @@ const pt: AdminMessages = {
 	payloadQuota: 'Da cota de carga',
 	forbiddenTitle: 'Só para administradores',
 	forbidden:
-		'Esta página mostra os trabalhos de todos os usuários, por isso é para administradores: usuários cujo app_metadata.role é admin, definido com a service role (API de administração do Auth ou o painel).',
+		'Esta página mostra os trabalhos de todos os usuários, por isso é para administradores: usuários ' +
+		'cujo app_metadata.role é admin, definido com a service role (API de administração do Auth ou o painel).',
 	back: 'Voltar ao painel',
 	errorTitle: 'Algo deu errado',
 };

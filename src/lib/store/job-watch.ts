@@ -2,7 +2,7 @@
  * What one `store.watch` holds while it waits: its settings, its liveness
  * view, its inbox of topic events and the reads it makes. One object with its
  * methods on the prototype, so a thousand idle watches hold a thousand small
- * objects and no closures (see docs/architecture.md, "Where the time goes").
+ * objects and no closures (see docs/architecture.md, "What a watch holds").
  */
 import { isJobError, TimeoutError } from '../errors.ts';
 import { Liveness } from '../internal/liveness.ts';

@@ -127,7 +127,9 @@ export async function applyMigrations(url: string, dir = migrationsDir): Promise
 				.catch((e: unknown) => {
 					if (!gone.length) throw e;
 					throw new Error(
-						`${m.version}_${m.name}.sql does not apply: this database recorded migrations that are no longer in ${dir} (${gone.slice(0, 3).join(', ')}${gone.length > 3 ? ', ...' : ''}), so it predates the baseline. Build it again (the local demo: delete .local/demo-postgres).`,
+						`${m.version}_${m.name}.sql does not apply: this database recorded migrations that are no longer in ` +
+							`${dir} (${gone.slice(0, 3).join(', ')}${gone.length > 3 ? ', ...' : ''}), so it predates the ` +
+							`baseline. Build it again (the local demo: delete .local/demo-postgres).`,
 						{ cause: e },
 					);
 				});
