@@ -1807,6 +1807,7 @@ export type Database = {
 			install_schedules: { Args: Record<PropertyKey, never>; Returns: number };
 			invalid: { Args: { field: string; message: string }; Returns: undefined };
 			is_admin: { Args: Record<PropertyKey, never>; Returns: boolean };
+			is_log_time: { Args: { at: Json }; Returns: boolean };
 			is_terminal: {
 				Args: { status: Database['public']['Enums']['job_status'] };
 				Returns: boolean;
