@@ -1380,6 +1380,15 @@ export type Database = {
 				Args: { ids?: string[]; kinds: string[]; label: string; limit: number };
 				Returns: string[];
 			};
+			answer_fits: {
+				Args: { answer_schema: Json; given: Json; path: string };
+				Returns: boolean;
+			};
+			answer_format_fits: {
+				Args: { format: string; value: string };
+				Returns: boolean;
+			};
+			answer_is_date: { Args: { value: string }; Returns: boolean };
 			answer_question: {
 				Args: { answer: Json; id: string; key: string; label: string };
 				Returns: {
