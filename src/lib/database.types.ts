@@ -659,16 +659,19 @@ export type Database = {
 			due_wakeups: {
 				Row: {
 					due_at: string;
+					job_id: string | null;
 					job_table: string;
 					kind: string;
 				};
 				Insert: {
 					due_at: string;
+					job_id?: string | null;
 					job_table: string;
 					kind: string;
 				};
 				Update: {
 					due_at?: string;
+					job_id?: string | null;
 					job_table?: string;
 					kind?: string;
 				};
