@@ -659,16 +659,19 @@ export type Database = {
 			due_wakeups: {
 				Row: {
 					due_at: string;
+					job_id: string | null;
 					job_table: string;
 					kind: string;
 				};
 				Insert: {
 					due_at: string;
+					job_id?: string | null;
 					job_table: string;
 					kind: string;
 				};
 				Update: {
 					due_at?: string;
+					job_id?: string | null;
 					job_table?: string;
 					kind?: string;
 				};
@@ -1380,6 +1383,15 @@ export type Database = {
 				Args: { ids?: string[]; kinds: string[]; label: string; limit: number };
 				Returns: string[];
 			};
+			answer_fits: {
+				Args: { answer_schema: Json; given: Json; path: string };
+				Returns: boolean;
+			};
+			answer_format_fits: {
+				Args: { format: string; value: string };
+				Returns: boolean;
+			};
+			answer_is_date: { Args: { value: string }; Returns: boolean };
 			answer_question: {
 				Args: { answer: Json; id: string; key: string; label: string };
 				Returns: {
@@ -1807,6 +1819,7 @@ export type Database = {
 			install_schedules: { Args: Record<PropertyKey, never>; Returns: number };
 			invalid: { Args: { field: string; message: string }; Returns: undefined };
 			is_admin: { Args: Record<PropertyKey, never>; Returns: boolean };
+			is_log_time: { Args: { at: Json }; Returns: boolean };
 			is_retry_of: {
 				Args: {
 					job_table: string;

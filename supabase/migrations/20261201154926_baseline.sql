@@ -1732,6 +1732,9 @@ begin
   perform supabase_jobs.check_call(id, attempt, error, true);
   if delay is null or delay < interval '0' then
     perform supabase_jobs.invalid('delay', 'delay must be zero or positive');
+  elsif delay > interval '100 years' then
+    -- Further is a unit mistake, and far enough past the last time PostgreSQL keeps would be a raw 22008.
+    perform supabase_jobs.invalid('delay', pg_catalog.format('delay is at most 100 years; got %s', delay));
   end if;
   update supabase_jobs.job as t
      set status = (case when t.attempts >= t.max_attempts then 'failed' else 'queued' end)::public.job_status,
@@ -4134,14 +4137,22 @@ $$;
 comment on function supabase_jobs.kick is
   'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
+-- A wake-up owed to one job only carries its id: when that job moves (a
+-- reschedule, a retry) its old wake-up goes, so a job never holds more than
+-- one however often it is rescheduled. A time two jobs (or a rate window)
+-- share carries none and stays until due.
 create table supabase_jobs.due_wakeups (
   due_at    timestamptz not null,
   job_table text not null,
   kind      text not null,
+  job_id    uuid,
   constraint due_wakeups_pkey primary key (due_at, job_table, kind)
 );
 comment on table supabase_jobs.due_wakeups is
   'Wake-ups owed to jobs queued for later (run_at, delay, a retry''s backoff, a reschedule): one row per time, job table and kind, written when such a job is queued (only where pg_net and pg_cron exist to send them) and taken by supabase_jobs.kick_due (the supabase-jobs-due schedule) once due.';
+comment on column supabase_jobs.due_wakeups.job_id is
+  'The one job this wake-up is owed to, null when several jobs or a rate window share its time: the job''s next requeue or reschedule deletes it (at most one per job).';
+create index due_wakeups_job_idx on supabase_jobs.due_wakeups (job_id) where job_id is not null;
 
 create or replace function supabase_jobs.due_wakeups_sent()
 returns boolean
@@ -4204,10 +4215,12 @@ begin
     perform supabase_jobs.kick_body(summary.body || '{"reason": "enqueue"}'::jsonb);
   end if;
   if summary.claimable < summary.n and supabase_jobs.due_wakeups_sent() then
-    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
-    select distinct i.available_at, i.job_table, i.kind from inserted i
+    insert into supabase_jobs.due_wakeups as w (due_at, job_table, kind, job_id)
+    select i.available_at, i.job_table, i.kind, case when pg_catalog.count(*) = 1 then (pg_catalog.array_agg(i.id))[1] end
+      from inserted i
      where i.status = 'queued' and i.available_at > pg_catalog.now()
-    on conflict do nothing;
+     group by i.available_at, i.job_table, i.kind
+    on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
   if summary.watched then
     perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
@@ -4233,19 +4246,21 @@ begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
     'job_table', job_table, 'kind', kind, 'job_id', job_id,
     'count', 1, 'available_at', available_at, 'reason', 'requeue')::text);
+  -- The job moved: the wake-up owed to it alone (its old time) goes; a time shared with another job stays.
+  delete from supabase_jobs.due_wakeups as w where w.job_id = notify_requeued.job_id;
   if available_at <= pg_catalog.now() then
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
       'job_table', job_table, 'kind', kind, 'kinds', pg_catalog.jsonb_build_array(kind),
       'job_id', job_id, 'count', 1, 'reason', 'requeue'));
   elsif supabase_jobs.due_wakeups_sent() then
-    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
-    values (notify_requeued.available_at, notify_requeued.job_table, notify_requeued.kind)
-    on conflict do nothing;
+    insert into supabase_jobs.due_wakeups as w (due_at, job_table, kind, job_id)
+    values (notify_requeued.available_at, notify_requeued.job_table, notify_requeued.kind, notify_requeued.job_id)
+    on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
 end
 $$;
 comment on function supabase_jobs.notify_requeued is
-  'Run by after_jobs_updated (as the owner of the tables) when a job goes running or waiting -> queued, or a queued job is rescheduled: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
+  'Run by after_jobs_updated (as the owner of the tables) when a job goes running or waiting -> queued, or a queued job is rescheduled: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends; the wake-up owed to this job alone at its old time is deleted, so a job holds at most one.';
 
 create or replace function supabase_jobs.backstop()
 returns integer
@@ -4803,9 +4818,74 @@ create index job_question_open_idx on supabase_jobs.job_question (job_table, exp
 create index job_question_owner_idx on supabase_jobs.job_question (owner_id);
 create index job_retry_of_idx on supabase_jobs.job (retry_of) where retry_of is not null;
 
--- The shape of an answer, against the subset of JSON Schema a zod schema of
--- the common kinds gives: type, enum, const, lengths, bounds, properties,
--- required, additionalProperties: false, items, anyOf. 22023 names the field.
+-- Whether a string is a calendar date YYYY-MM-DD (the Gregorian leap rule,
+-- year 0000 included, as RFC 3339 full-date and zod's date format read it).
+create or replace function supabase_jobs.answer_is_date(value text)
+returns boolean
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$
+declare
+  y integer;
+  m integer;
+  d integer;
+begin
+  if value !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then
+    return false;
+  end if;
+  y := pg_catalog.substr(value, 1, 4)::integer;
+  m := pg_catalog.substr(value, 6, 2)::integer;
+  d := pg_catalog.substr(value, 9, 2)::integer;
+  return m between 1 and 12 and d between 1 and
+    case when m = 2 then case when (y % 4 = 0 and y % 100 <> 0) or y % 400 = 0 then 29 else 28 end
+         when m in (4, 6, 9, 11) then 30 else 31 end;
+end
+$$;
+comment on function supabase_jobs.answer_is_date is
+  'Whether value is a calendar date YYYY-MM-DD (check_answer''s format date and the date of date-time).';
+
+-- The formats SQL checks exactly by their definition: date, date-time (RFC
+-- 3339, an offset or Z), uuid (8-4-4-4-12 hex digits). Any other format (email,
+-- ...) and every pattern are JavaScript regular expressions in a zod schema:
+-- the store and the worker check them with zod, not SQL.
+create or replace function supabase_jobs.answer_format_fits(format text, value text)
+returns boolean
+language sql immutable parallel safe
+set search_path = ''
+as $$
+  select case format
+    when 'date' then supabase_jobs.answer_is_date(value)
+    when 'date-time' then
+      value ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$'
+      and supabase_jobs.answer_is_date(pg_catalog.left(value, 10))
+    when 'uuid' then value ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+    else true end
+$$;
+comment on function supabase_jobs.answer_format_fits is
+  'Whether value fits a JSON Schema format check_answer checks (date, date-time, uuid); true for a format it leaves to the store and the worker (email, ...).';
+
+-- Whether an answer fits one branch of anyOf / oneOf.
+create or replace function supabase_jobs.answer_fits(answer_schema jsonb, given jsonb, path text)
+returns boolean
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  perform supabase_jobs.check_answer(answer_schema, given, path);
+  return true;
+exception when invalid_parameter_value then
+  return false;
+end
+$$;
+comment on function supabase_jobs.answer_fits is
+  'Whether given fits answer_schema (check_answer without the error): the branches of anyOf and oneOf.';
+
+-- The shape of an answer, against what a zod schema's JSON Schema declares:
+-- type, enum, const, minLength/maxLength, format (answer_format_fits),
+-- minimum/maximum and their exclusive forms, multipleOf, properties, required,
+-- additionalProperties: false, items, minItems/maxItems, uniqueItems, anyOf,
+-- oneOf. Not here: pattern (a JavaScript regular expression, checked by the
+-- store and the worker). 22023 names the field.
 create or replace function supabase_jobs.check_answer(answer_schema jsonb, given jsonb, path text default 'answer')
 returns void
 language plpgsql immutable
@@ -4814,20 +4894,16 @@ as $$
 declare
   want jsonb := answer_schema -> 'type';
   got text := pg_catalog.jsonb_typeof(given);
-  branch jsonb;
   k text;
   i integer;
 begin
-  if answer_schema ? 'anyOf' then
-    for branch in select b from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b loop
-      begin
-        perform supabase_jobs.check_answer(branch, given, path);
-        return;
-      exception when invalid_parameter_value then
-        null;
-      end;
-    end loop;
+  if answer_schema ? 'anyOf' and not exists (
+       select 1 from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b where supabase_jobs.answer_fits(b, given, path)) then
     perform supabase_jobs.invalid(path, pg_catalog.format('%s fits none of the answers this question takes', path));
+  end if;
+  if answer_schema ? 'oneOf' and (
+       select pg_catalog.count(*) from pg_catalog.jsonb_array_elements(answer_schema -> 'oneOf') b where supabase_jobs.answer_fits(b, given, path)) <> 1 then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must fit exactly one of the answers this question takes', path));
   end if;
   if want is not null and not exists (
        select 1 from pg_catalog.jsonb_array_elements_text(case when pg_catalog.jsonb_typeof(want) = 'array' then want else pg_catalog.jsonb_build_array(want) end) w
@@ -4846,11 +4922,20 @@ begin
     perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s to %s characters', path,
       coalesce(answer_schema ->> 'minLength', '0'), coalesce(answer_schema ->> 'maxLength', 'any number of')));
   end if;
+  if got = 'string' and pg_catalog.jsonb_typeof(answer_schema -> 'format') = 'string'
+     and not supabase_jobs.answer_format_fits(answer_schema ->> 'format', given #>> '{}') then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be a %s; got %s', path, answer_schema ->> 'format', left(given::text, 100)));
+  end if;
   if got = 'number' then
     if given::text::numeric < (answer_schema ->> 'minimum')::numeric or given::text::numeric > (answer_schema ->> 'maximum')::numeric
        or given::text::numeric <= (answer_schema ->> 'exclusiveMinimum')::numeric
        or given::text::numeric >= (answer_schema ->> 'exclusiveMaximum')::numeric then
       perform supabase_jobs.invalid(path, pg_catalog.format('%s is out of range; got %s', path, given));
+    end if;
+    -- JSON numbers are decimals: numeric's remainder is exact (0.3 is a multiple of 0.1).
+    if pg_catalog.jsonb_typeof(answer_schema -> 'multipleOf') = 'number' and (answer_schema ->> 'multipleOf')::numeric > 0
+       and given::text::numeric % (answer_schema ->> 'multipleOf')::numeric <> 0 then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s must be a multiple of %s; got %s', path, answer_schema -> 'multipleOf', given));
     end if;
   end if;
   if got = 'object' then
@@ -4872,6 +4957,10 @@ begin
        or pg_catalog.jsonb_array_length(given) > coalesce((answer_schema ->> 'maxItems')::integer, 2147483647) then
       perform supabase_jobs.invalid(path, pg_catalog.format('%s has %s items, out of range', path, pg_catalog.jsonb_array_length(given)));
     end if;
+    if answer_schema -> 'uniqueItems' = 'true'::jsonb
+       and (select pg_catalog.count(distinct e) from pg_catalog.jsonb_array_elements(given) e) < pg_catalog.jsonb_array_length(given) then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s holds the same item twice', path));
+    end if;
     if pg_catalog.jsonb_typeof(answer_schema -> 'items') = 'object' then
       for i in 0 .. pg_catalog.jsonb_array_length(given) - 1 loop
         perform supabase_jobs.check_answer(answer_schema -> 'items', given -> i, path || '[' || i || ']');
@@ -4881,7 +4970,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.check_answer is
-  'Checks an answer against its question''s JSON Schema (type, enum, const, lengths, bounds, properties, required, additionalProperties false, items, anyOf); 22023 with field=answer.<path> when it does not fit.';
+  'Checks an answer against its question''s JSON Schema (type, enum, const, lengths, format date/date-time/uuid, bounds, multipleOf, properties, required, additionalProperties false, items, item counts, uniqueItems, anyOf, oneOf; not pattern, which the store and the worker check); 22023 with field=answer.<path> when it does not fit.';
 
 create or replace function public.job_ask(
   id uuid,
@@ -5220,13 +5309,15 @@ grant usage on type supabase_jobs.job_question to authenticated, service_role;
 
 revoke all on function
   public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
-  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.expire_questions,
+  supabase_jobs.check_answer, supabase_jobs.answer_fits, supabase_jobs.answer_format_fits,
+  supabase_jobs.answer_is_date, supabase_jobs.answer_question, supabase_jobs.expire_questions,
   supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay,
   supabase_jobs.is_retry_of
   from public, anon, authenticated, service_role;
 grant execute on function
   public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
-  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
+  supabase_jobs.check_answer, supabase_jobs.answer_fits, supabase_jobs.answer_format_fits,
+  supabase_jobs.answer_is_date, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
   supabase_jobs.replay, supabase_jobs.is_retry_of
   to authenticated, service_role;
 -- Try again inserts the link as the caller: the owner for themselves (owner_enqueues),
@@ -5684,6 +5775,24 @@ as $$ begin return 4096; end $$;
 comment on function supabase_jobs.log_fields_max_bytes is
   'Bytes of one log line''s fields, as JSON text (job_log).';
 
+-- A log line's at: an ISO timestamp with its offset that PostgreSQL reads as
+-- one (a month 13 or a +99:99 offset is the caller's mistake, refused as 22023
+-- naming the field, never a raw 22008 from the cast).
+create or replace function supabase_jobs.is_log_time(at jsonb)
+returns boolean
+language plpgsql stable parallel safe
+set search_path = ''
+as $$
+begin
+  return pg_catalog.jsonb_typeof(at) = 'string'
+     and (at #>> '{}') ~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$'
+     and pg_catalog.pg_input_is_valid(at #>> '{}', 'timestamptz')
+     and pg_catalog.isfinite((at #>> '{}')::timestamptz);
+end
+$$;
+comment on function supabase_jobs.is_log_time is
+  'Whether a log line''s at (job_log) is an ISO timestamp with an offset that PostgreSQL reads as a finite timestamptz.';
+
 create table supabase_jobs.job_events (
   job_id     uuid not null,
   at         timestamptz not null default now(),
@@ -5786,7 +5895,8 @@ declare
   room integer;
   bad record;
   stored integer := 0;
-  over integer;
+  over bigint;
+  total integer;
 begin
   perform supabase_jobs.check_call(id, attempt);
   if lines is null or pg_catalog.jsonb_typeof(lines) <> 'array' then
@@ -5805,8 +5915,7 @@ begin
               when pg_catalog.jsonb_typeof(l.line -> 'fields') not in ('object', 'null')
                 or octet_length((l.line -> 'fields')::text) > supabase_jobs.log_fields_max_bytes() then 'lines[' || (l.i - 1) || '].fields'
               when pg_catalog.jsonb_typeof(l.line -> 'user_facing') not in ('boolean', 'null') then 'lines[' || (l.i - 1) || '].user_facing'
-              when l.line ? 'at' and (pg_catalog.jsonb_typeof(l.line -> 'at') <> 'string'
-                or (l.line ->> 'at') !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$') then 'lines[' || (l.i - 1) || '].at'
+              when l.line ? 'at' and not supabase_jobs.is_log_time(l.line -> 'at') then 'lines[' || (l.i - 1) || '].at'
          end as field
     into bad
     from pg_catalog.jsonb_array_elements(lines) with ordinality as l(line, i)
@@ -5817,8 +5926,7 @@ begin
       or pg_catalog.jsonb_typeof(l.line -> 'fields') not in ('object', 'null')
       or octet_length((l.line -> 'fields')::text) > supabase_jobs.log_fields_max_bytes()
       or pg_catalog.jsonb_typeof(l.line -> 'user_facing') not in ('boolean', 'null')
-      or (l.line ? 'at' and (pg_catalog.jsonb_typeof(l.line -> 'at') <> 'string'
-          or (l.line ->> 'at') !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$'))
+      or (l.line ? 'at' and not supabase_jobs.is_log_time(l.line -> 'at'))
    order by l.i
    limit 1;
   if bad.field is not null then
@@ -5850,17 +5958,19 @@ begin
     from pg_catalog.jsonb_array_elements(lines) with ordinality as l(line, i)
    where l.i <= room;
   get diagnostics stored = row_count;
-  over := pg_catalog.jsonb_array_length(lines) - stored + dropped;
+  -- The marker's count saturates at the largest integer: a hostile dropped never overflows it.
+  over := pg_catalog.jsonb_array_length(lines)::bigint - stored + dropped;
   if over > 0 then
+    total := least(over, 2147483647);
     insert into supabase_jobs.job_logs as g (job_id, seq, job_table, attempt, at, level, message, fields)
     values (job_log.id, 0, label, holder, now(), 'warn',
-            pg_catalog.format('%s log lines dropped (at most %s are kept per job)', over, supabase_jobs.log_lines_max()),
-            pg_catalog.jsonb_build_object('dropped', over))
+            pg_catalog.format('%s log lines dropped (at most %s are kept per job)', total, supabase_jobs.log_lines_max()),
+            pg_catalog.jsonb_build_object('dropped', total))
     on conflict (job_id, seq) do update
        set at = now(),
-           fields = pg_catalog.jsonb_build_object('dropped', (g.fields ->> 'dropped')::integer + over),
+           fields = pg_catalog.jsonb_build_object('dropped', least((g.fields ->> 'dropped')::bigint + over, 2147483647)),
            message = pg_catalog.format('%s log lines dropped (at most %s are kept per job)',
-                                       (g.fields ->> 'dropped')::integer + over, supabase_jobs.log_lines_max());
+                                       least((g.fields ->> 'dropped')::bigint + over, 2147483647), supabase_jobs.log_lines_max());
   end if;
   return stored;
 end
@@ -5957,12 +6067,12 @@ grant select, insert, update, delete on supabase_jobs.job_logs to service_role;
 revoke all on function
   public.job_log(uuid, jsonb, integer, text, integer), public.job_timeline(uuid, text),
   supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes,
-  supabase_jobs.record_job_event, supabase_jobs.forget_job_timeline
+  supabase_jobs.record_job_event, supabase_jobs.forget_job_timeline, supabase_jobs.is_log_time
   from public, anon, authenticated, service_role;
 grant execute on function public.job_timeline(uuid, text) to authenticated, service_role;
 grant execute on function
   public.job_log(uuid, jsonb, integer, text, integer),
-  supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes
+  supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes, supabase_jobs.is_log_time
   to service_role;
 
 -- ============================================================================

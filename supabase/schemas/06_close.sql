@@ -255,6 +255,9 @@ begin
   perform supabase_jobs.check_call(id, attempt, error, true);
   if delay is null or delay < interval '0' then
     perform supabase_jobs.invalid('delay', 'delay must be zero or positive');
+  elsif delay > interval '100 years' then
+    -- Further is a unit mistake, and far enough past the last time PostgreSQL keeps would be a raw 22008.
+    perform supabase_jobs.invalid('delay', pg_catalog.format('delay is at most 100 years; got %s', delay));
   end if;
   update supabase_jobs.job as t
      set status = (case when t.attempts >= t.max_attempts then 'failed' else 'queued' end)::public.job_status,

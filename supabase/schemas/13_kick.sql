@@ -111,14 +111,22 @@ $$;
 comment on function supabase_jobs.kick is
   'POSTs a wake-up to the worker through pg_net (after commit). Returns the request id, or null when pg_net, Vault or the secrets are missing. Never raises. Runs as its owner (SECURITY DEFINER): it reads the worker''s endpoint and secret from Vault, which no caller may read.';
 
+-- A wake-up owed to one job only carries its id: when that job moves (a
+-- reschedule, a retry) its old wake-up goes, so a job never holds more than
+-- one however often it is rescheduled. A time two jobs (or a rate window)
+-- share carries none and stays until due.
 create table supabase_jobs.due_wakeups (
   due_at    timestamptz not null,
   job_table text not null,
   kind      text not null,
+  job_id    uuid,
   constraint due_wakeups_pkey primary key (due_at, job_table, kind)
 );
 comment on table supabase_jobs.due_wakeups is
   'Wake-ups owed to jobs queued for later (run_at, delay, a retry''s backoff, a reschedule): one row per time, job table and kind, written when such a job is queued (only where pg_net and pg_cron exist to send them) and taken by supabase_jobs.kick_due (the supabase-jobs-due schedule) once due.';
+comment on column supabase_jobs.due_wakeups.job_id is
+  'The one job this wake-up is owed to, null when several jobs or a rate window share its time: the job''s next requeue or reschedule deletes it (at most one per job).';
+create index due_wakeups_job_idx on supabase_jobs.due_wakeups (job_id) where job_id is not null;
 
 create or replace function supabase_jobs.due_wakeups_sent()
 returns boolean
@@ -181,10 +189,12 @@ begin
     perform supabase_jobs.kick_body(summary.body || '{"reason": "enqueue"}'::jsonb);
   end if;
   if summary.claimable < summary.n and supabase_jobs.due_wakeups_sent() then
-    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
-    select distinct i.available_at, i.job_table, i.kind from inserted i
+    insert into supabase_jobs.due_wakeups as w (due_at, job_table, kind, job_id)
+    select i.available_at, i.job_table, i.kind, case when pg_catalog.count(*) = 1 then (pg_catalog.array_agg(i.id))[1] end
+      from inserted i
      where i.status = 'queued' and i.available_at > pg_catalog.now()
-    on conflict do nothing;
+     group by i.available_at, i.job_table, i.kind
+    on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
   if summary.watched then
     perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
@@ -210,19 +220,21 @@ begin
   perform pg_catalog.pg_notify('supabase_jobs', pg_catalog.json_build_object(
     'job_table', job_table, 'kind', kind, 'job_id', job_id,
     'count', 1, 'available_at', available_at, 'reason', 'requeue')::text);
+  -- The job moved: the wake-up owed to it alone (its old time) goes; a time shared with another job stays.
+  delete from supabase_jobs.due_wakeups as w where w.job_id = notify_requeued.job_id;
   if available_at <= pg_catalog.now() then
     perform supabase_jobs.kick_body(pg_catalog.jsonb_build_object(
       'job_table', job_table, 'kind', kind, 'kinds', pg_catalog.jsonb_build_array(kind),
       'job_id', job_id, 'count', 1, 'reason', 'requeue'));
   elsif supabase_jobs.due_wakeups_sent() then
-    insert into supabase_jobs.due_wakeups (due_at, job_table, kind)
-    values (notify_requeued.available_at, notify_requeued.job_table, notify_requeued.kind)
-    on conflict do nothing;
+    insert into supabase_jobs.due_wakeups as w (due_at, job_table, kind, job_id)
+    values (notify_requeued.available_at, notify_requeued.job_table, notify_requeued.kind, notify_requeued.job_id)
+    on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
 end
 $$;
 comment on function supabase_jobs.notify_requeued is
-  'Run by after_jobs_updated (as the owner of the tables) when a job goes running or waiting -> queued, or a queued job is rescheduled: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends.';
+  'Run by after_jobs_updated (as the owner of the tables) when a job goes running or waiting -> queued, or a queued job is rescheduled: NOTIFY supabase_jobs that a retried, released, reclaimed, resumed or rescheduled job is claimable again, and wake the worker through pg_net (supabase_jobs.kick_body) when it is claimable now, or leave a due wake-up (supabase_jobs.due_wakeups) for when its backoff ends; the wake-up owed to this job alone at its old time is deleted, so a job holds at most one.';
 
 create or replace function supabase_jobs.backstop()
 returns integer

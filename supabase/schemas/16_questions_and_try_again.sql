@@ -40,9 +40,74 @@ create index job_question_open_idx on supabase_jobs.job_question (job_table, exp
 create index job_question_owner_idx on supabase_jobs.job_question (owner_id);
 create index job_retry_of_idx on supabase_jobs.job (retry_of) where retry_of is not null;
 
--- The shape of an answer, against the subset of JSON Schema a zod schema of
--- the common kinds gives: type, enum, const, lengths, bounds, properties,
--- required, additionalProperties: false, items, anyOf. 22023 names the field.
+-- Whether a string is a calendar date YYYY-MM-DD (the Gregorian leap rule,
+-- year 0000 included, as RFC 3339 full-date and zod's date format read it).
+create or replace function supabase_jobs.answer_is_date(value text)
+returns boolean
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$
+declare
+  y integer;
+  m integer;
+  d integer;
+begin
+  if value !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then
+    return false;
+  end if;
+  y := pg_catalog.substr(value, 1, 4)::integer;
+  m := pg_catalog.substr(value, 6, 2)::integer;
+  d := pg_catalog.substr(value, 9, 2)::integer;
+  return m between 1 and 12 and d between 1 and
+    case when m = 2 then case when (y % 4 = 0 and y % 100 <> 0) or y % 400 = 0 then 29 else 28 end
+         when m in (4, 6, 9, 11) then 30 else 31 end;
+end
+$$;
+comment on function supabase_jobs.answer_is_date is
+  'Whether value is a calendar date YYYY-MM-DD (check_answer''s format date and the date of date-time).';
+
+-- The formats SQL checks exactly by their definition: date, date-time (RFC
+-- 3339, an offset or Z), uuid (8-4-4-4-12 hex digits). Any other format (email,
+-- ...) and every pattern are JavaScript regular expressions in a zod schema:
+-- the store and the worker check them with zod, not SQL.
+create or replace function supabase_jobs.answer_format_fits(format text, value text)
+returns boolean
+language sql immutable parallel safe
+set search_path = ''
+as $$
+  select case format
+    when 'date' then supabase_jobs.answer_is_date(value)
+    when 'date-time' then
+      value ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$'
+      and supabase_jobs.answer_is_date(pg_catalog.left(value, 10))
+    when 'uuid' then value ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+    else true end
+$$;
+comment on function supabase_jobs.answer_format_fits is
+  'Whether value fits a JSON Schema format check_answer checks (date, date-time, uuid); true for a format it leaves to the store and the worker (email, ...).';
+
+-- Whether an answer fits one branch of anyOf / oneOf.
+create or replace function supabase_jobs.answer_fits(answer_schema jsonb, given jsonb, path text)
+returns boolean
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  perform supabase_jobs.check_answer(answer_schema, given, path);
+  return true;
+exception when invalid_parameter_value then
+  return false;
+end
+$$;
+comment on function supabase_jobs.answer_fits is
+  'Whether given fits answer_schema (check_answer without the error): the branches of anyOf and oneOf.';
+
+-- The shape of an answer, against what a zod schema's JSON Schema declares:
+-- type, enum, const, minLength/maxLength, format (answer_format_fits),
+-- minimum/maximum and their exclusive forms, multipleOf, properties, required,
+-- additionalProperties: false, items, minItems/maxItems, uniqueItems, anyOf,
+-- oneOf. Not here: pattern (a JavaScript regular expression, checked by the
+-- store and the worker). 22023 names the field.
 create or replace function supabase_jobs.check_answer(answer_schema jsonb, given jsonb, path text default 'answer')
 returns void
 language plpgsql immutable
@@ -51,20 +116,16 @@ as $$
 declare
   want jsonb := answer_schema -> 'type';
   got text := pg_catalog.jsonb_typeof(given);
-  branch jsonb;
   k text;
   i integer;
 begin
-  if answer_schema ? 'anyOf' then
-    for branch in select b from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b loop
-      begin
-        perform supabase_jobs.check_answer(branch, given, path);
-        return;
-      exception when invalid_parameter_value then
-        null;
-      end;
-    end loop;
+  if answer_schema ? 'anyOf' and not exists (
+       select 1 from pg_catalog.jsonb_array_elements(answer_schema -> 'anyOf') b where supabase_jobs.answer_fits(b, given, path)) then
     perform supabase_jobs.invalid(path, pg_catalog.format('%s fits none of the answers this question takes', path));
+  end if;
+  if answer_schema ? 'oneOf' and (
+       select pg_catalog.count(*) from pg_catalog.jsonb_array_elements(answer_schema -> 'oneOf') b where supabase_jobs.answer_fits(b, given, path)) <> 1 then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must fit exactly one of the answers this question takes', path));
   end if;
   if want is not null and not exists (
        select 1 from pg_catalog.jsonb_array_elements_text(case when pg_catalog.jsonb_typeof(want) = 'array' then want else pg_catalog.jsonb_build_array(want) end) w
@@ -83,11 +144,20 @@ begin
     perform supabase_jobs.invalid(path, pg_catalog.format('%s must be %s to %s characters', path,
       coalesce(answer_schema ->> 'minLength', '0'), coalesce(answer_schema ->> 'maxLength', 'any number of')));
   end if;
+  if got = 'string' and pg_catalog.jsonb_typeof(answer_schema -> 'format') = 'string'
+     and not supabase_jobs.answer_format_fits(answer_schema ->> 'format', given #>> '{}') then
+    perform supabase_jobs.invalid(path, pg_catalog.format('%s must be a %s; got %s', path, answer_schema ->> 'format', left(given::text, 100)));
+  end if;
   if got = 'number' then
     if given::text::numeric < (answer_schema ->> 'minimum')::numeric or given::text::numeric > (answer_schema ->> 'maximum')::numeric
        or given::text::numeric <= (answer_schema ->> 'exclusiveMinimum')::numeric
        or given::text::numeric >= (answer_schema ->> 'exclusiveMaximum')::numeric then
       perform supabase_jobs.invalid(path, pg_catalog.format('%s is out of range; got %s', path, given));
+    end if;
+    -- JSON numbers are decimals: numeric's remainder is exact (0.3 is a multiple of 0.1).
+    if pg_catalog.jsonb_typeof(answer_schema -> 'multipleOf') = 'number' and (answer_schema ->> 'multipleOf')::numeric > 0
+       and given::text::numeric % (answer_schema ->> 'multipleOf')::numeric <> 0 then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s must be a multiple of %s; got %s', path, answer_schema -> 'multipleOf', given));
     end if;
   end if;
   if got = 'object' then
@@ -109,6 +179,10 @@ begin
        or pg_catalog.jsonb_array_length(given) > coalesce((answer_schema ->> 'maxItems')::integer, 2147483647) then
       perform supabase_jobs.invalid(path, pg_catalog.format('%s has %s items, out of range', path, pg_catalog.jsonb_array_length(given)));
     end if;
+    if answer_schema -> 'uniqueItems' = 'true'::jsonb
+       and (select pg_catalog.count(distinct e) from pg_catalog.jsonb_array_elements(given) e) < pg_catalog.jsonb_array_length(given) then
+      perform supabase_jobs.invalid(path, pg_catalog.format('%s holds the same item twice', path));
+    end if;
     if pg_catalog.jsonb_typeof(answer_schema -> 'items') = 'object' then
       for i in 0 .. pg_catalog.jsonb_array_length(given) - 1 loop
         perform supabase_jobs.check_answer(answer_schema -> 'items', given -> i, path || '[' || i || ']');
@@ -118,7 +192,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.check_answer is
-  'Checks an answer against its question''s JSON Schema (type, enum, const, lengths, bounds, properties, required, additionalProperties false, items, anyOf); 22023 with field=answer.<path> when it does not fit.';
+  'Checks an answer against its question''s JSON Schema (type, enum, const, lengths, format date/date-time/uuid, bounds, multipleOf, properties, required, additionalProperties false, items, item counts, uniqueItems, anyOf, oneOf; not pattern, which the store and the worker check); 22023 with field=answer.<path> when it does not fit.';
 
 create or replace function public.job_ask(
   id uuid,
@@ -457,13 +531,15 @@ grant usage on type supabase_jobs.job_question to authenticated, service_role;
 
 revoke all on function
   public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
-  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.expire_questions,
+  supabase_jobs.check_answer, supabase_jobs.answer_fits, supabase_jobs.answer_format_fits,
+  supabase_jobs.answer_is_date, supabase_jobs.answer_question, supabase_jobs.expire_questions,
   supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay,
   supabase_jobs.is_retry_of
   from public, anon, authenticated, service_role;
 grant execute on function
   public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
-  supabase_jobs.check_answer, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
+  supabase_jobs.check_answer, supabase_jobs.answer_fits, supabase_jobs.answer_format_fits,
+  supabase_jobs.answer_is_date, supabase_jobs.answer_question, supabase_jobs.insert_retry, supabase_jobs.try_again,
   supabase_jobs.replay, supabase_jobs.is_retry_of
   to authenticated, service_role;
 -- Try again inserts the link as the caller: the owner for themselves (owner_enqueues),

@@ -32,6 +32,24 @@ as $$ begin return 4096; end $$;
 comment on function supabase_jobs.log_fields_max_bytes is
   'Bytes of one log line''s fields, as JSON text (job_log).';
 
+-- A log line's at: an ISO timestamp with its offset that PostgreSQL reads as
+-- one (a month 13 or a +99:99 offset is the caller's mistake, refused as 22023
+-- naming the field, never a raw 22008 from the cast).
+create or replace function supabase_jobs.is_log_time(at jsonb)
+returns boolean
+language plpgsql stable parallel safe
+set search_path = ''
+as $$
+begin
+  return pg_catalog.jsonb_typeof(at) = 'string'
+     and (at #>> '{}') ~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$'
+     and pg_catalog.pg_input_is_valid(at #>> '{}', 'timestamptz')
+     and pg_catalog.isfinite((at #>> '{}')::timestamptz);
+end
+$$;
+comment on function supabase_jobs.is_log_time is
+  'Whether a log line''s at (job_log) is an ISO timestamp with an offset that PostgreSQL reads as a finite timestamptz.';
+
 create table supabase_jobs.job_events (
   job_id     uuid not null,
   at         timestamptz not null default now(),
@@ -134,7 +152,8 @@ declare
   room integer;
   bad record;
   stored integer := 0;
-  over integer;
+  over bigint;
+  total integer;
 begin
   perform supabase_jobs.check_call(id, attempt);
   if lines is null or pg_catalog.jsonb_typeof(lines) <> 'array' then
@@ -153,8 +172,7 @@ begin
               when pg_catalog.jsonb_typeof(l.line -> 'fields') not in ('object', 'null')
                 or octet_length((l.line -> 'fields')::text) > supabase_jobs.log_fields_max_bytes() then 'lines[' || (l.i - 1) || '].fields'
               when pg_catalog.jsonb_typeof(l.line -> 'user_facing') not in ('boolean', 'null') then 'lines[' || (l.i - 1) || '].user_facing'
-              when l.line ? 'at' and (pg_catalog.jsonb_typeof(l.line -> 'at') <> 'string'
-                or (l.line ->> 'at') !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$') then 'lines[' || (l.i - 1) || '].at'
+              when l.line ? 'at' and not supabase_jobs.is_log_time(l.line -> 'at') then 'lines[' || (l.i - 1) || '].at'
          end as field
     into bad
     from pg_catalog.jsonb_array_elements(lines) with ordinality as l(line, i)
@@ -165,8 +183,7 @@ begin
       or pg_catalog.jsonb_typeof(l.line -> 'fields') not in ('object', 'null')
       or octet_length((l.line -> 'fields')::text) > supabase_jobs.log_fields_max_bytes()
       or pg_catalog.jsonb_typeof(l.line -> 'user_facing') not in ('boolean', 'null')
-      or (l.line ? 'at' and (pg_catalog.jsonb_typeof(l.line -> 'at') <> 'string'
-          or (l.line ->> 'at') !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$'))
+      or (l.line ? 'at' and not supabase_jobs.is_log_time(l.line -> 'at'))
    order by l.i
    limit 1;
   if bad.field is not null then
@@ -198,17 +215,19 @@ begin
     from pg_catalog.jsonb_array_elements(lines) with ordinality as l(line, i)
    where l.i <= room;
   get diagnostics stored = row_count;
-  over := pg_catalog.jsonb_array_length(lines) - stored + dropped;
+  -- The marker's count saturates at the largest integer: a hostile dropped never overflows it.
+  over := pg_catalog.jsonb_array_length(lines)::bigint - stored + dropped;
   if over > 0 then
+    total := least(over, 2147483647);
     insert into supabase_jobs.job_logs as g (job_id, seq, job_table, attempt, at, level, message, fields)
     values (job_log.id, 0, label, holder, now(), 'warn',
-            pg_catalog.format('%s log lines dropped (at most %s are kept per job)', over, supabase_jobs.log_lines_max()),
-            pg_catalog.jsonb_build_object('dropped', over))
+            pg_catalog.format('%s log lines dropped (at most %s are kept per job)', total, supabase_jobs.log_lines_max()),
+            pg_catalog.jsonb_build_object('dropped', total))
     on conflict (job_id, seq) do update
        set at = now(),
-           fields = pg_catalog.jsonb_build_object('dropped', (g.fields ->> 'dropped')::integer + over),
+           fields = pg_catalog.jsonb_build_object('dropped', least((g.fields ->> 'dropped')::bigint + over, 2147483647)),
            message = pg_catalog.format('%s log lines dropped (at most %s are kept per job)',
-                                       (g.fields ->> 'dropped')::integer + over, supabase_jobs.log_lines_max());
+                                       least((g.fields ->> 'dropped')::bigint + over, 2147483647), supabase_jobs.log_lines_max());
   end if;
   return stored;
 end
@@ -305,10 +324,10 @@ grant select, insert, update, delete on supabase_jobs.job_logs to service_role;
 revoke all on function
   public.job_log(uuid, jsonb, integer, text, integer), public.job_timeline(uuid, text),
   supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes,
-  supabase_jobs.record_job_event, supabase_jobs.forget_job_timeline
+  supabase_jobs.record_job_event, supabase_jobs.forget_job_timeline, supabase_jobs.is_log_time
   from public, anon, authenticated, service_role;
 grant execute on function public.job_timeline(uuid, text) to authenticated, service_role;
 grant execute on function
   public.job_log(uuid, jsonb, integer, text, integer),
-  supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes
+  supabase_jobs.log_lines_max, supabase_jobs.log_message_max, supabase_jobs.log_fields_max_bytes, supabase_jobs.is_log_time
   to service_role;

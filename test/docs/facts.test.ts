@@ -99,3 +99,21 @@ describe('what the docs say about states is what the code does', () => {
 		}
 	});
 });
+
+describe('the limits the docs state are the SQL limits', () => {
+	it('the replay bound: the operators guides (en and pt-BR) and JobStore.replay state supabase_jobs.batch_max()', async () => {
+		const limits = await read('supabase/schemas/02_limits_and_checks.sql');
+		const body = /function supabase_jobs\.batch_max\(\)[\s\S]*?return (\d+);/.exec(limits);
+		const max = Number(body![1]);
+		expect(max).toBeGreaterThan(0);
+		expect(await read('docs/guide/en/operators.md')).toContain(
+			`A replay takes at most \`supabase_jobs.batch_max()\` (${max.toLocaleString('en')}) jobs`,
+		);
+		expect(await read('docs/guide/pt-BR/operators.md')).toContain(
+			`Uma reexecução leva no máximo \`supabase_jobs.batch_max()\` (${max.toLocaleString('pt-BR')}) jobs`,
+		);
+		expect(await read('src/lib/store/job-store-operator.ts')).toContain(
+			`batch limit (\`supabase_jobs.batch_max()\`, ${max.toLocaleString('en')})`,
+		);
+	});
+});

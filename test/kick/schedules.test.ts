@@ -322,6 +322,53 @@ describe('supabase_jobs.kick_due: a job queued for later wakes the worker at its
 	});
 });
 
+describe('due wake-ups are bounded per job', () => {
+	const owed = async (kind: string) =>
+		(await db.sql`select due_at from supabase_jobs.due_wakeups where kind = ${kind} order by due_at`).map((w) =>
+			(w.due_at as Date).getTime(),
+		);
+	const availableAt = async (id: string) =>
+		((await db.sql`select available_at from public.jobs where id = ${id}`)[0]!.available_at as Date).getTime();
+
+	it('a job rescheduled 50 times far into the future leaves one due wake-up, at its latest time', async () => {
+		const kind = `far.${Date.now()}`;
+		const [{ id }] = await as(
+			db.sql,
+			serviceRole,
+			(tx) => tx`select id from job_enqueue(${kind}, run_at => now() + interval '1 year')`,
+		);
+		for (let day = 1; day <= 50; day++)
+			await as(
+				db.sql,
+				serviceRole,
+				(tx) => tx`select job_reschedule(${id}::uuid, delay => ${`${day * 30} days`}::interval)`,
+			);
+		expect(await owed(kind)).toEqual([await availableAt(id)]);
+		// Rescheduled to now, it is woken at once and owes no wake-up later.
+		await as(db.sql, serviceRole, (tx) => tx`select job_reschedule(${id}::uuid, run_at => now())`);
+		expect(await owed(kind)).toEqual([]);
+	});
+
+	it('a time two jobs share keeps its wake-up when one of them moves', async () => {
+		const kind = `shared.${Date.now()}`;
+		const [{ at }] = await db.sql`select now() + interval '1 day' as at`;
+		const ids = await as(
+			db.sql,
+			serviceRole,
+			async (tx) =>
+				[
+					(await tx`select id from job_enqueue(${kind}, run_at => ${at})`)[0]!.id,
+					(await tx`select id from job_enqueue(${kind}, run_at => ${at})`)[0]!.id,
+				] as string[],
+		);
+		expect(await owed(kind)).toEqual([(at as Date).getTime()]);
+		await as(db.sql, serviceRole, (tx) => tx`select job_reschedule(${ids[0]!}::uuid, delay => '2 days')`);
+		expect(await owed(kind)).toEqual([(at as Date).getTime(), await availableAt(ids[0]!)]);
+		await as(db.sql, serviceRole, (tx) => tx`select job_reschedule(${ids[0]!}::uuid, delay => '3 days')`);
+		expect(await owed(kind)).toEqual([(at as Date).getTime(), await availableAt(ids[0]!)]);
+	});
+});
+
 describe('supabase_jobs.cleanup', () => {
 	it('deletes cron history older than cron_history_retention and keeps the rest', async () => {
 		await db.sql`delete from cron.job_run_details`;

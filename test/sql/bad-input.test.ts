@@ -191,3 +191,13 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		});
 	});
 });
+
+describe('worker inputs past what PostgreSQL can hold are refused naming the field', () => {
+	it('job_retry refuses a delay past 100 years with 22023 naming delay (never a raw 22008), and the job keeps running', async () => {
+		const [{ id }] = await as(db.sql, serviceRole, (tx) => tx`select id from job_enqueue('far.retry')`);
+		await as(db.sql, serviceRole, (tx) => tx`select job_claim(${id}::uuid)`);
+		const e = await refused(serviceRole, (tx) => tx`select job_retry(${id}::uuid, 'boom', delay => '100000000 years')`);
+		expect({ code: e.code, detail: e.detail }).toEqual({ code: '22023', detail: 'field=delay' });
+		expect((await db.sql`select status from jobs where id = ${id}`)[0]!.status).toBe('running');
+	});
+});

@@ -5,7 +5,9 @@
  * the bound of a replay.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { as, createUser, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { checkProperty, fc } from '../helpers/property.ts';
 import { createJobTable } from '../store/harness.ts';
 
 let db: TestDatabase;
@@ -107,6 +109,103 @@ describe('the questions table', () => {
 				{ a: { b: 'no' } },
 			),
 		).toBe('field=answer.a.b');
+	});
+});
+
+/** The field check_answer names for `value` against `schema` (field=answer...), or null when it fits. */
+async function answerField(schema: unknown, value: unknown): Promise<string | null> {
+	try {
+		await db.sql`select supabase_jobs.check_answer(${JSON.stringify(schema)}::text::jsonb, ${JSON.stringify(value)}::text::jsonb)`;
+		return null;
+	} catch (e) {
+		return (e as { detail: string }).detail;
+	}
+}
+
+/** The JSON Schema of a zod schema, as ctx.ask stores it. */
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema) as Record<string, unknown>;
+
+describe('check_answer checks the whole declared schema but pattern', () => {
+	const pairs: [string, z.ZodType, unknown, string | null][] = [
+		['multipleOf', z.number().multipleOf(0.5), 1.5, null],
+		['multipleOf', z.number().multipleOf(0.5), 1.7, 'field=answer'],
+		['multipleOf (decimal)', z.number().multipleOf(0.1), 0.3, null],
+		['oneOf', z.xor([z.string(), z.number()]), 'a', null],
+		['oneOf', z.xor([z.string(), z.number()]), true, 'field=answer'],
+		['oneOf (both fit)', z.xor([z.number(), z.int()]), 2, 'field=answer'],
+		[
+			'oneOf (discriminated)',
+			z.discriminatedUnion('k', [z.object({ k: z.literal('a') }), z.object({ k: z.literal('b'), n: z.number() })]),
+			{ k: 'b' },
+			'field=answer',
+		],
+		['format date', z.object({ on: z.iso.date() }), { on: '2028-02-29' }, null],
+		['format date', z.object({ on: z.iso.date() }), { on: '2026-02-29' }, 'field=answer.on'],
+		['format date-time', z.iso.datetime(), '2026-12-02T15:00:00.250Z', null],
+		['format date-time', z.iso.datetime(), '2026-12-02T24:00:00Z', 'field=answer'],
+		['format uuid', z.array(z.guid()), ['0190b7d2-4c3e-7c41-9b6a-2f1d8e4a5b6c'], null],
+		['format uuid', z.array(z.guid()), ['0190b7d2-4c3e'], 'field=answer[0]'],
+	];
+	const cases = pairs.map(([keyword, schema, value, field]) => ({
+		keyword,
+		schema,
+		value,
+		field,
+		shown: JSON.stringify(value),
+	}));
+	it.each(cases)('$keyword: check_answer decides $shown as zod does', async ({ schema, value, field }) => {
+		expect(schema.safeParse(value).success).toBe(field === null);
+		expect(await answerField(jsonSchema(schema), value)).toBe(field);
+	});
+
+	it('uniqueItems refuses the same item twice, 1 and 1.0 being the same number', async () => {
+		const schema = { type: 'array', uniqueItems: true };
+		expect(await answerField(schema, [1, 'a', { b: 1 }])).toBeNull();
+		expect(await answerField(schema, [{ b: 1 }, { b: 1.0 }])).toBe('field=answer');
+	});
+
+	it('format date accepts exactly the calendar dates zod accepts', async () => {
+		const digits = (n: number) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`));
+		const dates = fc.oneof(
+			fc.tuple(digits(4), digits(2), digits(2)).map(([y, m, d]) => `${y}-${m}-${d}`),
+			fc
+				.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 27, max: 31 }))
+				.map(([y, m, d]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${d}`),
+		);
+		const schema = z.iso.date();
+		await checkProperty(dates, async (date) => {
+			expect(await answerField(jsonSchema(schema), date)).toBe(schema.safeParse(date).success ? null : 'field=answer');
+		});
+	});
+
+	it('pattern and format email are left to the store and the worker: SQL takes what only they refuse', async () => {
+		expect(await answerField(jsonSchema(z.string().regex(/^[A-Z]{3}$/)), 'abc')).toBeNull();
+		expect(await answerField(jsonSchema(z.email()), 'not an address')).toBeNull();
+	});
+
+	it('job_answer refuses an answer breaking multipleOf, format or oneOf (22023 naming the field) and the job keeps waiting', async () => {
+		const owner = await createUser(db.sql);
+		const [{ id }] = await db.sql`select id from job_enqueue('asks', owner_id => ${owner.sub})`;
+		await db.sql`select job_claim(${id})`;
+		const schema = jsonSchema(
+			z.object({ step: z.number().multipleOf(5), on: z.iso.date(), pick: z.xor([z.string(), z.number()]) }),
+		);
+		await db.sql`select job_ask(${id}, 'ask-1', 'When?', ${JSON.stringify(schema)}::text::jsonb)`;
+		const answer = (value: unknown) =>
+			as(db.sql, owner, (tx) => tx`select status from job_answer(${id}, ${JSON.stringify(value)}::text::jsonb)`);
+		const refused = async (value: unknown) => {
+			try {
+				await answer(value);
+				return null;
+			} catch (e) {
+				return `${(e as { code: string }).code} ${(e as { detail: string }).detail}`;
+			}
+		};
+		expect(await refused({ step: 7, on: '2026-01-01', pick: 'a' })).toBe('22023 field=answer.step');
+		expect(await refused({ step: 5, on: '2026-02-30', pick: 'a' })).toBe('22023 field=answer.on');
+		expect(await refused({ step: 5, on: '2026-01-01', pick: false })).toBe('22023 field=answer.pick');
+		expect((await db.sql`select status from public.jobs where id = ${id}`)[0]!.status).toBe('waiting');
+		expect((await answer({ step: 10, on: '2026-01-01', pick: 3 }))[0]!.status).toBe('queued');
 	});
 });
 

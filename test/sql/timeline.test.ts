@@ -163,12 +163,50 @@ describe('job_log', () => {
 		['lines[0].fields', [{ level: 'info', message: 'x', fields: [1] }]],
 		['lines[0].user_facing', [{ level: 'info', message: 'x', user_facing: 'yes' }]],
 		['lines[0]', ['just text']],
+		['lines[0].at', [{ level: 'info', message: 'x', at: '2026-13-45T00:00:00Z' }]],
+		['lines[0].at', [{ level: 'info', message: 'x', at: '0000-01-01T00:00:00Z' }]],
+		[
+			'lines[1].at',
+			[
+				{ level: 'info', message: 'ok' },
+				{ level: 'info', message: 'x', at: '2026-01-01T00:00:00+99:99' },
+			],
+		],
+		['lines[0].at', [{ level: 'info', message: 'x', at: 1767225600000 }]],
 	])('refuses a bad line with 22023 naming the field %s', async (field, lines) => {
 		const job = await enqueue();
 		await claim(job.id);
 		const e = await sqlError(worker((tx) => tx`select job_log(${job.id}, ${tx.json(lines as never)}, 1)`));
 		expect(e.code).toBe('22023');
 		expect(e.detail).toBe(`field=${field}`);
+	});
+
+	it('job_log refuses a malformed at with 22023 naming at, and stores nothing', async () => {
+		const job = await enqueue();
+		await claim(job.id);
+		const lines = [
+			{ level: 'info', message: 'fine', at: '2026-01-01T00:00:00Z' },
+			{ level: 'info', message: 'bad', at: '2026-02-30T25:61:00Z' },
+		];
+		const e = await sqlError(worker((tx) => tx`select job_log(${job.id}, ${tx.json(lines)}, 1)`));
+		expect({ code: e.code, detail: e.detail }).toEqual({ code: '22023', detail: 'field=lines[1].at' });
+		expect(await db.sql`select seq from supabase_jobs.job_logs where job_id = ${job.id}`).toEqual([]);
+	});
+
+	it("job_log's dropped count saturates at the largest integer instead of overflowing", async () => {
+		const job = await enqueue();
+		await claim(job.id);
+		const line = [{ level: 'info', message: 'x' }];
+		const max = 2147483647;
+		await worker((tx) => tx`select job_log(${job.id}, ${tx.json(line)}, 1, dropped => ${max})`);
+		await worker((tx) => tx`select job_log(${job.id}, ${tx.json(line)}, 1, dropped => ${max})`);
+		const [marker] =
+			await db.sql`select message, fields from supabase_jobs.job_logs where job_id = ${job.id} and seq = 0`;
+		expect(marker!.fields).toEqual({ dropped: max });
+		expect(marker!.message).toContain(`${max} log lines dropped`);
+		expect(
+			(await db.sql`select count(*)::int as n from supabase_jobs.job_logs where job_id = ${job.id} and seq > 0`)[0]!.n,
+		).toBe(2);
 	});
 
 	it('only workers write lines: users and anon are refused (42501)', async () => {

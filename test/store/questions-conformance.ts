@@ -120,6 +120,22 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 			expect((await user.answer(job.id, { language: 'en' }, { key: 'settings' })).status).toBe('queued');
 		});
 
+		test("an answer breaking the question's pattern or email format, which SQL does not check, is refused by the store naming the field; the job keeps waiting", async () => {
+			const { user, job } = await running();
+			const schema = z.toJSONSchema(z.object({ code: z.string().regex(/^[A-Z]{3}$/), email: z.email() })) as Record<
+				string,
+				unknown
+			>;
+			await worker.ask(job.id, { key: 'contact', prompt: 'Contato?', schema, attempt: job.attempts });
+			const badCode = await rejection(user.answer(job.id, { code: 'abc', email: 'ana@example.com' }));
+			expect(badCode).toBeInstanceOf(InvalidJobInputError);
+			expect((badCode as InvalidJobInputError).field).toBe('answer.code');
+			const badEmail = await rejection(user.answer(job.id, { code: 'ABC', email: 'not an address' }));
+			expect((badEmail as InvalidJobInputError).field).toBe('answer.email');
+			expect((await user.get(job.id)).status).toBe('waiting');
+			expect((await user.answer(job.id, { code: 'ABC', email: 'ana@example.com' })).status).toBe('queued');
+		});
+
 		test('nobody but the owner or an admin sees or answers the question; an answer to no open question is refused', async () => {
 			const { user, job } = await running();
 			await worker.ask(job.id, { key: 'ask-1', prompt: 'Qual é o idioma?', schema: LANGUAGE, attempt: job.attempts });

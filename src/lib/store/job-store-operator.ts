@@ -27,7 +27,7 @@ export class OperatorCalls<P extends JobParams = JobParams, R extends Job<P> = J
 	 * Admins (or a worker): tries again every failed job of this table that
 	 * matches the filter (kind, error code, ended in `[from, to)`) and was not
 	 * tried again yet, oldest first; returns the new jobs (`retryOf` set). More
-	 * than the batch limit (1,000) matching throws {@link InvalidJobInputError}
+	 * than the batch limit (`supabase_jobs.batch_max()`, 5,000) matching throws {@link InvalidJobInputError}
 	 * (field `filter`) and writes nothing; anyone else gets {@link PermissionDeniedError}.
 	 *
 	 * @example

@@ -2,8 +2,10 @@
  * Asking the owner mid-job and trying a job again: the calls behind
  * `ctx.ask` (job_ask), the screen's question and answer (job_open_question,
  * job_answer), try again (job_try_again) and the admins' replay
- * (job_replay). An answer is checked twice: here with zod, naming the field,
- * and in SQL against the question's JSON Schema, whoever sends it.
+ * (job_replay). An answer is checked twice: here with zod (the caller's
+ * schema, else the open question's read back), naming the field, and in SQL
+ * against the question's JSON Schema, whoever sends it. Only zod checks a
+ * `pattern` (a JavaScript regular expression) and `format: email`.
  */
 import { z } from 'zod';
 import { UnexpectedRowError, type Job } from './job.ts';
@@ -59,7 +61,11 @@ export type AskResult = { answered: true; answer: unknown } | { answered: false;
 export interface AnswerOptions {
 	/** Which question, when the handler named it; the open one otherwise. */
 	key?: string;
-	/** A zod schema to check the answer with before it is sent (the database checks its JSON Schema anyway). */
+	/**
+	 * A zod schema to check the answer with before it is sent. Without it the
+	 * open question's schema is read and checked (one more read); the database
+	 * checks the JSON Schema anyway, all of it but `pattern` and `format: email`.
+	 */
 	schema?: z.ZodType;
 }
 
@@ -90,7 +96,9 @@ export function answerProblem(schema: z.ZodType, value: unknown): InvalidJobInpu
 	const parsed = schema.safeParse(value);
 	if (parsed.success) return null;
 	const issue = parsed.error.issues[0]!;
-	const field = issue.path.reduce<string>(
+	// A key the schema does not take is named itself (answer.colour), as SQL names it.
+	const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+	const field = path.reduce<string>(
 		(at, part) => (typeof part === 'number' ? `${at}[${part}]` : `${at}.${String(part)}`),
 		'answer',
 	);
@@ -168,11 +176,30 @@ export async function answer<R extends Job>(
 ): Promise<R> {
 	if (!isJobId(id)) throw notFound(id);
 	if (value === undefined) throw invalid('answer', 'answer is required');
-	if (options.schema) {
-		const problem = answerProblem(options.schema, value);
-		if (problem) throw problem;
-	}
+	const problem = answerProblem(options.schema ?? (await questionSchema(calls, id, options.key)), value);
+	if (problem) throw problem;
 	return await calls.one('job_answer', { id, answer: value as never, key: options.key });
+}
+
+/**
+ * The zod schema of the question `answer` would answer, read back from its
+ * JSON Schema: what SQL does not check (a `pattern`, `format: email`) is
+ * refused here, before the call. Accepts anything when no question the caller
+ * may see is open under `key`, or its schema is not one zod reads back (the
+ * database's answer decides then).
+ */
+async function questionSchema<R extends Job>(
+	calls: JobCalls<R>,
+	id: string,
+	key: string | undefined,
+): Promise<z.ZodType> {
+	const question = await openQuestion(calls, id);
+	if (!question || (key !== undefined && key !== question.key)) return z.unknown();
+	try {
+		return schemaOfQuestion(question);
+	} catch {
+		return z.unknown();
+	}
 }
 
 export async function tryAgain<R extends Job>(calls: JobCalls<R>, id: string): Promise<R> {

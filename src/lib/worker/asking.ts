@@ -10,12 +10,19 @@
  * replays a function, a handler must ask its questions in the same order on
  * every run (or name them), and do before each ask only work that is safe to
  * do again.
+ *
+ * An answer stored that the handler's schema refuses (a `pattern` the
+ * database does not check, or a schema changed since the question was asked)
+ * never fails the job at once: the question is asked again, saying why in the
+ * job's language (`answerRefusedPrompt`), under the key `<key>~2`, `<key>~3`,
+ * ...; only after {@link MAX_ASKS} askings does the job fail (`invalid_answer`).
  */
 import { z } from 'zod';
 import type { Job } from '../store/job.ts';
 import type { JobStore } from '../store/job-store.ts';
+import type { AskResult } from '../store/questions.ts';
 import { JobUserError } from './job-user-error.ts';
-import { INVALID_ANSWER, pickLocale, type LocalizedText } from './messages.ts';
+import { answerRefusedPrompt, INVALID_ANSWER, MAX_ASKS, pickLocale, type LocalizedText } from './messages.ts';
 
 /**
  * Options of `ctx.ask`.
@@ -77,10 +84,33 @@ export function askContext(job: Job, store: JobStore) {
 				timeoutMs: options.timeoutMs,
 				attempt: job.attempts,
 			});
-			if (!found.answered) throw new WaitingForAnswer(job.id, key);
-			const parsed = schema.safeParse(found.answer);
-			if (!parsed.success) throw new JobUserError(INVALID_ANSWER, { errorCode: 'invalid_answer', cause: parsed.error });
-			return parsed.data;
+			return await answered(found, key, 1);
+			/** The answer found under `at` (the `round`-th asking), or the question asked again saying why it did not fit. */
+			async function answered(result: AskResult, at: string, round: number): Promise<z.output<S>> {
+				if (!result.answered) throw new WaitingForAnswer(job.id, at);
+				const parsed = schema.safeParse(result.answer);
+				if (parsed.success) return parsed.data;
+				if (round >= MAX_ASKS)
+					throw new JobUserError(INVALID_ANSWER, { errorCode: 'invalid_answer', cause: parsed.error });
+				const next = askAgainKey(key, round + 1);
+				const again = await store.ask(job.id, {
+					key: next,
+					prompt: answerRefusedPrompt(parsed.error.issues[0]!, prompt, job.locale),
+					schema: z.toJSONSchema(schema) as Record<string, unknown>,
+					timeoutMs: options.timeoutMs,
+					attempt: job.attempts,
+				});
+				return await answered(again, next, round + 1);
+			}
 		},
 	};
+}
+
+/**
+ * The key of the `round`-th asking of the question `key` (round 2 and later):
+ * its own row, so the refused answer stays stored under the first and every
+ * run walks the same keys to the answer that fits (or the question still open).
+ */
+function askAgainKey(key: string, round: number): string {
+	return `${key.slice(0, 96)}~${round}`;
 }

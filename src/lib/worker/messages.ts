@@ -114,9 +114,10 @@ export const INTERNAL_FAILURE: LocalizedText = Object.freeze({
 });
 
 /**
- * What the worker writes when a stored answer no longer fits the question the
- * handler asks (its zod schema changed, or a refinement the database cannot
- * check refused it): `error_code` `invalid_answer`.
+ * What the worker writes when the owner's answers kept not fitting the
+ * question the handler asks, past {@link MAX_ASKS} tries (`error_code`
+ * `invalid_answer`); before that the question is asked again with
+ * {@link answerRefusedPrompt}.
  *
  * @example
  * ```ts
@@ -128,3 +129,67 @@ export const INVALID_ANSWER: LocalizedText = Object.freeze({
 	'pt-BR': 'A resposta dada não serve para a pergunta deste trabalho. Tente novamente.',
 	es: 'La respuesta dada no sirve para la pregunta de este trabajo. Inténtalo de nuevo.',
 });
+
+/**
+ * How many times one `ctx.ask` asks before a job whose answers keep not
+ * fitting fails (`invalid_answer`): the first time and nine times again.
+ */
+export const MAX_ASKS = 10;
+
+/** What is wrong with an answer, by zod issue code, in English and Portuguese (other languages read English). */
+const WHAT_IS_WRONG: Readonly<Record<string, LocalizedText>> = Object.freeze({
+	invalid_format: {
+		en: 'does not have the expected format',
+		'pt-BR': 'não está no formato esperado',
+	},
+	too_small: {
+		en: 'is too small or too short',
+		'pt-BR': 'é pequeno ou curto demais',
+	},
+	too_big: { en: 'is too large or too long', 'pt-BR': 'é grande ou longo demais' },
+	not_multiple_of: {
+		en: 'is not one of the allowed steps',
+		'pt-BR': 'não é um dos valores permitidos',
+	},
+	invalid_type: { en: 'is not of the expected kind', 'pt-BR': 'não é do tipo esperado' },
+	invalid_value: { en: 'is not one of the choices', 'pt-BR': 'não é uma das opções' },
+	unrecognized_keys: {
+		en: 'is not part of the answer',
+		'pt-BR': 'não faz parte da resposta',
+	},
+	other: { en: 'does not fit the question', 'pt-BR': 'não serve para a pergunta' },
+});
+
+const REFUSED: LocalizedText = Object.freeze({
+	en: 'Your previous answer was not accepted: {what}. Please answer again.',
+	'pt-BR': 'Sua resposta anterior não foi aceita: {what}. Responda novamente.',
+});
+
+const IT: LocalizedText = Object.freeze({ en: 'it', 'pt-BR': 'ela' });
+
+/**
+ * The prompt of a question asked again because the stored answer did not fit
+ * the handler's schema: why (the field, what is wrong with it) in the job's
+ * language, then the question. At most 2000 characters, as `job_ask` takes.
+ *
+ * @example
+ * ```ts
+ * answerRefusedPrompt({ code: 'invalid_format', path: ['code'] }, 'Qual é o código?', 'pt-BR');
+ * // 'Sua resposta anterior não foi aceita: “code” não está no formato esperado. Responda novamente.\n\nQual é o código?'
+ * ```
+ */
+export function answerRefusedPrompt(
+	issue: { code: string; path: readonly PropertyKey[]; keys?: readonly string[] },
+	prompt: string,
+	locale: string | null | undefined,
+): string {
+	const path = issue.code === 'unrecognized_keys' && issue.keys?.[0] ? [...issue.path, issue.keys[0]] : issue.path;
+	const field = path.reduce<string>(
+		(at, part) => (typeof part === 'number' ? `${at}[${part}]` : at === '' ? String(part) : `${at}.${String(part)}`),
+		'',
+	);
+	const wrong = pickLocale(WHAT_IS_WRONG[issue.code] ?? WHAT_IS_WRONG.other!, locale);
+	const subject = field === '' ? pickLocale(IT, locale) : `“${field}”`;
+	const reason = pickLocale(REFUSED, locale).replace('{what}', `${subject} ${wrong}`);
+	return `${reason}\n\n${prompt}`.slice(0, 2000);
+}
