@@ -919,18 +919,24 @@ export type Database = {
 					job_table: string;
 					kind: string;
 					max_active_per_owner: number | null;
+					user_priority_max: number;
+					user_priority_min: number;
 				};
 				Insert: {
 					created_at?: string;
 					job_table: string;
 					kind: string;
 					max_active_per_owner?: number | null;
+					user_priority_max?: number;
+					user_priority_min?: number;
 				};
 				Update: {
 					created_at?: string;
 					job_table?: string;
 					kind?: string;
 					max_active_per_owner?: number | null;
+					user_priority_max?: number;
+					user_priority_min?: number;
 				};
 				Relationships: [];
 			};
@@ -1456,7 +1462,15 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			check_duration: {
+				Args: { field: string; ms: number; positive?: boolean };
+				Returns: undefined;
+			};
 			check_heartbeat_ms: { Args: { heartbeat_ms: number }; Returns: undefined };
+			check_item_types: {
+				Args: { item: Json; prefix: string };
+				Returns: undefined;
+			};
 			check_job_input: {
 				Args: {
 					kind: string;
@@ -1471,6 +1485,9 @@ export type Database = {
 			check_job_options: {
 				Args: {
 					concurrency_key: string;
+					expire_after?: string;
+					expire_field?: string;
+					key_ttl?: string;
 					prefix?: string;
 					priority: number;
 					tags: string[];
@@ -1490,6 +1507,10 @@ export type Database = {
 				Returns: undefined;
 			};
 			check_timings: { Args: { timings: Json }; Returns: undefined };
+			check_user_priority: {
+				Args: { kind: string; label: string; prefix?: string; priority: number };
+				Returns: undefined;
+			};
 			child_changed: {
 				Args: {
 					child: Database['supabase_jobs']['Tables']['job']['Row'];
@@ -1518,6 +1539,7 @@ export type Database = {
 				Returns: undefined;
 			};
 			due_wakeups_sent: { Args: Record<PropertyKey, never>; Returns: boolean };
+			duration_max_ms: { Args: Record<PropertyKey, never>; Returns: number };
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
 				Args: { label: string };
@@ -1879,12 +1901,15 @@ export type Database = {
 			limits: {
 				Args: Record<PropertyKey, never>;
 				Returns: {
+					duration_max_ms: number;
 					error_max: number;
 					kind_max: number;
 					list_max: number;
 					max_attempts_max: number;
 					params_max_bytes: number;
 					payload_max_bytes: number;
+					priority_max: number;
+					priority_min: number;
 					stage_max: number;
 				}[];
 			};
@@ -1904,6 +1929,16 @@ export type Database = {
 			max_attempts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			metadata_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			missed_beats: { Args: Record<PropertyKey, never>; Returns: number };
+			name_bad_item: {
+				Args: {
+					items: Json;
+					kind: string;
+					label: string;
+					uid: string;
+					worker: boolean;
+				};
+				Returns: undefined;
+			};
 			notify_requeued: {
 				Args: {
 					available_at: string;
@@ -1970,6 +2005,8 @@ export type Database = {
 				};
 			};
 			payload_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
+			priority_max: { Args: Record<PropertyKey, never>; Returns: number };
+			priority_min: { Args: Record<PropertyKey, never>; Returns: number };
 			raise_not_closable: {
 				Args: {
 					action: string;
@@ -2103,6 +2140,8 @@ export type Database = {
 					job_table?: string;
 					kind: string;
 					max_active_per_owner?: number;
+					user_priority_max?: number;
+					user_priority_min?: number;
 				};
 				Returns: undefined;
 			};
@@ -2185,7 +2224,12 @@ export type Database = {
 				Returns: string;
 			};
 			start_time: {
-				Args: { delay: string; prefix?: string; run_at: string };
+				Args: {
+					delay: string;
+					delay_field?: string;
+					prefix?: string;
+					run_at: string;
+				};
 				Returns: string;
 			};
 			statement_mark: { Args: { depth: number }; Returns: string };
@@ -2315,6 +2359,9 @@ export type Database = {
 				max_attempts_default: number | null;
 				list_max: number | null;
 				batch_max: number | null;
+				duration_max_ms: number | null;
+				priority_min: number | null;
+				priority_max: number | null;
 			};
 		};
 	};
