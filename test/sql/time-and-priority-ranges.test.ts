@@ -124,19 +124,16 @@ describe('a user may choose only the priorities the kind declares; the service r
 		const direct = await refused(
 			user,
 			(tx) =>
-				tx`insert into supabase_jobs.job (job_table, kind, owner_id, priority) values ('jobs', 'extract', ${user.sub}, 1)`,
+				tx`insert into supabase_jobs.job (job_table, kind, owner_id, priority) values ('jobs', 'extract', ${user.sub}, 11)`,
 		);
 		expect(direct).toMatchObject({ code: '22023', detail: 'field=priority' });
 	});
 
 	it('by default a user may lower a priority but not raise it above the default, 0', async () => {
-		const [low] = await as(
-			db.sql,
-			user,
-			(tx) => tx`select priority from job_enqueue(kind => 'extract', priority => -3)`,
-		);
+		await db.sql`select supabase_jobs.register_job_kind('plain')`;
+		const [low] = await as(db.sql, user, (tx) => tx`select priority from job_enqueue(kind => 'plain', priority => -3)`);
 		expect(low!.priority).toBe(-3);
-		const e = await refused(user, (tx) => tx`select * from job_enqueue(kind => 'extract', priority => 1)`);
+		const e = await refused(user, (tx) => tx`select * from job_enqueue(kind => 'plain', priority => 1)`);
 		expect(e.message).toMatch(/from -32768 to 0 for a user; got 1/);
 	});
 
