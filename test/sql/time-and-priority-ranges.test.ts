@@ -7,6 +7,7 @@
  * role chooses freely. Each refusal is 22023 naming the field, and writes nothing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DURATION_MAX_MS, PRIORITY_MAX, PRIORITY_MIN } from '../../src/lib/internal/limits.ts';
 import { as, createUser, serviceRole, useTestDatabase, type Caller, type TestDatabase } from '../helpers/db.ts';
 
 let db: TestDatabase;
@@ -35,6 +36,8 @@ describe('a time or duration out of its range is refused with 22023 naming the f
 	it('limits() reports the range: 3650 days in milliseconds, and the smallint range of priority', async () => {
 		const [l] = await db.sql`select duration_max_ms::text, priority_min, priority_max from supabase_jobs.limits()`;
 		expect(l).toEqual({ duration_max_ms: String(MAX_MS), priority_min: -32768, priority_max: 32767 });
+		// The TypeScript checks mirror them.
+		expect([DURATION_MAX_MS, PRIORITY_MIN, PRIORITY_MAX]).toEqual([MAX_MS, l!.priority_min, l!.priority_max]);
 	});
 
 	const ONE: { name: string; args: string; field: string }[] = [
