@@ -337,6 +337,15 @@ export class DatabaseError extends JobError {
 	}
 }
 
+/**
+ * True for an error that says something about the job or the call (not found,
+ * refused input, permission...), false for a {@link DatabaseError} or anything
+ * else: a watch or a poll ends on the first and tries again after the second.
+ *
+ * @internal
+ */
+export const isJobCondition = (e: unknown): boolean => isJobError(e) && !isJobError(e, 'database_error');
+
 /** The class each code narrows to in {@link isJobError}. */
 interface JobErrorClasses {
 	job_not_found: JobNotFoundError;

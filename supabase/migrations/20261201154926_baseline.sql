@@ -2605,12 +2605,13 @@ comment on function supabase_jobs.send_statement_messages is
 
 -- Kinds, quotas and concurrency limits. Signed-in users may enqueue only the
 -- kinds registered for a job table (register_job_kind; '*' opens a table to
--- every kind), within per-owner quotas of live jobs and payload bytes; the
--- admission trigger checks both per statement (PT403 / PT429, nothing
--- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit, its
--- kind is paused, or its kind's rate window is full (the admin actions that
--- set those: 17_admin_actions).
+-- every kind), within per-owner quotas of live jobs and payload bytes and the
+-- priorities the kind lets a user choose (user_priority_min..max, default up
+-- to 0, so no user jumps another's jobs); the admission trigger checks them per
+-- statement (22023 / PT429, nothing queued). Workers claim kinds with
+-- concurrency limits through admit(), which holds a job back while its kind or
+-- its concurrency_key is at its limit, its kind is paused, or its kind's rate
+-- window is full (the admin actions that set those: 17_admin_actions).
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
