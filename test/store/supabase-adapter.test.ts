@@ -276,6 +276,20 @@ describe('supabaseAdapter: PostgREST error bodies come out as the same classes a
 		expect((e as InvalidJobInputError).field).toBe('locale');
 	});
 
+	test('a watch tries again after a failure of no known code (a DatabaseError) and ends on the terminal row', async () => {
+		let calls = 0;
+		const { client } = fakePostgrest(() =>
+			++calls === 1
+				? { status: 503, body: { message: 'upstream unavailable' } }
+				: { status: 200, body: row({ status: 'done', progress: 100, finished_at: '2026-11-30T14:01:00+00:00' }) },
+		);
+		const store = new JobStore(supabaseAdapter(client, { realtime: false }));
+		const seen: string[] = [];
+		for await (const job of store.watch(ID, { intervalMs: 10, transport: 'poll' })) seen.push(job.status);
+		expect(seen).toEqual(['done']);
+		expect(calls).toBeGreaterThanOrEqual(2);
+	});
+
 	test('an error PostgREST raises itself (unknown function, PGRST202) is a DatabaseError keeping its code', async () => {
 		const { client } = fakePostgrest(() => ({
 			status: 404,
