@@ -1314,7 +1314,11 @@ begin
     continue when v is null or pg_catalog.jsonb_typeof(v) = 'null';
     begin
       case field
-        when 'payload' then perform pg_catalog.decode(item ->> field, 'base64');
+        when 'payload' then
+          if pg_catalog.jsonb_typeof(v) <> 'string' then
+            raise exception 'not a string';
+          end if;
+          perform pg_catalog.decode(item ->> field, 'base64');
         when 'max_attempts', 'priority' then perform (item ->> field)::integer;
         when 'owner_id' then perform (item ->> field)::uuid;
         when 'run_at' then perform (item ->> field)::timestamptz;
@@ -1409,7 +1413,7 @@ begin
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
       select label, kind, coalesce(e.params, '{}'::jsonb),
-             case when e.payload is not null then pg_catalog.decode(e.payload, 'base64') end,
+             case when e.payload is not null then pg_catalog.decode(e.payload #>> '{}', 'base64') end,
              coalesce(e.max_attempts, supabase_jobs.max_attempts_default()),
              e.locale,
              case when worker then e.owner_id else uid end,
@@ -1421,11 +1425,12 @@ begin
         from (select r.*, case when r.run_at is not null then r.run_at
                                when r.delay_ms is not null then now() + r.delay_ms * interval '1 millisecond'
                                else now() end as starts
-                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload text, max_attempts integer,
+                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload jsonb, max_attempts integer,
                        locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
                        expire_after_ms bigint, concurrency_key text)) as r
                offset 0) as e
        where ((e.owner_id is not null and not worker and e.owner_id is distinct from uid)
+              or pg_catalog.jsonb_typeof(e.payload) <> 'string'
               or e.delay_ms < 0 or e.delay_ms > max_ms or e.expire_after_ms <= 0 or e.expire_after_ms > max_ms
               or (e.run_at is not null and (e.delay_ms is not null or not pg_catalog.isfinite(e.run_at)
                                             or e.run_at not between now() - span and now() + span))

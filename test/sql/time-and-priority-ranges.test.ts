@@ -80,6 +80,8 @@ describe('a time or duration out of its range is refused with 22023 naming the f
 		{ name: 'expire_after_ms past 3650 days', item: { expire_after_ms: MAX_MS + 1 }, field: 'expire_after_ms' },
 		{ name: 'max_attempts a word', item: { max_attempts: 'many' }, field: 'max_attempts' },
 		{ name: 'owner_id no uuid', item: { owner_id: 'me' }, field: 'owner_id' },
+		{ name: 'payload a number that reads as base64', item: { payload: 4242 }, field: 'payload' },
+		{ name: 'payload an object', item: { payload: {} }, field: 'payload' },
 	];
 
 	it.each(MANY)('job_enqueue_many names the item and its field: $name', async ({ item, field }) => {
