@@ -60,6 +60,19 @@ describe('a time or duration out of its range is refused with 22023 naming the f
 		expect(once).toMatchObject({ code: '22023', detail: `field=${field}` });
 	});
 
+	it('job_reschedule refuses the same start times, naming delay and run_at, and the job keeps its start', async () => {
+		const [job] = await as(db.sql, user, (tx) => tx`select id, available_at from job_enqueue(kind => 'extract')`);
+		for (const [args, field] of [
+			[`delay => '3651 days'`, 'delay'],
+			[`run_at => 'infinity'`, 'run_at'],
+		] as const) {
+			const e = await refused(user, (tx) => tx.unsafe(`select * from job_reschedule(id => $1, ${args})`, [job!.id]));
+			expect(e).toMatchObject({ code: '22023', detail: `field=${field}` });
+		}
+		const [after] = await db.sql`select available_at from supabase_jobs.job where id = ${job!.id as string}`;
+		expect(after!.available_at).toEqual(job!.available_at);
+	});
+
 	it('job_enqueue_once refuses a key_ttl past 3650 days, even when the key already names a job', async () => {
 		await as(db.sql, user, (tx) => tx`select * from job_enqueue_once(kind => 'extract', idempotency_key => 'ttl')`);
 		const e = await refused(
