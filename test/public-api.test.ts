@@ -13,6 +13,7 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 	'supabase-jobs': {
 		file: 'src/lib/index.ts',
 		values: [
+			'DatabaseError',
 			'IllegalTransitionError',
 			'InvalidJobInputError',
 			'JOB_STATUSES',

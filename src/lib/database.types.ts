@@ -922,18 +922,24 @@ export type Database = {
 					job_table: string;
 					kind: string;
 					max_active_per_owner: number | null;
+					user_priority_max: number;
+					user_priority_min: number;
 				};
 				Insert: {
 					created_at?: string;
 					job_table: string;
 					kind: string;
 					max_active_per_owner?: number | null;
+					user_priority_max?: number;
+					user_priority_min?: number;
 				};
 				Update: {
 					created_at?: string;
 					job_table?: string;
 					kind?: string;
 					max_active_per_owner?: number | null;
+					user_priority_max?: number;
+					user_priority_min?: number;
 				};
 				Relationships: [];
 			};
@@ -1468,7 +1474,15 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			check_duration: {
+				Args: { field: string; ms: number; positive?: boolean };
+				Returns: undefined;
+			};
 			check_heartbeat_ms: { Args: { heartbeat_ms: number }; Returns: undefined };
+			check_item_types: {
+				Args: { item: Json; prefix: string };
+				Returns: undefined;
+			};
 			check_job_input: {
 				Args: {
 					kind: string;
@@ -1483,6 +1497,9 @@ export type Database = {
 			check_job_options: {
 				Args: {
 					concurrency_key: string;
+					expire_after?: string;
+					expire_field?: string;
+					key_ttl?: string;
 					prefix?: string;
 					priority: number;
 					tags: string[];
@@ -1502,6 +1519,10 @@ export type Database = {
 				Returns: undefined;
 			};
 			check_timings: { Args: { timings: Json }; Returns: undefined };
+			check_user_priority: {
+				Args: { kind: string; label: string; prefix?: string; priority: number };
+				Returns: undefined;
+			};
 			child_changed: {
 				Args: {
 					child: Database['supabase_jobs']['Tables']['job']['Row'];
@@ -1530,6 +1551,7 @@ export type Database = {
 				Returns: undefined;
 			};
 			due_wakeups_sent: { Args: Record<PropertyKey, never>; Returns: boolean };
+			duration_max_ms: { Args: Record<PropertyKey, never>; Returns: number };
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
 				Args: { label: string };
@@ -1901,12 +1923,15 @@ export type Database = {
 			limits: {
 				Args: Record<PropertyKey, never>;
 				Returns: {
+					duration_max_ms: number;
 					error_max: number;
 					kind_max: number;
 					list_max: number;
 					max_attempts_max: number;
 					params_max_bytes: number;
 					payload_max_bytes: number;
+					priority_max: number;
+					priority_min: number;
 					stage_max: number;
 				}[];
 			};
@@ -1926,6 +1951,16 @@ export type Database = {
 			max_attempts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			metadata_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
 			missed_beats: { Args: Record<PropertyKey, never>; Returns: number };
+			name_bad_item: {
+				Args: {
+					items: Json;
+					kind: string;
+					label: string;
+					uid: string;
+					worker: boolean;
+				};
+				Returns: undefined;
+			};
 			notify_requeued: {
 				Args: {
 					available_at: string;
@@ -1992,6 +2027,8 @@ export type Database = {
 				};
 			};
 			payload_max_bytes: { Args: Record<PropertyKey, never>; Returns: number };
+			priority_max: { Args: Record<PropertyKey, never>; Returns: number };
+			priority_min: { Args: Record<PropertyKey, never>; Returns: number };
 			raise_not_closable: {
 				Args: {
 					action: string;
@@ -2125,6 +2162,8 @@ export type Database = {
 					job_table?: string;
 					kind: string;
 					max_active_per_owner?: number;
+					user_priority_max?: number;
+					user_priority_min?: number;
 				};
 				Returns: undefined;
 			};
@@ -2207,7 +2246,12 @@ export type Database = {
 				Returns: string;
 			};
 			start_time: {
-				Args: { delay: string; prefix?: string; run_at: string };
+				Args: {
+					delay: string;
+					delay_field?: string;
+					prefix?: string;
+					run_at: string;
+				};
 				Returns: string;
 			};
 			statement_mark: { Args: { depth: number }; Returns: string };
@@ -2337,6 +2381,9 @@ export type Database = {
 				max_attempts_default: number | null;
 				list_max: number | null;
 				batch_max: number | null;
+				duration_max_ms: number | null;
+				priority_min: number | null;
+				priority_max: number | null;
 			};
 		};
 	};

@@ -30,6 +30,7 @@ export type JobErrorCode =
 	| 'job_user_error'
 	| 'not_retryable'
 	| 'no_open_question'
+	| 'database_error'
 	| (string & {});
 
 /**
@@ -315,6 +316,36 @@ export class NoOpenQuestionError extends JobError {
 	}
 }
 
+/**
+ * An error of the database or the network that names no job condition: a
+ * statement timeout (SQLSTATE 57014), a lost connection, a PostgREST error
+ * without a SQLSTATE. Every error the adapters throw is a {@link JobError};
+ * this one keeps what came: `sqlstate` (the database's or PostgREST's code,
+ * null when none came), the message, and the original error as `cause`.
+ *
+ * @example
+ * if (isJobError(e, 'database_error') && e.sqlstate === '57014') toast('The database is busy; try again.');
+ */
+export class DatabaseError extends JobError {
+	/** The code that came with the error (a SQLSTATE like `57014`, a PostgREST `PGRST...`, a socket's `ECONNRESET`), or null. */
+	readonly sqlstate: string | null;
+
+	constructor(message = 'database error', options: JobErrorOptions & { sqlstate?: string | null } = {}) {
+		super('database_error', message, options);
+		this.name = 'DatabaseError';
+		this.sqlstate = options.sqlstate ?? null;
+	}
+}
+
+/**
+ * True for an error that says something about the job or the call (not found,
+ * refused input, permission...), false for a {@link DatabaseError} or anything
+ * else: a watch or a poll ends on the first and tries again after the second.
+ *
+ * @internal
+ */
+export const isJobCondition = (e: unknown): boolean => isJobError(e) && !isJobError(e, 'database_error');
+
 /** The class each code narrows to in {@link isJobError}. */
 interface JobErrorClasses {
 	job_not_found: JobNotFoundError;
@@ -332,6 +363,7 @@ interface JobErrorClasses {
 	job_user_error: JobUserError;
 	not_retryable: NotRetryableError;
 	no_open_question: NoOpenQuestionError;
+	database_error: DatabaseError;
 }
 
 /**

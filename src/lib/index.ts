@@ -85,6 +85,7 @@ export {
 	TimeoutError,
 	NotRetryableError,
 	NoOpenQuestionError,
+	DatabaseError,
 	isJobError,
 	type JobErrorCode,
 } from './errors.ts';

@@ -89,7 +89,10 @@ create type supabase_jobs.job_limit_values as (
   max_attempts_max int,
   max_attempts_default int,
   list_max int,
-  batch_max int
+  batch_max int,
+  duration_max_ms bigint,
+  priority_min int,
+  priority_max int
 );
 comment on type supabase_jobs.job_limit_values is
   'The documented input limits (see supabase_jobs.job_limits()).';
@@ -154,6 +157,31 @@ language plpgsql immutable parallel safe
 set search_path = ''
 as $$ begin return 5000; end $$;
 
+-- Delays, expiries and key lifetimes are at most ten years (3650 days), and a
+-- run_at lies within that of now: every time a job row holds then stays in
+-- the range a JavaScript Date (and every other client) reads back.
+create or replace function supabase_jobs.duration_max_ms()
+returns bigint
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 315360000000; end $$;
+comment on function supabase_jobs.duration_max_ms is
+  'The longest delay, expire_after and key_ttl (3650 days, in milliseconds); a run_at lies at most this far from now, either side.';
+
+create or replace function supabase_jobs.priority_min()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return -32768; end $$;
+
+create or replace function supabase_jobs.priority_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 32767; end $$;
+comment on function supabase_jobs.priority_max is
+  'The priority column is a smallint (priority_min() .. priority_max()); what a user may choose is narrower, per kind (supabase_jobs.job_kinds.user_priority_min / user_priority_max).';
+
 create or replace function supabase_jobs.heartbeat_ms_min()
 returns integer
 language plpgsql immutable parallel safe
@@ -211,21 +239,24 @@ set search_path = ''
 as $$
   select row(supabase_jobs.kind_max(), supabase_jobs.params_max_bytes(), supabase_jobs.payload_max_bytes(),
              supabase_jobs.error_max(), supabase_jobs.stage_max(), supabase_jobs.max_attempts_max(),
-             supabase_jobs.max_attempts_default(), supabase_jobs.list_max(), supabase_jobs.batch_max())::supabase_jobs.job_limit_values
+             supabase_jobs.max_attempts_default(), supabase_jobs.list_max(), supabase_jobs.batch_max(),
+             supabase_jobs.duration_max_ms(), supabase_jobs.priority_min(), supabase_jobs.priority_max())::supabase_jobs.job_limit_values
 $$;
 comment on function supabase_jobs.job_limits is
-  'Every documented limit in one row: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts 1..100 (default 3), list limit <= 1000, batch <= 5000 items. Each is its own function (supabase_jobs.kind_max() ...): the input checks call them, and the CHECKs were written from them.';
+  'Every documented limit in one row: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts 1..100 (default 3), list limit <= 1000, batch <= 5000 items, delays / expiries / key TTLs <= 3650 days and run_at within 3650 days of now, priority -32768..32767 (a user: the kind''s user_priority_min..user_priority_max). Each is its own function (supabase_jobs.kind_max() ...): the input checks call them, and the CHECKs were written from them.';
 
 create or replace function supabase_jobs.limits()
-returns table (kind_max integer, params_max_bytes integer, payload_max_bytes integer, error_max integer, stage_max integer, max_attempts_max integer, list_max integer)
+returns table (kind_max integer, params_max_bytes integer, payload_max_bytes integer, error_max integer, stage_max integer, max_attempts_max integer, list_max integer,
+               duration_max_ms bigint, priority_min integer, priority_max integer)
 language sql immutable parallel safe
 set search_path = ''
 as $$
-  select l.kind_max, l.params_max_bytes, l.payload_max_bytes, l.error_max, l.stage_max, l.max_attempts_max, l.list_max
+  select l.kind_max, l.params_max_bytes, l.payload_max_bytes, l.error_max, l.stage_max, l.max_attempts_max, l.list_max,
+         l.duration_max_ms, l.priority_min, l.priority_max
   from supabase_jobs.job_limits() l
 $$;
 comment on function supabase_jobs.limits is
-  'Documented input limits: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts <= 100, list limit <= 1000.';
+  'Documented input limits: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts <= 100, list limit <= 1000, delays / expiries / key TTLs <= duration_max_ms (3650 days) and run_at within it of now, priority priority_min..priority_max (a user: the kind''s own range).';
 
 create or replace function supabase_jobs.invalid(field text, message text)
 returns void
@@ -359,11 +390,52 @@ begin
 end
 $$;
 
+create or replace function supabase_jobs.check_duration(field text, ms numeric, positive boolean default false)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if ms is not null and (ms < 0 or (positive and ms = 0) or ms > supabase_jobs.duration_max_ms()) then
+    perform supabase_jobs.invalid(field, pg_catalog.format('%s is %s 3650 days (%s ms); got %s ms', pg_catalog.regexp_replace(field, '^.*\.', ''),
+      case when positive then 'more than 0 and at most' else '0 to' end, supabase_jobs.duration_max_ms(), ms));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_duration is
+  'Raises 22023 naming field when a delay, expiry or key TTL (in milliseconds) is negative (or zero when positive), or longer than duration_max_ms().';
+
+create or replace function supabase_jobs.start_time(run_at timestamptz, delay interval, prefix text default '', delay_field text default 'delay')
+returns timestamptz
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  window_ms interval := supabase_jobs.duration_max_ms() * interval '1 millisecond';
+begin
+  if run_at is not null and delay is not null then
+    perform supabase_jobs.invalid(prefix || 'run_at', pg_catalog.format('give run_at or %s, not both', delay_field));
+  end if;
+  if delay is not null then
+    perform supabase_jobs.check_duration(prefix || delay_field, extract(epoch from delay) * 1000);
+  end if;
+  if run_at is not null and (not pg_catalog.isfinite(run_at) or run_at not between now() - window_ms and now() + window_ms) then
+    perform supabase_jobs.invalid(prefix || 'run_at', pg_catalog.format('run_at is a finite time within 3650 days of now; got %s', run_at));
+  end if;
+  return coalesce(run_at, now() + delay, now());
+end
+$$;
+comment on function supabase_jobs.start_time is
+  'When a job starts: run_at, now() + delay, or now(). Raises 22023 for both given, a delay outside 0..duration_max_ms(), a run_at not finite or farther than duration_max_ms() from now.';
+
 create or replace function supabase_jobs.check_job_options(
   tags text[],
   priority integer,
   concurrency_key text,
-  prefix text default ''
+  prefix text default '',
+  expire_after interval default null,
+  key_ttl interval default null,
+  expire_field text default 'expire_after'
 )
 returns void
 language plpgsql immutable
@@ -374,16 +446,23 @@ begin
     perform supabase_jobs.check_tags(tags, prefix);
   end if;
   -- The column is a smallint: out of its range is the caller's input to fix, not a 22003.
-  if priority is not null and priority not between -32768 and 32767 then
-    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority is an integer from -32768 to 32767; got %s', priority));
+  if priority is not null and priority not between supabase_jobs.priority_min() and supabase_jobs.priority_max() then
+    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority is an integer from %s to %s; got %s',
+      supabase_jobs.priority_min(), supabase_jobs.priority_max(), priority));
   end if;
   if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
     perform supabase_jobs.invalid(prefix || 'concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
   end if;
+  if expire_after is not null then
+    perform supabase_jobs.check_duration(prefix || expire_field, extract(epoch from expire_after) * 1000, true);
+  end if;
+  if key_ttl is not null then
+    perform supabase_jobs.check_duration(prefix || 'key_ttl', extract(epoch from key_ttl) * 1000);
+  end if;
 end
 $$;
 comment on function supabase_jobs.check_job_options is
-  'The options every enqueue path shares (job_enqueue, job_enqueue_once, each item of job_enqueue_many, job_enqueue_child): tags, priority in the smallint range, concurrency_key length. Raises 22023 naming the field (with prefix, e.g. items[2].).';
+  'The options every enqueue path shares (job_enqueue, job_enqueue_once, each item of job_enqueue_many, job_enqueue_child): tags, priority in the smallint range, concurrency_key length, expire_after and key_ttl within duration_max_ms() (the start: supabase_jobs.start_time). Raises 22023 naming the field (with prefix, e.g. items[2].). A user''s priority is bounded further by the kind (supabase_jobs.check_user_priority).';
 
 create or replace function supabase_jobs.check_job_input(
   kind text,
@@ -1092,25 +1171,6 @@ comment on function supabase_jobs.create_job_table is
 -- Users may also insert into a job table directly; the row rules, the guard
 -- and the admission trigger (10_kinds_and_quotas) hold either way.
 
-create or replace function supabase_jobs.start_time(run_at timestamptz, delay interval, prefix text default '')
-returns timestamptz
-language plpgsql stable
-set search_path = ''
-as $$
-begin
-  if run_at is not null and delay is not null then
-    perform supabase_jobs.invalid(prefix || 'run_at', 'give run_at or delay, not both');
-  end if;
-  if delay is not null and delay < interval '0' then
-    perform supabase_jobs.invalid(prefix || 'delay', pg_catalog.format('delay cannot be negative; got %s', delay));
-  end if;
-  if run_at = 'infinity'::timestamptz or run_at = '-infinity'::timestamptz then
-    perform supabase_jobs.invalid(prefix || 'run_at', 'run_at must be a finite time');
-  end if;
-  return coalesce(run_at, now() + delay, now());
-end
-$$;
-
 create or replace function supabase_jobs.insert_job(
   label text,
   kind text,
@@ -1141,11 +1201,8 @@ begin
   if run_at is not null or delay is not null then
     starts := supabase_jobs.start_time(run_at, delay);
   end if;
-  if tags is not null or priority is not null or concurrency_key is not null then
-    perform supabase_jobs.check_job_options(tags, priority, concurrency_key);
-  end if;
-  if expire_after is not null and expire_after <= interval '0' then
-    perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
+  if tags is not null or priority is not null or concurrency_key is not null or expire_after is not null or key_ttl is not null then
+    perform supabase_jobs.check_job_options(tags, priority, concurrency_key, '', expire_after, key_ttl);
   end if;
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
                                       priority, expires_at, concurrency_key, idempotency_key, idempotency_expires_at)
@@ -1216,9 +1273,11 @@ begin
   if idempotency_key is null or pg_catalog.char_length(idempotency_key) not between 1 and supabase_jobs.idempotency_key_max() then
     perform supabase_jobs.invalid('idempotency_key', pg_catalog.format('idempotency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
   end if;
-  if key_ttl is null or key_ttl < interval '0' then
-    perform supabase_jobs.invalid('key_ttl', 'key_ttl is a non-negative interval');
+  if key_ttl is null then
+    perform supabase_jobs.invalid('key_ttl', 'key_ttl is required: how long the key names its job');
   end if;
+  -- Checked before the key is looked up: a bad value is refused even when the key finds a job.
+  perform supabase_jobs.check_job_options(null, null, null, '', null, key_ttl);
   -- One writer per key at a time: the second waits, then finds the first's job.
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(
     'supabase_jobs.key:' || label || ':' || coalesce(owner::text, '') || ':' || idempotency_key, 0));
@@ -1241,6 +1300,87 @@ $$;
 comment on function public.job_enqueue_once is
   'job_enqueue once per idempotency_key, job table and owner: a queued/running job with the key, or one created within key_ttl (default 24 h), is returned (existing = true) instead of a new one. A double click or a retried form post never starts the work twice. Racing calls with one key are serialised.';
 
+create or replace function supabase_jobs.check_item_types(item jsonb, prefix text)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  field text;
+  v jsonb;
+begin
+  foreach field in array array['payload', 'max_attempts', 'owner_id', 'run_at', 'delay_ms', 'priority', 'expire_after_ms', 'tags'] loop
+    v := item -> field;
+    continue when v is null or pg_catalog.jsonb_typeof(v) = 'null';
+    begin
+      case field
+        when 'payload' then
+          if pg_catalog.jsonb_typeof(v) <> 'string' then
+            raise exception 'not a string';
+          end if;
+          perform pg_catalog.decode(item ->> field, 'base64');
+        when 'max_attempts', 'priority' then perform (item ->> field)::integer;
+        when 'owner_id' then perform (item ->> field)::uuid;
+        when 'run_at' then perform (item ->> field)::timestamptz;
+        when 'delay_ms', 'expire_after_ms' then
+          if pg_catalog.jsonb_typeof(v) <> 'number' or (item ->> field)::numeric % 1 <> 0 then
+            raise exception 'not a whole number';
+          end if;
+        else
+          if pg_catalog.jsonb_typeof(v) <> 'array' then
+            raise exception 'not an array';
+          end if;
+          perform array(select pg_catalog.jsonb_array_elements_text(v));
+      end case;
+    exception when others then
+      perform supabase_jobs.invalid(prefix || field, pg_catalog.format('%s is %s; got %s', field,
+        case field when 'payload' then 'base64 text' when 'owner_id' then 'a user id (a UUID)' when 'run_at' then 'a time'
+                   when 'tags' then 'an array of text' when 'delay_ms' then 'a whole number of milliseconds'
+                   when 'expire_after_ms' then 'a whole number of milliseconds' else 'an integer' end,
+        left(v::text, 80)));
+    end;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.check_item_types is
+  'Raises 22023 naming items[<i>].<field> for the first field of a job_enqueue_many item that is not of its type.';
+
+create or replace function supabase_jobs.name_bad_item(label text, kind text, items jsonb, worker boolean, uid uuid)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  item record;
+  prefix text;
+  v jsonb;
+  owner uuid;
+begin
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    v := item.value;
+    prefix := pg_catalog.format('items[%s].', item.i);
+    perform supabase_jobs.check_item_types(v, prefix);
+    perform supabase_jobs.check_job_input(kind, v -> 'params', pg_catalog.decode(v ->> 'payload', 'base64'),
+      (v ->> 'max_attempts')::integer, v ->> 'locale', prefix);
+    perform supabase_jobs.check_duration(prefix || 'delay_ms', (v ->> 'delay_ms')::numeric);
+    perform supabase_jobs.check_job_options(array(select pg_catalog.jsonb_array_elements_text(coalesce(v -> 'tags', '[]'))),
+      (v ->> 'priority')::integer, v ->> 'concurrency_key', prefix, null, null);
+    perform supabase_jobs.check_duration(prefix || 'expire_after_ms', (v ->> 'expire_after_ms')::numeric, true);
+    perform supabase_jobs.start_time((v ->> 'run_at')::timestamptz,
+      ((v ->> 'delay_ms')::bigint) * interval '1 millisecond', prefix, 'delay_ms');
+    owner := (v ->> 'owner_id')::uuid;
+    if not worker and owner is distinct from uid and owner is not null then
+      raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
+    end if;
+    if not worker then
+      perform supabase_jobs.check_user_priority(label, kind, (v ->> 'priority')::integer, prefix);
+    end if;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.name_bad_item is
+  'The error path of job_enqueue_many: raises 22023 naming items[<i>].<field> for the first bad value of the first bad item (the same checks as job_enqueue: check_job_input, check_job_options, start_time), or 42501 for another user''s owner_id; returns when every item passes.';
+
 create or replace function public.job_enqueue_many(kind text, items jsonb, job_table text default 'jobs')
 returns table (id uuid)
 language plpgsql
@@ -1252,15 +1392,8 @@ declare
   item record;
   worker boolean := supabase_jobs.is_worker();
   uid uuid := (select auth.uid());
-  bytes bytea;
-  attempts integer;
-  owner uuid;
-  starts timestamptz;
-  item_tags text[];
-  item_priority integer;
-  delay_ms bigint;
-  expire_ms bigint;
-  prefix text;
+  max_ms bigint := supabase_jobs.duration_max_ms();
+  span interval := supabase_jobs.duration_max_ms() * interval '1 millisecond';
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
     perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags}');
@@ -1280,7 +1413,7 @@ begin
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
       select label, kind, coalesce(e.params, '{}'::jsonb),
-             case when e.payload is not null then pg_catalog.decode(e.payload, 'base64') end,
+             case when e.payload is not null then pg_catalog.decode(e.payload #>> '{}', 'base64') end,
              coalesce(e.max_attempts, supabase_jobs.max_attempts_default()),
              e.locale,
              case when worker then e.owner_id else uid end,
@@ -1292,12 +1425,15 @@ begin
         from (select r.*, case when r.run_at is not null then r.run_at
                                when r.delay_ms is not null then now() + r.delay_ms * interval '1 millisecond'
                                else now() end as starts
-                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload text, max_attempts integer,
+                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload jsonb, max_attempts integer,
                        locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
                        expire_after_ms bigint, concurrency_key text)) as r
                offset 0) as e
        where ((e.owner_id is not null and not worker and e.owner_id is distinct from uid)
-              or e.delay_ms < 0 or e.expire_after_ms <= 0
+              or pg_catalog.jsonb_typeof(e.payload) <> 'string'
+              or e.delay_ms < 0 or e.delay_ms > max_ms or e.expire_after_ms <= 0 or e.expire_after_ms > max_ms
+              or (e.run_at is not null and (e.delay_ms is not null or not pg_catalog.isfinite(e.run_at)
+                                            or e.run_at not between now() - span and now() + span))
               or (e.tags is not null and exists (
                     select 1 from pg_catalog.unnest(e.tags) g(tag)
                      where pg_catalog.char_length(g.tag) not between 1 and supabase_jobs.tag_max_length()))) is not true
@@ -1305,41 +1441,9 @@ begin
       returning t.id)
     select added.id from added;
   exception when others then
-    -- All or nothing: find the first bad item and name it.
+    -- All or nothing: name the first bad item and its field, else the statement's own error.
     perform supabase_jobs.check_batch_items(items);
-    for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
-      begin
-        bytes := pg_catalog.decode(item.value ->> 'payload', 'base64');
-        attempts := (item.value ->> 'max_attempts')::integer;
-        owner := (item.value ->> 'owner_id')::uuid;
-        starts := (item.value ->> 'run_at')::timestamptz;
-        if item.value ? 'tags' and pg_catalog.jsonb_typeof(item.value -> 'tags') not in ('array', 'null') then
-          raise exception 'tags is not an array';
-        end if;
-        item_tags := array(select pg_catalog.jsonb_array_elements_text(coalesce(item.value -> 'tags', '[]')));
-        delay_ms := (item.value ->> 'delay_ms')::bigint;
-        item_priority := (item.value ->> 'priority')::integer;
-        expire_ms := (item.value ->> 'expire_after_ms')::bigint;
-      exception when others then
-        perform supabase_jobs.invalid(pg_catalog.format('items[%s]', item.i),
-          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority an integer, expire_after_ms an integer): %s', item.i, sqlerrm));
-      end;
-      prefix := pg_catalog.format('items[%s].', item.i);
-      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts, item.value ->> 'locale', prefix);
-      perform supabase_jobs.check_job_options(item_tags, item_priority, item.value ->> 'concurrency_key', prefix);
-      if delay_ms < 0 then
-        perform supabase_jobs.invalid(prefix || 'delay_ms', pg_catalog.format('delay_ms cannot be negative; got %s', delay_ms));
-      end if;
-      if expire_ms <= 0 then
-        perform supabase_jobs.invalid(prefix || 'expire_after_ms', pg_catalog.format('expire_after_ms must be positive; got %s', expire_ms));
-      end if;
-      perform supabase_jobs.start_time(starts,
-        case when delay_ms is not null then pg_catalog.make_interval(secs => (delay_ms / 1000.0)::double precision) end,
-        prefix);
-      if not worker and owner is distinct from uid and owner is not null then
-        raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
-      end if;
-    end loop;
+    perform supabase_jobs.name_bad_item(label, kind, items, worker, uid);
     raise;
   end;
 end
@@ -2510,23 +2614,29 @@ comment on function supabase_jobs.send_statement_messages is
 
 -- Kinds, quotas and concurrency limits. Signed-in users may enqueue only the
 -- kinds registered for a job table (register_job_kind; '*' opens a table to
--- every kind), within per-owner quotas of live jobs and payload bytes; the
--- admission trigger checks both per statement (PT403 / PT429, nothing
--- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit, its
--- kind is paused, or its kind's rate window is full (the admin actions that
--- set those: 17_admin_actions).
+-- every kind), within per-owner quotas of live jobs and payload bytes and the
+-- priorities the kind lets a user choose (user_priority_min..max, default up
+-- to 0, so no user jumps another's jobs); the admission trigger checks them per
+-- statement (22023 / PT429, nothing queued). Workers claim kinds with
+-- concurrency limits through admit(), which holds a job back while its kind or
+-- its concurrency_key is at its limit, its kind is paused, or its kind's rate
+-- window is full (the admin actions that set those: 17_admin_actions).
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
   kind                 text not null,
   max_active_per_owner integer,
   created_at           timestamptz not null default now(),
+  user_priority_min    smallint not null default -32768,
+  user_priority_max    smallint not null default 0,
   primary key (job_table, kind),
-  constraint job_kinds_max_active_positive check (max_active_per_owner is null or max_active_per_owner > 0)
+  constraint job_kinds_max_active_positive check (max_active_per_owner is null or max_active_per_owner > 0),
+  constraint job_kinds_user_priority_range check (user_priority_min <= 0 and user_priority_max >= 0)
 );
 comment on table supabase_jobs.job_kinds is
   'The kinds users may enqueue, per job table (label as job_* functions take it: ''jobs'', ''schema.name''). Register with supabase_jobs.register_job_kind(kind, job_table). Workers (service role) may enqueue any kind.';
+comment on column supabase_jobs.job_kinds.user_priority_max is
+  'The highest priority a user may give a job of this kind (default 0: no user jumps another''s jobs); user_priority_min the lowest (default -32768). Out of the range a user''s enqueue is refused with 22023 naming priority; workers choose freely.';
 comment on column supabase_jobs.job_kinds.max_active_per_owner is
   'At most this many queued or running jobs of this kind per owner (PT429 past it); null: only the table''s limit applies.';
 
@@ -2581,7 +2691,9 @@ comment on function supabase_jobs.drop_empty_kind_limits is
 create or replace function supabase_jobs.register_job_kind(
   kind text,
   job_table text default 'jobs',
-  max_active_per_owner integer default null
+  max_active_per_owner integer default null,
+  user_priority_min integer default -32768,
+  user_priority_max integer default 0
 )
 returns void
 language plpgsql
@@ -2593,13 +2705,46 @@ begin
   if kind is distinct from '*' and not supabase_jobs.kind_is_valid(kind) then
     perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits, dots, dashes or underscores; got %L', supabase_jobs.kind_max(), left(kind, 100)));
   end if;
-  insert into supabase_jobs.job_kinds as k (job_table, kind, max_active_per_owner)
-  values (label, register_job_kind.kind, register_job_kind.max_active_per_owner)
-  on conflict on constraint job_kinds_pkey do update set max_active_per_owner = excluded.max_active_per_owner;
+  if user_priority_min is null or user_priority_min not between supabase_jobs.priority_min() and 0 then
+    perform supabase_jobs.invalid('user_priority_min', pg_catalog.format('user_priority_min is from %s to 0 (a user may always choose the default, 0); got %s', supabase_jobs.priority_min(), user_priority_min));
+  end if;
+  if user_priority_max is null or user_priority_max not between 0 and supabase_jobs.priority_max() then
+    perform supabase_jobs.invalid('user_priority_max', pg_catalog.format('user_priority_max is from 0 to %s (a user may always choose the default, 0); got %s', supabase_jobs.priority_max(), user_priority_max));
+  end if;
+  insert into supabase_jobs.job_kinds as k (job_table, kind, max_active_per_owner, user_priority_min, user_priority_max)
+  values (label, register_job_kind.kind, register_job_kind.max_active_per_owner, register_job_kind.user_priority_min, register_job_kind.user_priority_max)
+  on conflict on constraint job_kinds_pkey do update set max_active_per_owner = excluded.max_active_per_owner,
+    user_priority_min = excluded.user_priority_min, user_priority_max = excluded.user_priority_max;
 end
 $$;
 comment on function supabase_jobs.register_job_kind is
-  'Lets users enqueue this kind in this job table (idempotent; sets the kind''s own per-owner limit). Example: select supabase_jobs.register_job_kind(''document.analyse''); The kind ''*'' opens the table to any kind (not recommended: any signed-in user may then invent kinds).';
+  'Lets users enqueue this kind in this job table (idempotent; sets the kind''s own per-owner limit and the priorities a user may choose, user_priority_min..user_priority_max, default -32768..0: no user''s job jumps the default). Example: select supabase_jobs.register_job_kind(''document.analyse''); The kind ''*'' opens the table to any kind (not recommended: any signed-in user may then invent kinds).';
+
+create or replace function supabase_jobs.check_user_priority(label text, kind text, priority integer, prefix text default '')
+returns void
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  k record;
+begin
+  if priority is null or priority = 0 then
+    return;
+  end if;
+  -- The kind's own row, else the table's '*' row (an unregistered kind is refused by the admission trigger).
+  select r.user_priority_min as lo, r.user_priority_max as hi into k
+    from supabase_jobs.job_kinds r
+   where r.job_table = label and r.kind in (check_user_priority.kind, '*')
+   order by r.kind = '*'
+   limit 1;
+  if found and priority not between k.lo and k.hi then
+    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority of a %s job is from %s to %s for a user; got %s (only a worker chooses beyond it)',
+      kind, k.lo, k.hi, priority));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_user_priority is
+  'Raises 22023 naming priority when a user''s priority is outside the range its kind declares (job_kinds.user_priority_min / user_priority_max; the table''s ''*'' row for a kind without its own). 0, the default, always passes.';
 
 create or replace function supabase_jobs.admit_jobs_inserted()
 returns trigger
@@ -2622,6 +2767,9 @@ begin
       detail = 'field=kind',
       hint = 'Register it as the service role: select supabase_jobs.register_job_kind(kind, job_table);';
   end if;
+  -- A user's priority within its kind's range (a try again keeps the priority its first job was given).
+  perform supabase_jobs.check_user_priority(p.job_table, p.kind, p.priority)
+     from (select distinct i.job_table, i.kind, i.priority from inserted i where i.priority <> 0 and i.retry_of is null) p;
 
   -- One lock per owner in the statement, in a fixed order (no deadlock between two such statements).
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.quota:' || o.owner_id::text, 0))
@@ -4473,6 +4621,8 @@ revoke all on function
   public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
+  supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
+  supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
   supabase_jobs.hold_of_job, supabase_jobs.idempotency_key_max, supabase_jobs.insert_job,
   supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted, supabase_jobs.is_terminal,
@@ -4520,7 +4670,8 @@ grant execute on function
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
   supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
-  supabase_jobs.check_job_options,
+  supabase_jobs.check_job_options, supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
+  supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,
   supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min, supabase_jobs.hold_of_job,
   supabase_jobs.idempotency_key_max, supabase_jobs.insert_job, supabase_jobs.invalid,

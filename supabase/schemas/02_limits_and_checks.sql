@@ -13,7 +13,10 @@ create type supabase_jobs.job_limit_values as (
   max_attempts_max int,
   max_attempts_default int,
   list_max int,
-  batch_max int
+  batch_max int,
+  duration_max_ms bigint,
+  priority_min int,
+  priority_max int
 );
 comment on type supabase_jobs.job_limit_values is
   'The documented input limits (see supabase_jobs.job_limits()).';
@@ -78,6 +81,31 @@ language plpgsql immutable parallel safe
 set search_path = ''
 as $$ begin return 5000; end $$;
 
+-- Delays, expiries and key lifetimes are at most ten years (3650 days), and a
+-- run_at lies within that of now: every time a job row holds then stays in
+-- the range a JavaScript Date (and every other client) reads back.
+create or replace function supabase_jobs.duration_max_ms()
+returns bigint
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 315360000000; end $$;
+comment on function supabase_jobs.duration_max_ms is
+  'The longest delay, expire_after and key_ttl (3650 days, in milliseconds); a run_at lies at most this far from now, either side.';
+
+create or replace function supabase_jobs.priority_min()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return -32768; end $$;
+
+create or replace function supabase_jobs.priority_max()
+returns integer
+language plpgsql immutable parallel safe
+set search_path = ''
+as $$ begin return 32767; end $$;
+comment on function supabase_jobs.priority_max is
+  'The priority column is a smallint (priority_min() .. priority_max()); what a user may choose is narrower, per kind (supabase_jobs.job_kinds.user_priority_min / user_priority_max).';
+
 create or replace function supabase_jobs.heartbeat_ms_min()
 returns integer
 language plpgsql immutable parallel safe
@@ -135,21 +163,24 @@ set search_path = ''
 as $$
   select row(supabase_jobs.kind_max(), supabase_jobs.params_max_bytes(), supabase_jobs.payload_max_bytes(),
              supabase_jobs.error_max(), supabase_jobs.stage_max(), supabase_jobs.max_attempts_max(),
-             supabase_jobs.max_attempts_default(), supabase_jobs.list_max(), supabase_jobs.batch_max())::supabase_jobs.job_limit_values
+             supabase_jobs.max_attempts_default(), supabase_jobs.list_max(), supabase_jobs.batch_max(),
+             supabase_jobs.duration_max_ms(), supabase_jobs.priority_min(), supabase_jobs.priority_max())::supabase_jobs.job_limit_values
 $$;
 comment on function supabase_jobs.job_limits is
-  'Every documented limit in one row: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts 1..100 (default 3), list limit <= 1000, batch <= 5000 items. Each is its own function (supabase_jobs.kind_max() ...): the input checks call them, and the CHECKs were written from them.';
+  'Every documented limit in one row: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts 1..100 (default 3), list limit <= 1000, batch <= 5000 items, delays / expiries / key TTLs <= 3650 days and run_at within 3650 days of now, priority -32768..32767 (a user: the kind''s user_priority_min..user_priority_max). Each is its own function (supabase_jobs.kind_max() ...): the input checks call them, and the CHECKs were written from them.';
 
 create or replace function supabase_jobs.limits()
-returns table (kind_max integer, params_max_bytes integer, payload_max_bytes integer, error_max integer, stage_max integer, max_attempts_max integer, list_max integer)
+returns table (kind_max integer, params_max_bytes integer, payload_max_bytes integer, error_max integer, stage_max integer, max_attempts_max integer, list_max integer,
+               duration_max_ms bigint, priority_min integer, priority_max integer)
 language sql immutable parallel safe
 set search_path = ''
 as $$
-  select l.kind_max, l.params_max_bytes, l.payload_max_bytes, l.error_max, l.stage_max, l.max_attempts_max, l.list_max
+  select l.kind_max, l.params_max_bytes, l.payload_max_bytes, l.error_max, l.stage_max, l.max_attempts_max, l.list_max,
+         l.duration_max_ms, l.priority_min, l.priority_max
   from supabase_jobs.job_limits() l
 $$;
 comment on function supabase_jobs.limits is
-  'Documented input limits: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts <= 100, list limit <= 1000.';
+  'Documented input limits: kind <= 64 chars, params <= 64 KiB of JSON, payload <= 10 MiB, error <= 2000 chars, stage <= 200 chars, max_attempts <= 100, list limit <= 1000, delays / expiries / key TTLs <= duration_max_ms (3650 days) and run_at within it of now, priority priority_min..priority_max (a user: the kind''s own range).';
 
 create or replace function supabase_jobs.invalid(field text, message text)
 returns void
@@ -283,11 +314,52 @@ begin
 end
 $$;
 
+create or replace function supabase_jobs.check_duration(field text, ms numeric, positive boolean default false)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if ms is not null and (ms < 0 or (positive and ms = 0) or ms > supabase_jobs.duration_max_ms()) then
+    perform supabase_jobs.invalid(field, pg_catalog.format('%s is %s 3650 days (%s ms); got %s ms', pg_catalog.regexp_replace(field, '^.*\.', ''),
+      case when positive then 'more than 0 and at most' else '0 to' end, supabase_jobs.duration_max_ms(), ms));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_duration is
+  'Raises 22023 naming field when a delay, expiry or key TTL (in milliseconds) is negative (or zero when positive), or longer than duration_max_ms().';
+
+create or replace function supabase_jobs.start_time(run_at timestamptz, delay interval, prefix text default '', delay_field text default 'delay')
+returns timestamptz
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  window_ms interval := supabase_jobs.duration_max_ms() * interval '1 millisecond';
+begin
+  if run_at is not null and delay is not null then
+    perform supabase_jobs.invalid(prefix || 'run_at', pg_catalog.format('give run_at or %s, not both', delay_field));
+  end if;
+  if delay is not null then
+    perform supabase_jobs.check_duration(prefix || delay_field, extract(epoch from delay) * 1000);
+  end if;
+  if run_at is not null and (not pg_catalog.isfinite(run_at) or run_at not between now() - window_ms and now() + window_ms) then
+    perform supabase_jobs.invalid(prefix || 'run_at', pg_catalog.format('run_at is a finite time within 3650 days of now; got %s', run_at));
+  end if;
+  return coalesce(run_at, now() + delay, now());
+end
+$$;
+comment on function supabase_jobs.start_time is
+  'When a job starts: run_at, now() + delay, or now(). Raises 22023 for both given, a delay outside 0..duration_max_ms(), a run_at not finite or farther than duration_max_ms() from now.';
+
 create or replace function supabase_jobs.check_job_options(
   tags text[],
   priority integer,
   concurrency_key text,
-  prefix text default ''
+  prefix text default '',
+  expire_after interval default null,
+  key_ttl interval default null,
+  expire_field text default 'expire_after'
 )
 returns void
 language plpgsql immutable
@@ -298,16 +370,23 @@ begin
     perform supabase_jobs.check_tags(tags, prefix);
   end if;
   -- The column is a smallint: out of its range is the caller's input to fix, not a 22003.
-  if priority is not null and priority not between -32768 and 32767 then
-    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority is an integer from -32768 to 32767; got %s', priority));
+  if priority is not null and priority not between supabase_jobs.priority_min() and supabase_jobs.priority_max() then
+    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority is an integer from %s to %s; got %s',
+      supabase_jobs.priority_min(), supabase_jobs.priority_max(), priority));
   end if;
   if concurrency_key is not null and pg_catalog.char_length(concurrency_key) not between 1 and supabase_jobs.idempotency_key_max() then
     perform supabase_jobs.invalid(prefix || 'concurrency_key', pg_catalog.format('concurrency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
   end if;
+  if expire_after is not null then
+    perform supabase_jobs.check_duration(prefix || expire_field, extract(epoch from expire_after) * 1000, true);
+  end if;
+  if key_ttl is not null then
+    perform supabase_jobs.check_duration(prefix || 'key_ttl', extract(epoch from key_ttl) * 1000);
+  end if;
 end
 $$;
 comment on function supabase_jobs.check_job_options is
-  'The options every enqueue path shares (job_enqueue, job_enqueue_once, each item of job_enqueue_many, job_enqueue_child): tags, priority in the smallint range, concurrency_key length. Raises 22023 naming the field (with prefix, e.g. items[2].).';
+  'The options every enqueue path shares (job_enqueue, job_enqueue_once, each item of job_enqueue_many, job_enqueue_child): tags, priority in the smallint range, concurrency_key length, expire_after and key_ttl within duration_max_ms() (the start: supabase_jobs.start_time). Raises 22023 naming the field (with prefix, e.g. items[2].). A user''s priority is bounded further by the kind (supabase_jobs.check_user_priority).';
 
 create or replace function supabase_jobs.check_job_input(
   kind text,

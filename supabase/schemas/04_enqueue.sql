@@ -4,25 +4,6 @@
 -- Users may also insert into a job table directly; the row rules, the guard
 -- and the admission trigger (10_kinds_and_quotas) hold either way.
 
-create or replace function supabase_jobs.start_time(run_at timestamptz, delay interval, prefix text default '')
-returns timestamptz
-language plpgsql stable
-set search_path = ''
-as $$
-begin
-  if run_at is not null and delay is not null then
-    perform supabase_jobs.invalid(prefix || 'run_at', 'give run_at or delay, not both');
-  end if;
-  if delay is not null and delay < interval '0' then
-    perform supabase_jobs.invalid(prefix || 'delay', pg_catalog.format('delay cannot be negative; got %s', delay));
-  end if;
-  if run_at = 'infinity'::timestamptz or run_at = '-infinity'::timestamptz then
-    perform supabase_jobs.invalid(prefix || 'run_at', 'run_at must be a finite time');
-  end if;
-  return coalesce(run_at, now() + delay, now());
-end
-$$;
-
 create or replace function supabase_jobs.insert_job(
   label text,
   kind text,
@@ -53,11 +34,8 @@ begin
   if run_at is not null or delay is not null then
     starts := supabase_jobs.start_time(run_at, delay);
   end if;
-  if tags is not null or priority is not null or concurrency_key is not null then
-    perform supabase_jobs.check_job_options(tags, priority, concurrency_key);
-  end if;
-  if expire_after is not null and expire_after <= interval '0' then
-    perform supabase_jobs.invalid('expire_after', pg_catalog.format('expire_after must be positive; got %s', expire_after));
+  if tags is not null or priority is not null or concurrency_key is not null or expire_after is not null or key_ttl is not null then
+    perform supabase_jobs.check_job_options(tags, priority, concurrency_key, '', expire_after, key_ttl);
   end if;
   insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags,
                                       priority, expires_at, concurrency_key, idempotency_key, idempotency_expires_at)
@@ -128,9 +106,11 @@ begin
   if idempotency_key is null or pg_catalog.char_length(idempotency_key) not between 1 and supabase_jobs.idempotency_key_max() then
     perform supabase_jobs.invalid('idempotency_key', pg_catalog.format('idempotency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
   end if;
-  if key_ttl is null or key_ttl < interval '0' then
-    perform supabase_jobs.invalid('key_ttl', 'key_ttl is a non-negative interval');
+  if key_ttl is null then
+    perform supabase_jobs.invalid('key_ttl', 'key_ttl is required: how long the key names its job');
   end if;
+  -- Checked before the key is looked up: a bad value is refused even when the key finds a job.
+  perform supabase_jobs.check_job_options(null, null, null, '', null, key_ttl);
   -- One writer per key at a time: the second waits, then finds the first's job.
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(
     'supabase_jobs.key:' || label || ':' || coalesce(owner::text, '') || ':' || idempotency_key, 0));
@@ -153,6 +133,87 @@ $$;
 comment on function public.job_enqueue_once is
   'job_enqueue once per idempotency_key, job table and owner: a queued/running job with the key, or one created within key_ttl (default 24 h), is returned (existing = true) instead of a new one. A double click or a retried form post never starts the work twice. Racing calls with one key are serialised.';
 
+create or replace function supabase_jobs.check_item_types(item jsonb, prefix text)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  field text;
+  v jsonb;
+begin
+  foreach field in array array['payload', 'max_attempts', 'owner_id', 'run_at', 'delay_ms', 'priority', 'expire_after_ms', 'tags'] loop
+    v := item -> field;
+    continue when v is null or pg_catalog.jsonb_typeof(v) = 'null';
+    begin
+      case field
+        when 'payload' then
+          if pg_catalog.jsonb_typeof(v) <> 'string' then
+            raise exception 'not a string';
+          end if;
+          perform pg_catalog.decode(item ->> field, 'base64');
+        when 'max_attempts', 'priority' then perform (item ->> field)::integer;
+        when 'owner_id' then perform (item ->> field)::uuid;
+        when 'run_at' then perform (item ->> field)::timestamptz;
+        when 'delay_ms', 'expire_after_ms' then
+          if pg_catalog.jsonb_typeof(v) <> 'number' or (item ->> field)::numeric % 1 <> 0 then
+            raise exception 'not a whole number';
+          end if;
+        else
+          if pg_catalog.jsonb_typeof(v) <> 'array' then
+            raise exception 'not an array';
+          end if;
+          perform array(select pg_catalog.jsonb_array_elements_text(v));
+      end case;
+    exception when others then
+      perform supabase_jobs.invalid(prefix || field, pg_catalog.format('%s is %s; got %s', field,
+        case field when 'payload' then 'base64 text' when 'owner_id' then 'a user id (a UUID)' when 'run_at' then 'a time'
+                   when 'tags' then 'an array of text' when 'delay_ms' then 'a whole number of milliseconds'
+                   when 'expire_after_ms' then 'a whole number of milliseconds' else 'an integer' end,
+        left(v::text, 80)));
+    end;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.check_item_types is
+  'Raises 22023 naming items[<i>].<field> for the first field of a job_enqueue_many item that is not of its type.';
+
+create or replace function supabase_jobs.name_bad_item(label text, kind text, items jsonb, worker boolean, uid uuid)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  item record;
+  prefix text;
+  v jsonb;
+  owner uuid;
+begin
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    v := item.value;
+    prefix := pg_catalog.format('items[%s].', item.i);
+    perform supabase_jobs.check_item_types(v, prefix);
+    perform supabase_jobs.check_job_input(kind, v -> 'params', pg_catalog.decode(v ->> 'payload', 'base64'),
+      (v ->> 'max_attempts')::integer, v ->> 'locale', prefix);
+    perform supabase_jobs.check_duration(prefix || 'delay_ms', (v ->> 'delay_ms')::numeric);
+    perform supabase_jobs.check_job_options(array(select pg_catalog.jsonb_array_elements_text(coalesce(v -> 'tags', '[]'))),
+      (v ->> 'priority')::integer, v ->> 'concurrency_key', prefix, null, null);
+    perform supabase_jobs.check_duration(prefix || 'expire_after_ms', (v ->> 'expire_after_ms')::numeric, true);
+    perform supabase_jobs.start_time((v ->> 'run_at')::timestamptz,
+      ((v ->> 'delay_ms')::bigint) * interval '1 millisecond', prefix, 'delay_ms');
+    owner := (v ->> 'owner_id')::uuid;
+    if not worker and owner is distinct from uid and owner is not null then
+      raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
+    end if;
+    if not worker then
+      perform supabase_jobs.check_user_priority(label, kind, (v ->> 'priority')::integer, prefix);
+    end if;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.name_bad_item is
+  'The error path of job_enqueue_many: raises 22023 naming items[<i>].<field> for the first bad value of the first bad item (the same checks as job_enqueue: check_job_input, check_job_options, start_time), or 42501 for another user''s owner_id; returns when every item passes.';
+
 create or replace function public.job_enqueue_many(kind text, items jsonb, job_table text default 'jobs')
 returns table (id uuid)
 language plpgsql
@@ -164,15 +225,8 @@ declare
   item record;
   worker boolean := supabase_jobs.is_worker();
   uid uuid := (select auth.uid());
-  bytes bytea;
-  attempts integer;
-  owner uuid;
-  starts timestamptz;
-  item_tags text[];
-  item_priority integer;
-  delay_ms bigint;
-  expire_ms bigint;
-  prefix text;
+  max_ms bigint := supabase_jobs.duration_max_ms();
+  span interval := supabase_jobs.duration_max_ms() * interval '1 millisecond';
 begin
   if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
     perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags}');
@@ -192,7 +246,7 @@ begin
     with added as (
       insert into supabase_jobs.job as t (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, priority, expires_at, concurrency_key)
       select label, kind, coalesce(e.params, '{}'::jsonb),
-             case when e.payload is not null then pg_catalog.decode(e.payload, 'base64') end,
+             case when e.payload is not null then pg_catalog.decode(e.payload #>> '{}', 'base64') end,
              coalesce(e.max_attempts, supabase_jobs.max_attempts_default()),
              e.locale,
              case when worker then e.owner_id else uid end,
@@ -204,12 +258,15 @@ begin
         from (select r.*, case when r.run_at is not null then r.run_at
                                when r.delay_ms is not null then now() + r.delay_ms * interval '1 millisecond'
                                else now() end as starts
-                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload text, max_attempts integer,
+                from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload jsonb, max_attempts integer,
                        locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
                        expire_after_ms bigint, concurrency_key text)) as r
                offset 0) as e
        where ((e.owner_id is not null and not worker and e.owner_id is distinct from uid)
-              or e.delay_ms < 0 or e.expire_after_ms <= 0
+              or pg_catalog.jsonb_typeof(e.payload) <> 'string'
+              or e.delay_ms < 0 or e.delay_ms > max_ms or e.expire_after_ms <= 0 or e.expire_after_ms > max_ms
+              or (e.run_at is not null and (e.delay_ms is not null or not pg_catalog.isfinite(e.run_at)
+                                            or e.run_at not between now() - span and now() + span))
               or (e.tags is not null and exists (
                     select 1 from pg_catalog.unnest(e.tags) g(tag)
                      where pg_catalog.char_length(g.tag) not between 1 and supabase_jobs.tag_max_length()))) is not true
@@ -217,41 +274,9 @@ begin
       returning t.id)
     select added.id from added;
   exception when others then
-    -- All or nothing: find the first bad item and name it.
+    -- All or nothing: name the first bad item and its field, else the statement's own error.
     perform supabase_jobs.check_batch_items(items);
-    for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
-      begin
-        bytes := pg_catalog.decode(item.value ->> 'payload', 'base64');
-        attempts := (item.value ->> 'max_attempts')::integer;
-        owner := (item.value ->> 'owner_id')::uuid;
-        starts := (item.value ->> 'run_at')::timestamptz;
-        if item.value ? 'tags' and pg_catalog.jsonb_typeof(item.value -> 'tags') not in ('array', 'null') then
-          raise exception 'tags is not an array';
-        end if;
-        item_tags := array(select pg_catalog.jsonb_array_elements_text(coalesce(item.value -> 'tags', '[]')));
-        delay_ms := (item.value ->> 'delay_ms')::bigint;
-        item_priority := (item.value ->> 'priority')::integer;
-        expire_ms := (item.value ->> 'expire_after_ms')::bigint;
-      exception when others then
-        perform supabase_jobs.invalid(pg_catalog.format('items[%s]', item.i),
-          pg_catalog.format('items[%s] has a value of the wrong type (payload is base64, max_attempts an integer, owner_id a uuid, run_at a time, delay_ms an integer, tags an array of text, priority an integer, expire_after_ms an integer): %s', item.i, sqlerrm));
-      end;
-      prefix := pg_catalog.format('items[%s].', item.i);
-      perform supabase_jobs.check_job_input(kind, item.value -> 'params', bytes, attempts, item.value ->> 'locale', prefix);
-      perform supabase_jobs.check_job_options(item_tags, item_priority, item.value ->> 'concurrency_key', prefix);
-      if delay_ms < 0 then
-        perform supabase_jobs.invalid(prefix || 'delay_ms', pg_catalog.format('delay_ms cannot be negative; got %s', delay_ms));
-      end if;
-      if expire_ms <= 0 then
-        perform supabase_jobs.invalid(prefix || 'expire_after_ms', pg_catalog.format('expire_after_ms must be positive; got %s', expire_ms));
-      end if;
-      perform supabase_jobs.start_time(starts,
-        case when delay_ms is not null then pg_catalog.make_interval(secs => (delay_ms / 1000.0)::double precision) end,
-        prefix);
-      if not worker and owner is distinct from uid and owner is not null then
-        raise exception using errcode = '42501', message = pg_catalog.format('items[%s]: a user can only enqueue jobs of their own', item.i);
-      end if;
-    end loop;
+    perform supabase_jobs.name_bad_item(label, kind, items, worker, uid);
     raise;
   end;
 end

@@ -1,22 +1,28 @@
 -- Kinds, quotas and concurrency limits. Signed-in users may enqueue only the
 -- kinds registered for a job table (register_job_kind; '*' opens a table to
--- every kind), within per-owner quotas of live jobs and payload bytes; the
--- admission trigger checks both per statement (PT403 / PT429, nothing
--- queued). Workers claim kinds with concurrency limits through admit(), which
--- holds a job back while its kind or its concurrency_key is at its limit, its
--- kind is paused, or its kind's rate window is full (the admin actions that
--- set those: 17_admin_actions).
+-- every kind), within per-owner quotas of live jobs and payload bytes and the
+-- priorities the kind lets a user choose (user_priority_min..max, default up
+-- to 0, so no user jumps another's jobs); the admission trigger checks them per
+-- statement (22023 / PT429, nothing queued). Workers claim kinds with
+-- concurrency limits through admit(), which holds a job back while its kind or
+-- its concurrency_key is at its limit, its kind is paused, or its kind's rate
+-- window is full (the admin actions that set those: 17_admin_actions).
 
 create table supabase_jobs.job_kinds (
   job_table            text not null,
   kind                 text not null,
   max_active_per_owner integer,
   created_at           timestamptz not null default now(),
+  user_priority_min    smallint not null default -32768,
+  user_priority_max    smallint not null default 0,
   primary key (job_table, kind),
-  constraint job_kinds_max_active_positive check (max_active_per_owner is null or max_active_per_owner > 0)
+  constraint job_kinds_max_active_positive check (max_active_per_owner is null or max_active_per_owner > 0),
+  constraint job_kinds_user_priority_range check (user_priority_min <= 0 and user_priority_max >= 0)
 );
 comment on table supabase_jobs.job_kinds is
   'The kinds users may enqueue, per job table (label as job_* functions take it: ''jobs'', ''schema.name''). Register with supabase_jobs.register_job_kind(kind, job_table). Workers (service role) may enqueue any kind.';
+comment on column supabase_jobs.job_kinds.user_priority_max is
+  'The highest priority a user may give a job of this kind (default 0: no user jumps another''s jobs); user_priority_min the lowest (default -32768). Out of the range a user''s enqueue is refused with 22023 naming priority; workers choose freely.';
 comment on column supabase_jobs.job_kinds.max_active_per_owner is
   'At most this many queued or running jobs of this kind per owner (PT429 past it); null: only the table''s limit applies.';
 
@@ -71,7 +77,9 @@ comment on function supabase_jobs.drop_empty_kind_limits is
 create or replace function supabase_jobs.register_job_kind(
   kind text,
   job_table text default 'jobs',
-  max_active_per_owner integer default null
+  max_active_per_owner integer default null,
+  user_priority_min integer default -32768,
+  user_priority_max integer default 0
 )
 returns void
 language plpgsql
@@ -83,13 +91,46 @@ begin
   if kind is distinct from '*' and not supabase_jobs.kind_is_valid(kind) then
     perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits, dots, dashes or underscores; got %L', supabase_jobs.kind_max(), left(kind, 100)));
   end if;
-  insert into supabase_jobs.job_kinds as k (job_table, kind, max_active_per_owner)
-  values (label, register_job_kind.kind, register_job_kind.max_active_per_owner)
-  on conflict on constraint job_kinds_pkey do update set max_active_per_owner = excluded.max_active_per_owner;
+  if user_priority_min is null or user_priority_min not between supabase_jobs.priority_min() and 0 then
+    perform supabase_jobs.invalid('user_priority_min', pg_catalog.format('user_priority_min is from %s to 0 (a user may always choose the default, 0); got %s', supabase_jobs.priority_min(), user_priority_min));
+  end if;
+  if user_priority_max is null or user_priority_max not between 0 and supabase_jobs.priority_max() then
+    perform supabase_jobs.invalid('user_priority_max', pg_catalog.format('user_priority_max is from 0 to %s (a user may always choose the default, 0); got %s', supabase_jobs.priority_max(), user_priority_max));
+  end if;
+  insert into supabase_jobs.job_kinds as k (job_table, kind, max_active_per_owner, user_priority_min, user_priority_max)
+  values (label, register_job_kind.kind, register_job_kind.max_active_per_owner, register_job_kind.user_priority_min, register_job_kind.user_priority_max)
+  on conflict on constraint job_kinds_pkey do update set max_active_per_owner = excluded.max_active_per_owner,
+    user_priority_min = excluded.user_priority_min, user_priority_max = excluded.user_priority_max;
 end
 $$;
 comment on function supabase_jobs.register_job_kind is
-  'Lets users enqueue this kind in this job table (idempotent; sets the kind''s own per-owner limit). Example: select supabase_jobs.register_job_kind(''document.analyse''); The kind ''*'' opens the table to any kind (not recommended: any signed-in user may then invent kinds).';
+  'Lets users enqueue this kind in this job table (idempotent; sets the kind''s own per-owner limit and the priorities a user may choose, user_priority_min..user_priority_max, default -32768..0: no user''s job jumps the default). Example: select supabase_jobs.register_job_kind(''document.analyse''); The kind ''*'' opens the table to any kind (not recommended: any signed-in user may then invent kinds).';
+
+create or replace function supabase_jobs.check_user_priority(label text, kind text, priority integer, prefix text default '')
+returns void
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  k record;
+begin
+  if priority is null or priority = 0 then
+    return;
+  end if;
+  -- The kind's own row, else the table's '*' row (an unregistered kind is refused by the admission trigger).
+  select r.user_priority_min as lo, r.user_priority_max as hi into k
+    from supabase_jobs.job_kinds r
+   where r.job_table = label and r.kind in (check_user_priority.kind, '*')
+   order by r.kind = '*'
+   limit 1;
+  if found and priority not between k.lo and k.hi then
+    perform supabase_jobs.invalid(prefix || 'priority', pg_catalog.format('priority of a %s job is from %s to %s for a user; got %s (only a worker chooses beyond it)',
+      kind, k.lo, k.hi, priority));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_user_priority is
+  'Raises 22023 naming priority when a user''s priority is outside the range its kind declares (job_kinds.user_priority_min / user_priority_max; the table''s ''*'' row for a kind without its own). 0, the default, always passes.';
 
 create or replace function supabase_jobs.admit_jobs_inserted()
 returns trigger
@@ -112,6 +153,9 @@ begin
       detail = 'field=kind',
       hint = 'Register it as the service role: select supabase_jobs.register_job_kind(kind, job_table);';
   end if;
+  -- A user's priority within its kind's range (a try again keeps the priority its first job was given).
+  perform supabase_jobs.check_user_priority(p.job_table, p.kind, p.priority)
+     from (select distinct i.job_table, i.kind, i.priority from inserted i where i.priority <> 0 and i.retry_of is null) p;
 
   -- One lock per owner in the statement, in a fixed order (no deadlock between two such statements).
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.quota:' || o.owner_id::text, 0))

@@ -127,6 +127,8 @@ revoke all on function
   public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
   supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
+  supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
+  supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
   supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
   supabase_jobs.hold_of_job, supabase_jobs.idempotency_key_max, supabase_jobs.insert_job,
   supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted, supabase_jobs.is_terminal,
@@ -174,7 +176,8 @@ grant execute on function
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
   supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
-  supabase_jobs.check_job_options,
+  supabase_jobs.check_job_options, supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
+  supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,
   supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min, supabase_jobs.hold_of_job,
   supabase_jobs.idempotency_key_max, supabase_jobs.insert_job, supabase_jobs.invalid,

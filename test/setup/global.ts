@@ -33,11 +33,12 @@ export default async function setup(project: TestProject) {
 	}
 	await prepareDatabase(withDatabase(server.url, templateDb));
 	// Tests of everything else have users enqueue kinds they invent on the spot:
-	// public.jobs is opened to every kind here, explicitly. The registry's own
-	// tests (test/sql/kinds-and-quotas.test.ts) close it again in their database.
+	// public.jobs is opened to every kind here, explicitly, with user priorities up
+	// to 10 (suites order a user's own jobs by it). The registry's own tests
+	// (test/sql/kinds-and-quotas.test.ts) close it again in their database.
 	const template = postgres(withDatabase(server.url, templateDb), { max: 1, onnotice: () => {} });
 	try {
-		await template`select supabase_jobs.register_job_kind('*')`;
+		await template`select supabase_jobs.register_job_kind('*', user_priority_max => 10)`;
 	} finally {
 		await template.end();
 	}

@@ -145,6 +145,9 @@ describe('One shape, written once on supabase_jobs.job', () => {
 			stage_max: j!.stage_max,
 			max_attempts_max: j!.max_attempts_max,
 			list_max: j!.list_max,
+			duration_max_ms: j!.duration_max_ms,
+			priority_min: j!.priority_min,
+			priority_max: j!.priority_max,
 		});
 		// The row rules carry the limits as constants (a function call per row would cost every write):
 		// the migrations wrote them from job_limits(), so they agree with it.

@@ -178,15 +178,15 @@ export function describeAdminConformance(label: string, setup: () => Promise<Con
 			expect(counted.calls).toEqual([]);
 		});
 
-		test('the database refuses the same input by field when a caller skips the store', async () => {
+		test('the database refuses the same input by field when a caller skips the store, named as the TypeScript option', async () => {
 			const adapter = h.adapter({ role: 'service_role' });
 			const cases: [string, () => Promise<unknown>][] = [
 				['starts', () => adapter.call('job_set_rate_limit', { kind: 'k', starts: 0, per_ms: 1000 })],
-				['per_ms', () => adapter.call('job_set_rate_limit', { kind: 'k', starts: 1 })],
+				['perMs', () => adapter.call('job_set_rate_limit', { kind: 'k', starts: 1 })],
 				['kind', () => adapter.call('job_pause_kind', { kind: 'has space' })],
 				['kind', () => adapter.call('job_cancel_many', {})],
 				['statuses', () => adapter.call('job_cancel_many', { statuses: ['done'] })],
-				['ended_before', () => adapter.call('job_delete_finished', { ended_before: null })],
+				['endedBefore', () => adapter.call('job_delete_finished', { ended_before: null })],
 			];
 			for (const [field, call] of cases) {
 				const e = await rejection(call());

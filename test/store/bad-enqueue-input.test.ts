@@ -61,6 +61,28 @@ const BAD: BadValue[] = [
 	},
 	{ name: 'delayMs Infinity', input: { delayMs: Number.POSITIVE_INFINITY }, field: 'delayMs' },
 	{
+		name: 'delayMs 9e15 (a start in year 287225)',
+		input: { delayMs: 9e15 },
+		field: 'delayMs',
+		sql: { arg: 'delay', type: 'interval', value: '9000000000000 seconds', item: ['delay_ms', 9e15], child: false },
+	},
+	{
+		name: 'delayMs 1e300',
+		input: { delayMs: 1e300 },
+		field: 'delayMs',
+		sql: { arg: 'delay', type: 'interval', value: '3651 days', item: ['delay_ms', 1e300], child: false },
+	},
+	{
+		name: 'expireAfterMs 1e300',
+		input: { expireAfterMs: 1e300 },
+		field: 'expireAfterMs',
+		sql: { arg: 'expire_after', type: 'interval', value: '3651 days', item: ['expire_after_ms', 1e300], child: false },
+	},
+	{ name: 'idempotencyTtlMs 1e300', input: { idempotencyTtlMs: 1e300 }, field: 'idempotencyTtlMs' },
+	{ name: 'runAt the last Date (year 275760)', input: { runAt: new Date(8.64e15) }, field: 'runAt' },
+	{ name: 'runAt the first Date (year -271821)', input: { runAt: new Date(-8.64e15) }, field: 'runAt' },
+	{ name: 'a payload that is a number', input: { payload: 42 as never }, field: 'payload' },
+	{
 		name: 'expireAfterMs 0',
 		input: { expireAfterMs: 0 },
 		field: 'expireAfterMs',

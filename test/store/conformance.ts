@@ -1093,7 +1093,7 @@ export function describeJobStoreConformance(label: string, setup: () => Promise<
 			const job = await running();
 			const e = await rejection(worker.tick(job.id, { progress: 40, attempt: job.attempts, etaSeconds: 1e9 }));
 			expect(e).toBeInstanceOf(InvalidJobInputError);
-			expect((e as InvalidJobInputError).field).toBe('eta_seconds');
+			expect((e as InvalidJobInputError).field).toBe('etaSeconds');
 			expect((await worker.get(job.id)).progress).toBe(0);
 		});
 

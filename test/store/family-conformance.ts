@@ -165,7 +165,7 @@ export function describeParentChildConformance(label: string, setup: () => Promi
 			expect(await rejection(theirs.enqueueChild(parent.id, 'part'))).toBeInstanceOf(PermissionDeniedError);
 			const e = await rejection(worker.enqueueChild(parent.id, 'part', { ownerId: mallory }));
 			expect(e).toBeInstanceOf(InvalidJobInputError);
-			expect((e as InvalidJobInputError).field).toBe('owner_id');
+			expect((e as InvalidJobInputError).field).toBe('ownerId');
 			expect(await rejection(worker.enqueueChild(randomUUID(), 'part'))).toBeInstanceOf(JobNotFoundError);
 			expect(await worker.children(parent.id)).toEqual([]);
 			// Another user sees none of them, even asking by the parent's id.

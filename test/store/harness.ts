@@ -24,8 +24,10 @@ export interface JobTableOptions {
  */
 export async function createJobTable(sql: Sql, name: string, options: JobTableOptions = {}): Promise<void> {
 	await sql`select supabase_jobs.create_job_table(${name})`;
-	// Users invent kinds in most tests: the table is open unless kinds are named.
-	for (const kind of options.kinds ?? ['*']) await sql`select supabase_jobs.register_job_kind(${kind}, ${name})`;
+	// Users invent kinds in most tests: the table is open unless kinds are named, and a
+	// user may give priorities up to 10 (the suites order a user's own jobs by it).
+	for (const kind of options.kinds ?? ['*'])
+		await sql`select supabase_jobs.register_job_kind(${kind}, ${name}, user_priority_max => 10)`;
 	if (options.maxActivePerOwner !== undefined)
 		await sql`update supabase_jobs.job_tables set max_active_per_owner = ${options.maxActivePerOwner} where label = ${name}`;
 }

@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { supabaseAdapter } from '../../src/lib/adapters/supabase.ts';
 import {
+	DatabaseError,
 	IllegalTransitionError,
 	InvalidJobInputError,
 	JobAlreadyFinishedError,
@@ -275,13 +276,28 @@ describe('supabaseAdapter: PostgREST error bodies come out as the same classes a
 		expect((e as InvalidJobInputError).field).toBe('locale');
 	});
 
-	test('an error PostgREST raises itself (unknown function, PGRST202) comes out unchanged', async () => {
+	test('a watch tries again after a failure of no known code (a DatabaseError) and ends on the terminal row', async () => {
+		let calls = 0;
+		const { client } = fakePostgrest(() =>
+			++calls === 1
+				? { status: 503, body: { message: 'upstream unavailable' } }
+				: { status: 200, body: row({ status: 'done', progress: 100, finished_at: '2026-11-30T14:01:00+00:00' }) },
+		);
+		const store = new JobStore(supabaseAdapter(client, { realtime: false }));
+		const seen: string[] = [];
+		for await (const job of store.watch(ID, { intervalMs: 10, transport: 'poll' })) seen.push(job.status);
+		expect(seen).toEqual(['done']);
+		expect(calls).toBeGreaterThanOrEqual(2);
+	});
+
+	test('an error PostgREST raises itself (unknown function, PGRST202) is a DatabaseError keeping its code', async () => {
 		const { client } = fakePostgrest(() => ({
 			status: 404,
 			body: { code: 'PGRST202', message: 'Could not find the function public.job_get', details: null, hint: null },
 		}));
 		const e = await new JobStore(supabaseAdapter(client)).get(ID).catch((err: unknown) => err);
-		expect(e).toMatchObject({ code: 'PGRST202' });
+		expect(e).toBeInstanceOf(DatabaseError);
+		expect(e).toMatchObject({ code: 'database_error', sqlstate: 'PGRST202' });
 		expect(e).not.toBeInstanceOf(JobNotFoundError);
 	});
 });

@@ -3,7 +3,7 @@
  * Deno functions via SUPABASE_DB_URL.
  */
 import type postgres from 'postgres';
-import { fromPostgresError } from '../internal/map-sql-error.ts';
+import { adapterError } from '../internal/map-sql-error.ts';
 import {
 	JOB_FUNCTIONS,
 	definedArgs,
@@ -175,7 +175,7 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 			try {
 				rows = await run(text, params);
 			} catch (e) {
-				throw fromPostgresError(e);
+				throw adapterError(e);
 			}
 			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;

@@ -3,7 +3,7 @@
  * holding a Supabase client. Calls go through PostgREST (`client.rpc`), so the
  * caller's JWT decides the role and RLS applies.
  */
-import { fromPostgresError } from '../internal/map-sql-error.ts';
+import { adapterError } from '../internal/map-sql-error.ts';
 import {
 	JOB_FUNCTIONS,
 	definedArgs,
@@ -84,7 +84,8 @@ function encode(type: string, value: JobArgValue): unknown {
  * A {@link JobAdapter} over a supabase-js client: each store call is one
  * `client.rpc('job_...', args)` request. PostgREST error bodies go through the
  * same SQLSTATE table as postgres.js errors, so the same error class comes out
- * (PT410 -> JobCancelledError, 22023 -> InvalidJobInputError naming the field...).
+ * (PT410 -> JobCancelledError, 22023 -> InvalidJobInputError naming the
+ * TypeScript field...); an error of no known code is a DatabaseError.
  * When the client has Realtime (a full `SupabaseClient` does), the adapter
  * also carries the Realtime capability: `watch` and `subscribeList` listen on
  * private Broadcast topics and fall back to polling where Realtime is refused
@@ -121,8 +122,15 @@ export function supabaseAdapter(
 		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>, answer?: 'ids'): Promise<JobCallResult<F>> {
 			const body: Record<string, unknown> = {};
 			for (const [name, type, value] of definedArgs(fn, args)) body[name] = encode(type, value);
-			const { data, error } = await target.rpc(fn, body);
-			if (error) throw fromPostgresError(error);
+			let response: RpcResponse;
+			try {
+				response = await target.rpc(fn, body);
+			} catch (e) {
+				throw adapterError(e);
+			}
+			const { data, error } = response;
+			// Always a JobError: a PostgREST body is a plain object, never an Error, even when its code is unknown.
+			if (error) throw adapterError(error);
 			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return data as JobCallResult<F>;
 			// One composite comes back as an object, a set as an array ([] when empty).

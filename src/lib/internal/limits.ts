@@ -30,7 +30,12 @@ export const TAGS_MAX = 10;
 export const TAG_MAX_LENGTH = 64;
 /** Mirrors supabase_jobs.idempotency_key_max(): the longest idempotency or concurrency key. */
 export const CONCURRENCY_KEY_MAX = 200;
-/** A priority is a smallint: supabase_jobs.priority_min()/priority_max(). */
+/**
+ * Mirrors supabase_jobs.duration_max_ms() (3650 days): the longest delayMs,
+ * expireAfterMs and idempotencyTtlMs; a runAt lies at most this far from now.
+ */
+export const DURATION_MAX_MS = 315_360_000_000;
+/** A priority is a smallint: supabase_jobs.priority_min()/priority_max(). A user's is bounded further by the kind. */
 export const PRIORITY_MIN = -32768;
 export const PRIORITY_MAX = 32767;
 /** Mirrors supabase_jobs.log_lines_max(): log lines kept per job. */

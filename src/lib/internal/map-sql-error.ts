@@ -4,6 +4,7 @@
  * ({ code, message, details, hint }); both carry the SQLSTATE in `code`.
  */
 import {
+	DatabaseError,
 	IllegalTransitionError,
 	InvalidJobInputError,
 	JobAlreadyFinishedError,
@@ -47,6 +48,11 @@ export const SQLSTATE_TO_ERROR: Readonly<Record<string, Make>> = {
 	'42703': (m, o) => new InvalidJobInputError(m, o), // undefined_column: a mapped column the table lacks
 	'42601': (m, o) => new InvalidJobInputError(m, o), // syntax_error: e.g. one column assigned twice
 	'54023': (m, o) => new InvalidJobInputError(m, o), // too_many_arguments: a call over the 100-argument limit
+	'22003': (m, o) => new InvalidJobInputError(m, o), // numeric_value_out_of_range: 1e300 as an integer argument
+	'22007': (m, o) => new InvalidJobInputError(m, o), // invalid_datetime_format: a time the database cannot read
+	'22008': (m, o) => new InvalidJobInputError(m, o), // datetime_field_overflow: a time past year 294276
+	'22009': (m, o) => new InvalidJobInputError(m, o), // invalid_time_zone_displacement_value
+	'22015': (m, o) => new InvalidJobInputError(m, o), // interval_field_overflow: a 1e300-second interval
 	'22004': (m, o) => new StaleAfterRequiredError(m, o),
 	'42P01': (m, o) => new UnknownJobTableError(m, o),
 	'42501': (m, o) => new PermissionDeniedError(m, o),
@@ -89,6 +95,87 @@ export function fromPostgresError<E>(e: E): JobError | E {
 	if (!make) return e;
 	return make(text(like.message) ?? `database error ${like.code}`, {
 		cause: e,
+		details: text(like.detail) ?? text(like.details),
+		hint: text(like.hint),
+	});
+}
+
+/**
+ * The SQL argument (or job_enqueue_many item field) each TypeScript option is
+ * sent as, in reverse: an error the database raises names its own argument
+ * (`max_running`, `items[3].delay_ms`), and both adapters report the field the
+ * caller wrote (`maxRunning`, `items[3].delayMs`). Names alike in both
+ * (`kind`, `params`, `tags`, `priority`) are not listed.
+ *
+ * @internal
+ */
+export const SQL_FIELD_TO_TS: Readonly<Record<string, string>> = {
+	max_attempts: 'maxAttempts',
+	owner_id: 'ownerId',
+	run_at: 'runAt',
+	delay: 'delayMs',
+	delay_ms: 'delayMs',
+	expire_after: 'expireAfterMs',
+	expire_after_ms: 'expireAfterMs',
+	concurrency_key: 'concurrencyKey',
+	idempotency_key: 'idempotencyKey',
+	key_ttl: 'idempotencyTtlMs',
+	expected_seconds: 'expectedSeconds',
+	parent_id: 'parentId',
+	max_running: 'maxRunning',
+	max_running_per_key: 'maxRunningPerKey',
+	heartbeat_ms: 'heartbeatMs',
+	eta_seconds: 'etaSeconds',
+	error_code: 'errorCode',
+	stale_after: 'staleAfterMs',
+	created_after: 'createdAfter',
+	created_before: 'createdBefore',
+	ended_before: 'endedBefore',
+	per_ms: 'perMs',
+};
+
+/** `items[3].delay_ms` -> `items[3].delayMs`: the last part of the name through {@link SQL_FIELD_TO_TS}. */
+export function typeScriptField(field: string): string {
+	const dot = field.lastIndexOf('.');
+	const name = field.slice(dot + 1);
+	const ts = Object.hasOwn(SQL_FIELD_TO_TS, name) ? SQL_FIELD_TO_TS[name]! : name;
+	return field.slice(0, dot + 1) + ts;
+}
+
+const codeOf = (e: unknown): string | null => {
+	const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+	return typeof code === 'string' && code !== '' ? code : null;
+};
+
+/**
+ * What both adapters throw for any failure of a call: always a {@link JobError}.
+ * A known SQLSTATE becomes its class (fromPostgresError); a 22023 names the
+ * TypeScript field (the message says it too); anything else (a statement
+ * timeout, a lost connection, a PostgREST error without a SQLSTATE) becomes a
+ * {@link DatabaseError} keeping its code, message and the original as `cause`.
+ *
+ * @internal
+ */
+export function adapterError(e: unknown): JobError {
+	const mapped = fromPostgresError(e);
+	if (mapped instanceof InvalidJobInputError && mapped.field !== null) {
+		const field = typeScriptField(mapped.field);
+		if (field === mapped.field) return mapped;
+		const sqlName = mapped.field.slice(mapped.field.lastIndexOf('.') + 1);
+		const tsName = field.slice(field.lastIndexOf('.') + 1);
+		return new InvalidJobInputError(mapped.message.replace(new RegExp(`\\b${sqlName}\\b`, 'g'), tsName), {
+			field,
+			details: mapped.details,
+			hint: mapped.hint,
+			cause: e,
+		});
+	}
+	if (isJobError(mapped)) return mapped;
+	const like = (typeof e === 'object' && e !== null ? e : {}) as SqlErrorLike;
+	const message = text(like.message) ?? (e instanceof Error ? e.message : `database error: ${String(e).slice(0, 200)}`);
+	return new DatabaseError(message, {
+		cause: e,
+		sqlstate: codeOf(e),
 		details: text(like.detail) ?? text(like.details),
 		hint: text(like.hint),
 	});

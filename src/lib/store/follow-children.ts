@@ -6,7 +6,7 @@
  * its parent_id; the list is read again on each (re)join and when a child it
  * does not know appears. Without Realtime, or while it is down, it polls.
  */
-import { isJobError } from '../errors.ts';
+import { isJobCondition } from '../errors.ts';
 import { isOlderState } from '../internal/older-state.ts';
 import { MAX_TIMER_MS } from '../internal/timers.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
@@ -54,7 +54,7 @@ export async function* followChildren<R extends Job>(
 		try {
 			return await read();
 		} catch (e) {
-			if (isJobError(e)) throw e;
+			if (isJobCondition(e)) throw e;
 			return null; // the network: the next interval tries again
 		}
 	};
@@ -65,7 +65,7 @@ export async function* followChildren<R extends Job>(
 		try {
 			topic = await input.topic(children);
 		} catch (e) {
-			if (isJobError(e)) throw e;
+			if (isJobCondition(e)) throw e;
 			return; // the network: tried again after the next read
 		}
 		subscription = realtime.subscribe(topic, {

@@ -10,6 +10,7 @@ import { InvalidJobInputError, JobNotFoundError } from '../errors.ts';
 import {
 	BATCH_MAX,
 	CONCURRENCY_KEY_MAX,
+	DURATION_MAX_MS,
 	KIND_MAX,
 	LIST_MAX,
 	KIND_PATTERN,
@@ -83,10 +84,37 @@ export function checkPositive(field: string, value: number | undefined): number 
 	return value;
 }
 
+const DURATION_RANGE = `3650 days (${DURATION_MAX_MS} ms)`;
+
+/**
+ * A delay, expiry or key lifetime in milliseconds: finite, not negative (not
+ * zero when `positive`), at most {@link DURATION_MAX_MS}, the range
+ * supabase_jobs.check_duration refuses past.
+ */
+export function checkDuration(field: string, value: number | undefined, positive = false): number | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== 'number' || !Number.isFinite(value))
+		throw invalid(field, `${field} must be a finite number of milliseconds; got ${String(value)}`);
+	if (value < 0 || (positive && value === 0) || value > DURATION_MAX_MS)
+		throw invalid(
+			field,
+			`${field} is ${positive ? 'more than 0 and at most' : '0 to'} ${DURATION_RANGE}; got ${String(value)}`,
+		);
+	return value;
+}
+
 function checkDate(field: string, value: Date | undefined): Date | undefined {
 	if (value !== undefined && (!(value instanceof Date) || Number.isNaN(value.getTime())))
 		throw invalid(field, `${field} must be a valid Date; got ${String(value)}`);
 	return value;
+}
+
+/** A start time: a valid Date within {@link DURATION_MAX_MS} of now, either side (the database's clock decides at the edge). */
+function checkRunAt(value: Date | undefined): Date | undefined {
+	const runAt = checkDate('runAt', value);
+	if (runAt !== undefined && Math.abs(runAt.getTime() - Date.now()) > DURATION_MAX_MS)
+		throw invalid('runAt', `runAt is a time within 3650 days of now; got ${runAt.toISOString()}`);
+	return runAt;
 }
 
 export function checkTags(field: string, tags: readonly string[] | undefined): string[] | undefined {
@@ -128,19 +156,20 @@ function paramsFor(kind: string | JobKind, params: unknown): JobParams | undefin
 	return params as JobParams | undefined;
 }
 
-/** A payload as bytes (a string is UTF-8). */
+/** A payload as bytes (a string is UTF-8); anything else is no payload the API takes, refused before it is sent. */
 function payloadBytes(payload: EnqueueInput['payload']): Uint8Array | null | undefined {
-	return typeof payload === 'string' ? new TextEncoder().encode(payload) : payload;
+	if (typeof payload === 'string') return new TextEncoder().encode(payload);
+	if (payload === undefined || payload === null || payload instanceof Uint8Array) return payload;
+	const got = Array.isArray(payload) ? 'an array' : typeof payload;
+	throw invalid('payload', `payload is bytes (a Uint8Array) or text, or null; got ${got}`);
 }
 
 /** run_at / delay: the database's clock counts a delay, so browsers with a wrong clock schedule right. */
 export function checkStart(input: { runAt?: Date; delayMs?: number }): { runAt?: Date; delayMs?: number } {
 	if (input.runAt !== undefined && input.delayMs !== undefined)
 		throw invalid('runAt', 'give runAt or delayMs, not both');
-	const delayMs = checkFinite('delayMs', input.delayMs);
-	if (delayMs !== undefined && delayMs < 0)
-		throw invalid('delayMs', `delayMs cannot be negative; got ${String(delayMs)}`);
-	return { runAt: checkDate('runAt', input.runAt), delayMs };
+	const delayMs = checkDuration('delayMs', input.delayMs);
+	return { runAt: checkRunAt(input.runAt), delayMs };
 }
 
 /** The SQL arguments for a start: run_at as an ISO time, delay as an interval. */
@@ -173,12 +202,7 @@ function checkFields(kind: string | JobKind, input: EnqueueInput<unknown> & Chil
 	const expected = input.expectedSeconds;
 	if (expected !== undefined && !(Number.isFinite(expected) && expected > 0))
 		throw invalid('expectedSeconds', `expectedSeconds must be a positive number; got ${String(expected)}`);
-	const ttl = input.idempotencyTtlMs;
-	if (ttl !== undefined && !(Number.isFinite(ttl) && ttl >= 0))
-		throw invalid(
-			'idempotencyTtlMs',
-			`idempotencyTtlMs must be a finite number of milliseconds >= 0; got ${String(ttl)}`,
-		);
+	checkDuration('idempotencyTtlMs', input.idempotencyTtlMs);
 	const { runAt, delayMs } = checkStart(input);
 	const start = { runAt, delayMs };
 	checkText(
@@ -196,7 +220,7 @@ function checkFields(kind: string | JobKind, input: EnqueueInput<unknown> & Chil
 		...start,
 		tags: checkTags('tags', input.tags),
 		priority: checkRange('priority', input.priority, PRIORITY_MIN, PRIORITY_MAX),
-		expireAfterMs: checkPositive('expireAfterMs', input.expireAfterMs),
+		expireAfterMs: checkDuration('expireAfterMs', input.expireAfterMs, true),
 		concurrencyKey: checkText(
 			'concurrencyKey',
 			input.concurrencyKey,

@@ -18,11 +18,37 @@ const READS_PER_CALL = 500;
 
 type Waiting<R> = { resolve: (job: R) => void; reject: (e: unknown) => void }[];
 
+/** What a listing does with a row it cannot read: by default, a warning naming the job. */
+export type UnreadableRowHandler = (error: UnexpectedRowError) => void;
+
+const warnUnreadable: UnreadableRowHandler = (e) =>
+	console.warn(`supabase-jobs: skipped job ${String(e.jobId)} in a listing: ${e.message}`);
+
 export class JobCalls<R extends Job = Job> {
 	constructor(
 		readonly adapter: JobAdapter,
 		readonly table: string,
+		readonly onUnreadableRow: UnreadableRowHandler = warnUnreadable,
 	) {}
+
+	/**
+	 * The rows of a listing as jobs. A row this package cannot read (a time no
+	 * Date holds, a column of the wrong type) fails that row only: it is left
+	 * out and reported to {@link onUnreadableRow} with its job's id, and the rest
+	 * of the listing comes back. A row naming no job fails the whole call.
+	 */
+	readable(rows: readonly RawRow[]): R[] {
+		const jobs: R[] = [];
+		for (const row of rows) {
+			try {
+				jobs.push(parseJobRow(row) as R);
+			} catch (e) {
+				if (!(e instanceof UnexpectedRowError) || e.jobId === null) throw e;
+				this.onUnreadableRow(e);
+			}
+		}
+		return jobs;
+	}
 
 	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>) {
 		return this.adapter.call(fn, { ...args, job_table: this.table } as JobCallArgs<F>);
@@ -55,8 +81,9 @@ export class JobCalls<R extends Job = Job> {
 		return row ? (parseJobRow(row) as R) : null;
 	}
 
+	/** A listing: the rows `fn` returns, each unreadable one left out and reported ({@link readable}). */
 	async many<F extends RowFunction>(fn: F, args: JobCallArgs<F>): Promise<R[]> {
-		return (await this.rows(fn, args)).map((r) => parseJobRow(r) as R);
+		return this.readable(await this.rows(fn, args));
 	}
 
 	/** One job (payload omitted); JobNotFoundError when unknown or not the caller's. */

@@ -37,7 +37,7 @@ export class JobStoreBase<P extends JobParams = JobParams, R extends Job<P> = Jo
 		this.adapter = adapter;
 		this.table = options.table ?? 'jobs';
 		this.staleAfterMs = options.staleAfterMs;
-		this.calls = new JobCalls<R>(adapter, this.table);
+		this.calls = new JobCalls<R>(adapter, this.table, options.onUnreadableRow);
 		this.worker = new WorkerWrites<R>(this.calls);
 	}
 }

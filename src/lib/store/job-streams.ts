@@ -8,7 +8,7 @@
  * polls the same read.
  */
 import { z } from 'zod';
-import { isJobError } from '../errors.ts';
+import { isJobCondition } from '../errors.ts';
 import { STREAM_CHUNK_MAX_BYTES, STREAM_NAME_PATTERN } from '../internal/limits.ts';
 import { checkTimerMs } from '../internal/timers.ts';
 import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
@@ -244,7 +244,7 @@ export async function* watchStreams<R extends Job>(
 				try {
 					read = await readFrom(calls, id, next);
 				} catch (e) {
-					if (isJobError(e)) throw e;
+					if (isJobCondition(e)) throw e;
 					continue; // the network: the next interval tries again
 				}
 				batch.push(...take(read.chunks));

@@ -4,7 +4,7 @@
  * methods on the prototype, so a thousand idle watches hold a thousand small
  * objects and no closures (see docs/architecture.md, "What a watch holds").
  */
-import { isJobError, TimeoutError } from '../errors.ts';
+import { TimeoutError, isJobCondition } from '../errors.ts';
 import { Liveness } from '../internal/liveness.ts';
 import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
 import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
@@ -116,7 +116,7 @@ export class JobWatch<R extends Job> extends Inbox<TopicEvent> implements TopicF
 					() => new TimeoutError(`job ${this.id}: no answer to the first read within ${this.options.timeoutMs} ms`),
 				);
 			} catch (e) {
-				if (isJobError(e) || Date.now() >= this.deadline) throw e;
+				if (isJobCondition(e) || Date.now() >= this.deadline) throw e;
 				const wait = Math.min(this.intervalMs, this.deadline - Date.now());
 				if ((await pause(wait, this.signal)) === 'aborted') throw e;
 			}
@@ -134,7 +134,7 @@ export class JobWatch<R extends Job> extends Inbox<TopicEvent> implements TopicF
 			this.owed = false;
 			return row;
 		} catch (e) {
-			if (isJobError(e)) throw e;
+			if (isJobCondition(e)) throw e;
 			this.owed = true;
 			return null;
 		}

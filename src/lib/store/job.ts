@@ -298,12 +298,17 @@ export const jobRowSchema = z
  * ```
  */
 export class UnexpectedRowError extends JobError {
-	constructor(message: string, options?: { cause?: unknown; details?: string | null }) {
+	/** The job whose row could not be read, when the row named one; a listing skips that row and reports this error. */
+	readonly jobId: string | null;
+
+	constructor(message: string, options?: { cause?: unknown; details?: string | null; jobId?: string | null }) {
 		super('unexpected_row', message, {
-			...options,
+			cause: options?.cause,
+			details: options?.details,
 			hint: 'Are the supabase-jobs migrations up to date with the package?',
 		});
 		this.name = 'UnexpectedRowError';
+		this.jobId = options?.jobId ?? null;
 	}
 }
 
@@ -412,11 +417,10 @@ export function parseJobRow<P extends JobParams = JobParams>(raw: RawRow): Job<P
 	if (fast) return fast as Job<P>;
 	const parsed = jobRowSchema.safeParse(raw);
 	if (!parsed.success) {
+		const jobId = typeof raw.id === 'string' ? raw.id : null;
 		throw new UnexpectedRowError(
-			`the database returned a job row this package cannot read: ${z.prettifyError(parsed.error)}`,
-			{
-				cause: parsed.error,
-			},
+			`the database returned a job row this package cannot read${jobId ? ` (job ${jobId})` : ''}: ${z.prettifyError(parsed.error)}`,
+			{ cause: parsed.error, jobId },
 		);
 	}
 	return parsed.data as Job<P>;

@@ -9,7 +9,7 @@ import type { RawRow } from './adapter.ts';
 import { checkInt, checkTags, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
-import { cursorOf, parseJobRow, readTimings, UnexpectedRowError, type Job } from './job.ts';
+import { cursorOf, readTimings, UnexpectedRowError, type Job } from './job.ts';
 import type { HoldReason, JobPage, ListRecentOptions } from './store-options.ts';
 
 export async function listRecent<R extends Job>(calls: JobCalls<R>, options: ListRecentOptions): Promise<JobPage<R>> {
@@ -35,7 +35,8 @@ export async function listRecent<R extends Job>(calls: JobCalls<R>, options: Lis
 		// At the SQL ceiling there is no extra row to ask for: one short read answers instead.
 		more = (await calls.rows('job_list_recent', { ...filter, limit: 1, cursor: cursorOf(last) })).length > 0;
 	}
-	return { jobs: page.map((r) => parseJobRow(r) as R), nextCursor: more && last ? cursorOf(last) : null };
+	// The cursor is the last row's as sent: a row left out as unreadable does not stop the next page.
+	return { jobs: calls.readable(page), nextCursor: more && last ? cursorOf(last) : null };
 }
 
 export async function children<R extends Job>(calls: JobCalls<R>, parentId: string): Promise<R[]> {

@@ -8,7 +8,7 @@ import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import type { JobTopicStatus } from './adapter.ts';
 import type { JobKind } from './job-kind.ts';
 import type { JobSummary } from './job-summary.ts';
-import type { Job, JobParams } from './job.ts';
+import type { Job, JobParams, UnexpectedRowError } from './job.ts';
 
 /**
  * Options of {@link JobStore}.
@@ -26,6 +26,14 @@ export interface JobStoreOptions {
 	 * guess; nothing else uses it.
 	 */
 	staleAfterMs?: number;
+	/**
+	 * Called for each row a listing (`listRecent`, `children`, reclaims,
+	 * replays) cannot read as a job, e.g. a time written by raw SQL that no
+	 * `Date` holds. The row is left out and the rest of the listing comes back;
+	 * `error.jobId` names the job (`get(id)` of it throws the same error).
+	 * @default a `console.warn` naming the job
+	 */
+	onUnreadableRow?: (error: UnexpectedRowError) => void;
 }
 
 /**
