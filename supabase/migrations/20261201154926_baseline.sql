@@ -2586,7 +2586,7 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if kind is distinct from '*' and not supabase_jobs.kind_is_valid(kind) then
+  if kind is distinct from '*' and not coalesce(supabase_jobs.kind_is_valid(kind), false) then
     perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits, dots, dashes or underscores; got %L', supabase_jobs.kind_max(), left(kind, 100)));
   end if;
   insert into supabase_jobs.job_kinds as k (job_table, kind, max_active_per_owner)
@@ -2955,7 +2955,8 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if not supabase_jobs.kind_is_valid(kind) then
+  -- A null kind is no kind (kind_is_valid(null) is null): refused here, not by the table's NOT NULL.
+  if not coalesce(supabase_jobs.kind_is_valid(kind), false) then
     perform supabase_jobs.invalid('kind', pg_catalog.format('not a kind: %L', left(kind, 100)));
   end if;
   if max_running is not null and max_running < 1 then
