@@ -91,6 +91,9 @@ export const jsonObject = fc.dictionary(
 	{ maxKeys: 5 },
 );
 
+/** JSON objects PostgreSQL's jsonb can take (no NUL anywhere): what SQL callers can send at all. */
+export const sqlJsonObject = jsonObject.filter((o) => !JSON.stringify(o).includes('\\u0000'));
+
 /** What a field is sometimes given instead of its value: nothing, a wrong type, a hostile number or string. */
 export function orHostile<T>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
 	return fc.oneof({ weight: 4, arbitrary: good }, hostileNumber, hostileString, wrongType);
