@@ -22,6 +22,7 @@ import {
 	orHostile,
 	pgArray,
 	someOf,
+	sqlJsonObject,
 	refusedOrStored,
 	serviceRole,
 	wrongType,
@@ -59,18 +60,18 @@ const given = (input: Record<string, unknown>) => ['input', ...Object.keys(input
 
 /** The job read back equals what was asked, field by field. */
 function expectAsAsked(job: Job, input: Record<string, unknown>): void {
-	if (input.params !== undefined) expect(job.params).toEqual(jsonRoundTrip(input.params));
-	if (input.maxAttempts !== undefined) expect(job.maxAttempts).toBe(input.maxAttempts);
-	if (input.locale !== undefined) expect(job.locale).toBe(input.locale);
-	if (input.ownerId !== undefined) expect(job.ownerId).toBe(input.ownerId);
-	if (input.tags !== undefined) expect(job.tags).toEqual(input.tags);
-	if (input.priority !== undefined) expect(job.priority).toBe(input.priority);
-	if (input.concurrencyKey !== undefined) expect(job.concurrencyKey).toBe(input.concurrencyKey);
-	if (input.idempotencyKey !== undefined) expect(job.idempotencyKey).toBe(input.idempotencyKey);
-	if (input.runAt !== undefined) expect(job.availableAt.getTime()).toBe((input.runAt as Date).getTime());
-	if (input.delayMs !== undefined)
+	if (input.params != null) expect(job.params).toEqual(jsonRoundTrip(input.params));
+	if (input.maxAttempts != null) expect(job.maxAttempts).toBe(input.maxAttempts);
+	if (input.locale != null) expect(job.locale).toBe(input.locale);
+	if (input.ownerId != null) expect(job.ownerId).toBe(input.ownerId);
+	if (input.tags != null) expect(job.tags).toEqual(input.tags);
+	if (input.priority != null) expect(job.priority).toBe(input.priority);
+	if (input.concurrencyKey != null) expect(job.concurrencyKey).toBe(input.concurrencyKey);
+	if (input.idempotencyKey != null) expect(job.idempotencyKey).toBe(input.idempotencyKey);
+	if (input.runAt != null) expect(job.availableAt.getTime()).toBe((input.runAt as Date).getTime());
+	if (input.delayMs != null)
 		expect(Math.abs(job.availableAt.getTime() - job.createdAt.getTime() - (input.delayMs as number))).toBeLessThan(1);
-	if (input.expireAfterMs !== undefined)
+	if (input.expireAfterMs != null)
 		expect(
 			Math.abs(job.expiresAt!.getTime() - job.availableAt.getTime() - (input.expireAfterMs as number)),
 		).toBeLessThan(1);
@@ -131,7 +132,7 @@ const sqlInt = fc.oneof(
 	fc.constantFrom(-2147483648, 2147483647, 0, -1, 101, 32768, -32769),
 	fc.integer({ min: -5, max: 200 }),
 );
-const sqlJson = fc.oneof(jsonObject, wrongType).map((v) => JSON.stringify(v));
+const sqlJson = fc.oneof(sqlJsonObject, wrongType).map((v) => JSON.stringify(v));
 const sqlTags = fc.array(fc.oneof(sqlText, fc.constant(null)), { maxLength: 12 });
 
 const sqlArgs = someOf({
@@ -181,10 +182,10 @@ describe('public.job_enqueue and job_enqueue_once called directly', () => {
 					call: () =>
 						as(f.db.sql, serviceRole, async (tx) => {
 							const select = keyed ? `(e.job->>'id')::uuid as id, e.existing` : 'e.id, false as existing';
-							const [made] = await tx.unsafe(
-								`select ${select}, now()::text as now from public.${fn}(${call}) e`,
-								[KIND, ...values] as never[],
-							);
+							const [made] = await tx.unsafe(`select ${select}, now()::text as now from public.${fn}(${call}) e`, [
+								KIND,
+								...values,
+							] as never[]);
 							return made!;
 						}),
 					snapshot: jobCount,
@@ -199,14 +200,13 @@ describe('public.job_enqueue and job_enqueue_once called directly', () => {
 							[made.id, args.run_at ?? null, made.now, args.delay ?? null, args.expire_after ?? null] as never[],
 						);
 						expect(row!.start_ok, 'available_at is run_at or now + delay').toBe(true);
-						if (args.expire_after !== undefined)
-							expect(row!.expiry_ok, 'expires_at is the start + expire_after').toBe(true);
-						if (args.params !== undefined) expect(row!.params).toEqual(JSON.parse(args.params));
-						if (args.max_attempts !== undefined) expect(row!.max_attempts).toBe(args.max_attempts);
-						if (args.locale !== undefined) expect(row!.locale).toBe(args.locale);
-						if (args.tags !== undefined) expect(row!.tags).toEqual(args.tags);
-						if (args.priority !== undefined) expect(row!.priority).toBe(args.priority);
-						if (args.concurrency_key !== undefined) expect(row!.concurrency_key).toBe(args.concurrency_key);
+						if (args.expire_after != null) expect(row!.expiry_ok, 'expires_at is the start + expire_after').toBe(true);
+						if (args.params != null) expect(row!.params).toEqual(JSON.parse(args.params));
+						if (args.max_attempts != null) expect(row!.max_attempts).toBe(args.max_attempts);
+						if (args.locale != null) expect(row!.locale).toBe(args.locale);
+						if (args.tags != null) expect(row!.tags).toEqual(args.tags);
+						if (args.priority != null) expect(row!.priority).toBe(args.priority);
+						if (args.concurrency_key != null) expect(row!.concurrency_key).toBe(args.concurrency_key);
 					},
 				}),
 			);
