@@ -26,19 +26,19 @@ const KIND = 'property.answers';
 
 /** The schemas a question is asked with, and the same rules written out here, independently of the database. */
 const SCHEMAS: { schema: AnswerSchema; fits: (v: unknown) => boolean }[] = [
-	{ schema: { type: 'boolean' }, fits: (v) => typeof v === 'boolean' },
-	{ schema: { type: 'string', enum: ['pt-BR', 'en'] }, fits: (v) => v === 'pt-BR' || v === 'en' },
+	{ schema: { type: 'boolean' }, fits: (v: unknown) => typeof v === 'boolean' },
+	{ schema: { type: 'string', enum: ['pt-BR', 'en'] }, fits: (v: unknown) => v === 'pt-BR' || v === 'en' },
 	{
 		schema: { type: 'integer', minimum: 1, maximum: 10 },
-		fits: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 10,
+		fits: (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 10,
 	},
 	{
 		schema: { type: 'string', minLength: 1, maxLength: 5 },
-		fits: (v) => typeof v === 'string' && [...v].length >= 1 && [...v].length <= 5,
+		fits: (v: unknown) => typeof v === 'string' && [...v].length >= 1 && [...v].length <= 5,
 	},
 	{
 		schema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'], additionalProperties: false },
-		fits: (v) =>
+		fits: (v: unknown) =>
 			typeof v === 'object' &&
 			v !== null &&
 			!Array.isArray(v) &&
@@ -48,9 +48,9 @@ const SCHEMAS: { schema: AnswerSchema; fits: (v: unknown) => boolean }[] = [
 	},
 	{
 		schema: { type: 'array', items: { type: 'string' }, maxItems: 2 },
-		fits: (v) => Array.isArray(v) && v.length <= 2 && v.every((x) => typeof x === 'string'),
+		fits: (v: unknown) => Array.isArray(v) && v.length <= 2 && v.every((x: unknown) => typeof x === 'string'),
 	},
-] as never;
+];
 
 const answerValue = fc.oneof(
 	fc.boolean(),

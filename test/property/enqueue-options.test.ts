@@ -201,7 +201,7 @@ describe('public.job_enqueue and job_enqueue_once called directly', () => {
 						);
 						expect(row!.start_ok, 'available_at is run_at or now + delay').toBe(true);
 						if (args.expire_after != null) expect(row!.expiry_ok, 'expires_at is the start + expire_after').toBe(true);
-						if (args.params != null) expect(row!.params).toEqual(JSON.parse(args.params));
+						if (args.params != null) expect(row!.params).toEqual(JSON.parse(args.params as string));
 						if (args.max_attempts != null) expect(row!.max_attempts).toBe(args.max_attempts);
 						if (args.locale != null) expect(row!.locale).toBe(args.locale);
 						if (args.tags != null) expect(row!.tags).toEqual(args.tags);

@@ -67,7 +67,7 @@ const stored = async () =>
 	(await f.db.sql`select name, kind, cron, params from supabase_jobs.schedules where job_table = 'jobs'`)
 		.map((r) => ({ ...r }))
 		.sort(byName);
-const byName = (a: { name: unknown }, b: { name: unknown }) => (String(a.name) < String(b.name) ? -1 : 1);
+const byName = (a: Record<string, unknown>, b: Record<string, unknown>) => (String(a.name) < String(b.name) ? -1 : 1);
 
 /** What the database should hold after syncing `set`: each schedule, its cron trimmed, params defaulting to {}. */
 const expected = (set: readonly Record<string, unknown>[]) =>
