@@ -173,5 +173,5 @@ export async function refusedOrStored<T>(options: {
 	return 'stored';
 }
 
-/** Runs `fn` inside a savepoint-free transaction as the service role (PostgREST's way), returning its rows. */
+/** How the SQL properties call: `as(sql, serviceRole, fn)` sets role and claims in one transaction, as PostgREST does. */
 export { as, serviceRole } from '../helpers/db.ts';
