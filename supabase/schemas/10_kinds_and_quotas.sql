@@ -88,7 +88,7 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if kind is distinct from '*' and not supabase_jobs.kind_is_valid(kind) then
+  if kind is distinct from '*' and not coalesce(supabase_jobs.kind_is_valid(kind), false) then
     perform supabase_jobs.invalid('kind', pg_catalog.format('a kind is 1 to %s letters, digits, dots, dashes or underscores; got %L', supabase_jobs.kind_max(), left(kind, 100)));
   end if;
   if user_priority_min is null or user_priority_min not between supabase_jobs.priority_min() and 0 then
@@ -493,7 +493,8 @@ as $$
 declare
   label text := supabase_jobs.job_table_label(job_table);
 begin
-  if not supabase_jobs.kind_is_valid(kind) then
+  -- A null kind is no kind (kind_is_valid(null) is null): refused here, not by the table's NOT NULL.
+  if not coalesce(supabase_jobs.kind_is_valid(kind), false) then
     perform supabase_jobs.invalid('kind', pg_catalog.format('not a kind: %L', left(kind, 100)));
   end if;
   if max_running is not null and max_running < 1 then

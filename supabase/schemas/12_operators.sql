@@ -615,16 +615,21 @@ begin
     if pg_catalog.jsonb_typeof(item.value) <> 'object' then
       perform supabase_jobs.invalid(pg_catalog.format('schedules[%s]', item.i), 'each schedule is a JSON object');
     end if;
-    if coalesce(item.value ->> 'name', '') !~ '^[a-z0-9][a-z0-9._-]{0,62}$' then
+    -- Each part is a JSON string: 0 is not the name '0', and a missing kind is refused here, not by a NOT NULL.
+    if pg_catalog.jsonb_typeof(item.value -> 'name') is distinct from 'string'
+       or (item.value ->> 'name') !~ '^[a-z0-9][a-z0-9._-]{0,62}$' then
       perform supabase_jobs.invalid(pg_catalog.format('schedules[%s].name', item.i),
         pg_catalog.format('a schedule name is 1 to 63 lowercase letters, digits, dots, dashes or underscores; got %L', item.value ->> 'name'));
     end if;
     -- From here on the schedule is named by its name: schedules["nightly-report"].cron.
     at := pg_catalog.format('schedules[%s]', pg_catalog.to_json(item.value ->> 'name'));
-    if not supabase_jobs.kind_is_valid(item.value ->> 'kind') then
+    if pg_catalog.jsonb_typeof(item.value -> 'kind') is distinct from 'string'
+       or not coalesce(supabase_jobs.kind_is_valid(item.value ->> 'kind'), false) then
       perform supabase_jobs.invalid(at || '.kind', pg_catalog.format('not a kind: %L', item.value ->> 'kind'));
     end if;
-    problem := supabase_jobs.cron_problem(item.value ->> 'cron');
+    problem := case when pg_catalog.jsonb_typeof(item.value -> 'cron') is distinct from 'string'
+                    then 'cron is a string: five fields, an @alias or ''N seconds'''
+                    else supabase_jobs.cron_problem(item.value ->> 'cron') end;
     if problem is not null then
       perform supabase_jobs.invalid(at || '.cron', problem);
     end if;
@@ -642,7 +647,7 @@ begin
    where s.job_table = label
      and s.name not in (select e ->> 'name' from pg_catalog.jsonb_array_elements(schedules) e);
   insert into supabase_jobs.schedules as s (name, kind, cron, params, job_table)
-  select e ->> 'name', e ->> 'kind', pg_catalog.btrim(e ->> 'cron'), coalesce(e -> 'params', '{}'::jsonb), label
+  select e ->> 'name', e ->> 'kind', pg_catalog.btrim(e ->> 'cron', e' \t\n\r'), coalesce(e -> 'params', '{}'::jsonb), label
     from pg_catalog.jsonb_array_elements(schedules) e
   on conflict (name) do update
      set kind = excluded.kind, cron = excluded.cron, params = excluded.params, job_table = excluded.job_table, updated_at = now()

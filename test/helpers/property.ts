@@ -3,7 +3,8 @@
  * `FC_SEED=<n>` replays a run; `FC_RUNS=<n>` sets how many cases each property
  * tries (default 40: each case is a round trip to PostgreSQL). fast-check shrinks
  * a failing case and its report (thrown by `checkProperty`) prints the shrunk
- * counterexample with the seed and path to replay it.
+ * counterexample with the seed and path to replay it; `FC_SEED=<n> FC_PATH=<p>`
+ * runs that one case again.
  */
 import fc from 'fast-check';
 
@@ -26,12 +27,23 @@ export async function checkProperty<T>(
 	options: { numRuns?: number } = {},
 ): Promise<void> {
 	printSeed();
-	await fc.assert(
+	const path = process.env.FC_PATH;
+	const details = await fc.check(
 		fc.asyncProperty(arbitrary, async (value) => {
 			await predicate(value);
 		}),
-		{ seed: propertySeed, numRuns: options.numRuns ?? runs, endOnFailure: false, verbose: 1 },
+		{
+			seed: propertySeed,
+			numRuns: options.numRuns ?? runs,
+			endOnFailure: false,
+			verbose: 1,
+			...(path ? { path } : {}),
+		},
 	);
+	if (!details.failed) return;
+	const replay = `replay with FC_SEED=${details.seed} FC_PATH=${details.counterexamplePath ?? ''}`;
+	const report = fc.defaultReportMessage(details) ?? 'property failed';
+	throw new Error(`${report}\n${replay}`, { cause: details.errorInstance });
 }
 
 export { fc };

@@ -9,6 +9,7 @@
  * `schedules["nightly-report"].cron`, and nothing is stored.
  */
 import { cronProblem, parseCron } from './cron-expression.ts';
+import { KIND_MAX, KIND_PATTERN } from '../internal/limits.ts';
 import { invalid } from './input-checks.ts';
 import { isJobKind, type JobKind, type JobKindInput } from './job-kind.ts';
 import type { JobParams } from './job.ts';
@@ -23,9 +24,14 @@ const fieldOf = (name: string, part: string) => `schedules[${JSON.stringify(name
  * expressions, duplicates); throws InvalidJobInputError naming the first bad
  * field (a bad name by its position: the name cannot name it).
  */
-export function checkSchedules(schedules: readonly Pick<JobSchedule, 'name' | 'cron'>[]): void {
+export function checkSchedules(schedules: readonly Pick<JobSchedule, 'name' | 'kind' | 'cron' | 'params'>[]): void {
+	if (!Array.isArray(schedules)) throw invalid('schedules', 'schedules is an array of defineSchedule(...) values');
 	const seen = new Set<string>();
-	schedules.forEach((s, i) => checkSchedule(s, `schedules[${i}].name`));
+	schedules.forEach((s, i) => {
+		if (typeof s !== 'object' || s === null) throw invalid(`schedules[${i}]`, 'each schedule is an object');
+		checkSchedule(s, `schedules[${i}].name`);
+		checkRun(s);
+	});
 	for (const s of schedules) {
 		if (seen.has(s.name)) throw invalid('schedules', `two schedules are named '${s.name}'`);
 		seen.add(s.name);
@@ -45,6 +51,16 @@ function checkSchedule(s: Pick<JobSchedule, 'name' | 'cron'>, nameField: string)
 	if (parseCron(s.cron).nextRun() === null) {
 		throw invalid(fieldOf(s.name, 'cron'), `'${s.cron.trim()}' never runs: no date matches it`);
 	}
+}
+
+/** What each run enqueues: a kind's name (as job_sync_schedules checks it) and params that are a JSON object. */
+function checkRun(s: Pick<JobSchedule, 'name' | 'kind' | 'params'>): void {
+	const kind: unknown = s.kind;
+	if (typeof kind !== 'string' || kind.length > KIND_MAX || !KIND_PATTERN.test(kind))
+		throw invalid(fieldOf(s.name, 'kind'), `not a kind: ${JSON.stringify(String(kind).slice(0, 100))}`);
+	const params: unknown = s.params;
+	if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+		throw invalid(fieldOf(s.name, 'params'), 'params is a JSON object');
 }
 
 /**

@@ -16,6 +16,7 @@ import type { RawRow } from './adapter.ts';
 import { jobTopic } from './follow-topic.ts';
 import { Inbox } from './inbox.ts';
 import { invalid, isJobId, notFound } from './input-checks.ts';
+import { textProblem } from './storable-json.ts';
 import type { JobCalls } from './job-calls.ts';
 import { tableLabel } from './job-summary.ts';
 import { UnexpectedRowError, type Job } from './job.ts';
@@ -87,6 +88,9 @@ function checkAppend(stream: string, text: string): void {
 			`a stream name is a letter then up to 63 letters, digits, _ or -; got ${JSON.stringify(stream)}`,
 		);
 	if (typeof text !== 'string' || text === '') throw invalid('body', 'a chunk of a stream is non-empty text');
+	// PostgreSQL text holds neither a NUL nor a lone surrogate (postgres.js would store U+FFFD for it).
+	const problem = textProblem(text);
+	if (problem) throw invalid('body', `a chunk of a stream is text PostgreSQL can store; this one ${problem}`);
 	const bytes = new TextEncoder().encode(text).byteLength;
 	if (bytes > STREAM_CHUNK_MAX_BYTES)
 		throw invalid('body', `a chunk of a stream is at most ${STREAM_CHUNK_MAX_BYTES} bytes; got ${bytes}`);

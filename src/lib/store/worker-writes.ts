@@ -11,6 +11,7 @@ import { checkFinite, checkInt, checkMetadata, invalid, isJobId, kindName, notFo
 import type { JobCalls } from './job-calls.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import { appendStream } from './job-streams.ts';
+import { checkStorableJson } from './storable-json.ts';
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 import { writeLog, type LogLine } from './job-timeline.ts';
 import { loadTracing, startJobSpan, traced } from '../internal/tracing.ts';
@@ -44,7 +45,11 @@ export class WorkerWrites<R extends Job = Job> {
 	}
 
 	private attemptOf(id: string, given: number | undefined): number | undefined {
-		return checkInt('attempt', given) ?? this.claimedAttempts.get(id);
+		const attempt = checkInt('attempt', given);
+		// The SQL argument is an integer: past its range the database would answer 22003, naming nothing.
+		if (attempt !== undefined && Math.abs(attempt) > 2_147_483_647)
+			throw invalid('attempt', `attempt is the attempts value claim returned; got ${String(attempt)}`);
+		return attempt ?? this.claimedAttempts.get(id);
 	}
 
 	private closed<J>(id: string, result: Promise<J>): Promise<J> {
@@ -188,13 +193,18 @@ export class WorkerWrites<R extends Job = Job> {
 
 	async tick(id: string, update: TickInput): Promise<JobStatusValue> {
 		if (!isJobId(id)) throw notFound(id);
+		const progress = checkFinite('progress', update.progress);
+		const attempt = this.attemptOf(id, update.attempt);
+		const etaSeconds = checkFinite('etaSeconds', update.etaSeconds);
+		const metadata = checkMetadata(update.metadata);
+		if (metadata !== undefined) checkStorableJson('metadata', metadata);
 		const status = await this.calls.call('job_tick', {
 			id,
-			progress: checkFinite('progress', update.progress),
+			progress,
 			stage: update.stage,
-			attempt: this.attemptOf(id, update.attempt),
-			eta_seconds: checkFinite('etaSeconds', update.etaSeconds),
-			metadata: checkMetadata(update.metadata),
+			attempt,
+			eta_seconds: etaSeconds,
+			metadata,
 		});
 		return asStatus('job_tick', status);
 	}
