@@ -142,7 +142,8 @@ declare
   field text;
   v jsonb;
 begin
-  foreach field in array array['payload', 'max_attempts', 'owner_id', 'run_at', 'delay_ms', 'priority', 'expire_after_ms', 'tags'] loop
+  foreach field in array array['payload', 'locale', 'concurrency_key', 'max_attempts', 'owner_id', 'run_at', 'delay_ms', 'priority',
+                               'expire_after_ms', 'tags'] loop
     v := item -> field;
     continue when v is null or pg_catalog.jsonb_typeof(v) = 'null';
     begin
@@ -152,6 +153,10 @@ begin
             raise exception 'not a string';
           end if;
           perform pg_catalog.decode(item ->> field, 'base64');
+        when 'locale', 'concurrency_key' then
+          if pg_catalog.jsonb_typeof(v) <> 'string' then
+            raise exception 'not a string';
+          end if;
         when 'max_attempts', 'priority' then perform (item ->> field)::integer;
         when 'owner_id' then perform (item ->> field)::uuid;
         when 'run_at' then perform (item ->> field)::timestamptz;
@@ -167,7 +172,8 @@ begin
       end case;
     exception when others then
       perform supabase_jobs.invalid(prefix || field, pg_catalog.format('%s is %s; got %s', field,
-        case field when 'payload' then 'base64 text' when 'owner_id' then 'a user id (a UUID)' when 'run_at' then 'a time'
+        case field when 'payload' then 'base64 text' when 'locale' then 'a language tag (text)'
+                   when 'concurrency_key' then 'text' when 'owner_id' then 'a user id (a UUID)' when 'run_at' then 'a time'
                    when 'tags' then 'an array of text' when 'delay_ms' then 'a whole number of milliseconds'
                    when 'expire_after_ms' then 'a whole number of milliseconds' else 'an integer' end,
         left(v::text, 80)));
@@ -248,22 +254,23 @@ begin
       select label, kind, coalesce(e.params, '{}'::jsonb),
              case when e.payload is not null then pg_catalog.decode(e.payload #>> '{}', 'base64') end,
              coalesce(e.max_attempts, supabase_jobs.max_attempts_default()),
-             e.locale,
+             e.locale #>> '{}',
              case when worker then e.owner_id else uid end,
              e.starts,
              coalesce(e.tags, '{}'),
              coalesce(e.priority, 0),
              case when e.expire_after_ms is not null then e.starts + e.expire_after_ms * interval '1 millisecond' end,
-             e.concurrency_key
+             e.concurrency_key #>> '{}'
         from (select r.*, case when r.run_at is not null then r.run_at
                                when r.delay_ms is not null then now() + r.delay_ms * interval '1 millisecond'
                                else now() end as starts
                 from rows from (pg_catalog.jsonb_to_recordset(items) as (params jsonb, payload jsonb, max_attempts integer,
-                       locale text, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
-                       expire_after_ms bigint, concurrency_key text)) as r
+                       locale jsonb, owner_id uuid, run_at timestamptz, delay_ms bigint, tags text[], priority smallint,
+                       expire_after_ms bigint, concurrency_key jsonb)) as r
                offset 0) as e
        where ((e.owner_id is not null and not worker and e.owner_id is distinct from uid)
               or pg_catalog.jsonb_typeof(e.payload) <> 'string'
+              or pg_catalog.jsonb_typeof(e.locale) <> 'string' or pg_catalog.jsonb_typeof(e.concurrency_key) <> 'string'
               or e.delay_ms < 0 or e.delay_ms > max_ms or e.expire_after_ms <= 0 or e.expire_after_ms > max_ms
               or (e.run_at is not null and (e.delay_ms is not null or not pg_catalog.isfinite(e.run_at)
                                             or e.run_at not between now() - span and now() + span))

@@ -65,7 +65,7 @@ function expectAsAsked(job: Job, input: Record<string, unknown>): void {
 	if (input.locale != null) expect(job.locale).toBe(input.locale);
 	if (input.ownerId != null) expect(job.ownerId).toBe(input.ownerId);
 	if (input.tags != null) expect(job.tags).toEqual(input.tags);
-	if (input.priority != null) expect(job.priority).toBe(input.priority);
+	if (input.priority != null) expect(job.priority).toBe(Number(input.priority) + 0); // -0 is the priority 0
 	if (input.concurrencyKey != null) expect(job.concurrencyKey).toBe(input.concurrencyKey);
 	if (input.idempotencyKey != null) expect(job.idempotencyKey).toBe(input.idempotencyKey);
 	if (input.runAt != null) expect(job.availableAt.getTime()).toBe((input.runAt as Date).getTime());

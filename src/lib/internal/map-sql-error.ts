@@ -148,6 +148,25 @@ const codeOf = (e: unknown): string | null => {
 };
 
 /**
+ * An owner id that is no user of the project breaks the job's foreign key to
+ * auth.users (23503): the database names only the constraint, so it is read
+ * here as the bad input it is, naming `owner_id` (the TypeScript side then says
+ * `ownerId`). Nothing was written: the statement failed whole.
+ */
+function ownerNotAUser(e: unknown): SqlErrorLike | null {
+	const like = (typeof e === 'object' && e !== null ? e : {}) as SqlErrorLike & { constraint_name?: unknown };
+	if (like.code !== '23503') return null;
+	const said = `${String(like.message ?? '')} ${String(like.constraint_name ?? '')}`;
+	if (!said.includes('owner_id_fkey')) return null;
+	return {
+		code: '22023',
+		message: 'owner_id is not a user of this project',
+		detail: 'field=owner_id',
+		hint: 'Nothing was written.',
+	};
+}
+
+/**
  * What both adapters throw for any failure of a call: always a {@link JobError}.
  * A known SQLSTATE becomes its class (fromPostgresError); a 22023 names the
  * TypeScript field (the message says it too); anything else (a statement
@@ -157,7 +176,7 @@ const codeOf = (e: unknown): string | null => {
  * @internal
  */
 export function adapterError(e: unknown): JobError {
-	const mapped = fromPostgresError(e);
+	const mapped = fromPostgresError(ownerNotAUser(e) ?? e);
 	if (mapped instanceof InvalidJobInputError && mapped.field !== null) {
 		const field = typeScriptField(mapped.field);
 		if (field === mapped.field) return mapped;

@@ -53,7 +53,7 @@ export function checkFinite(field: string, value: number | undefined): number | 
 	return value;
 }
 
-function checkRange(field: string, value: number | undefined, min: number, max: number): number | undefined {
+export function checkRange(field: string, value: number | undefined, min: number, max: number): number | undefined {
 	if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
 		throw invalid(field, `${field} is an integer from ${min} to ${max}; got ${String(value)}`);
 	return value;
@@ -124,12 +124,14 @@ export function checkTags(field: string, tags: readonly string[] | undefined): s
 	if (tags.length > TAGS_MAX) throw invalid(field, `at most ${TAGS_MAX} tags; got ${tags.length}`);
 	const bad = tags.find((t) => t.length < 1 || t.length > TAG_MAX_LENGTH);
 	if (bad !== undefined) throw invalid(field, `a tag is 1 to ${TAG_MAX_LENGTH} characters; got '${bad.slice(0, 100)}'`);
+	checkStorableJson(field, tags);
 	return [...tags];
 }
 
 function checkText(field: string, value: string | undefined, test: (v: string) => boolean, rule: string) {
 	if (value !== undefined && (typeof value !== 'string' || !test(value)))
 		throw invalid(field, `${field} ${rule}; got ${JSON.stringify(String(value).slice(0, 80))}`);
+	if (value !== undefined) checkStorableJson(field, value);
 	return value;
 }
 
@@ -148,11 +150,59 @@ export function checkKind(kind: string | JobKind): string {
 	return name;
 }
 
+// What PostgreSQL's jsonb cannot hold, found before the round trip: a NUL
+// character (\u0000) or a lone UTF-16 surrogate in any key or string (22P05 /
+// 22P02 from the database, naming nothing), and numbers JSON has no text for
+// (NaN, ±Infinity, which JSON.stringify turns into null). One walk, used by
+// every write of a JSON value the caller gives.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why `text` cannot be stored as PostgreSQL text, or null. */
+export function textProblem(text: string): string | null {
+	if (text.includes('\u0000')) return 'holds a NUL character';
+	if (LONE_SURROGATE.test(text)) return 'holds a lone UTF-16 surrogate';
+	return null;
+}
+
+function problemIn(value: unknown, depth: number): string | null {
+	if (typeof value === 'string') return textProblem(value);
+	if (typeof value === 'number') return Number.isFinite(value) ? null : `holds ${String(value)}, which JSON cannot`;
+	if (typeof value !== 'object' || value === null || depth > 100) return null;
+	if (Array.isArray(value)) {
+		for (const v of value) {
+			const p = problemIn(v, depth + 1);
+			if (p) return p;
+		}
+		return null;
+	}
+	for (const [k, v] of Object.entries(value)) {
+		const p = textProblem(k) ?? problemIn(v, depth + 1);
+		if (p) return p;
+	}
+	return null;
+}
+
+/**
+ * Throws InvalidJobInputError naming `field` when `value` holds what jsonb cannot store.
+ *
+ * @example
+ * checkStorableJson('metadata', { note: 'a\u0000b' }); // throws: metadata holds a NUL character
+ */
+export function checkStorableJson(field: string, value: unknown): void {
+	const problem = problemIn(value, 0);
+	if (problem) throw invalid(field, `${field} ${problem}: PostgreSQL cannot store it`);
+}
+
 /** A job's params as the kind checks them (a declared kind parses; a named one takes any JSON object). */
 function paramsFor(kind: string | JobKind, params: unknown): JobParams | undefined {
-	if (isJobKind(kind)) return kind.parseParams(params ?? {});
+	if (isJobKind(kind)) {
+		const parsed = kind.parseParams(params ?? {});
+		checkStorableJson('params', parsed);
+		return parsed;
+	}
 	if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
 		throw invalid('params', 'params must be a JSON object (put large input in payload)');
+	checkStorableJson('params', params);
 	return params as JobParams | undefined;
 }
 

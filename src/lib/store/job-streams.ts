@@ -16,7 +16,7 @@ import type { RawRow } from './adapter.ts';
 import { jobTopic } from './follow-topic.ts';
 import { Inbox } from './inbox.ts';
 import { invalid, isJobId, notFound } from './input-checks.ts';
-import { textProblem } from './storable-json.ts';
+import { textProblem } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import { tableLabel } from './job-summary.ts';
 import { UnexpectedRowError, type Job } from './job.ts';

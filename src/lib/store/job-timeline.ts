@@ -5,7 +5,7 @@
  */
 import { LOG_FIELDS_MAX_BYTES, LOG_LINES_MAX, LOG_MESSAGE_MAX } from '../internal/limits.ts';
 import type { RawRow } from './adapter.ts';
-import { invalid, isJobId, notFound } from './input-checks.ts';
+import { checkStorableJson, invalid, isJobId, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import { UnexpectedRowError, type Job } from './job.ts';
 
@@ -82,16 +82,20 @@ const encoder = new TextEncoder();
  * `prefix` when given (`lines[2].`).
  */
 export function checkLogLine(line: LogLine, prefix = ''): void {
+	if (typeof line !== 'object' || line === null || Array.isArray(line))
+		throw invalid(prefix ? prefix.slice(0, -1) : 'line', 'a log line is an object { level, message, fields?, at? }');
 	if (!(LOG_LEVELS as readonly string[]).includes(line.level))
 		throw invalid(`${prefix}level`, `level is one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(line.level)}`);
 	if (typeof line.message !== 'string')
 		throw invalid(`${prefix}message`, `message must be a string; got ${typeof line.message}`);
+	checkStorableJson(`${prefix}message`, line.message);
 	if (line.message.length > LOG_MESSAGE_MAX)
 		throw invalid(`${prefix}message`, `message is at most ${LOG_MESSAGE_MAX} characters; got ${line.message.length}`);
 	const { fields } = line;
 	if (fields !== undefined && fields !== null) {
 		if (typeof fields !== 'object' || Array.isArray(fields))
 			throw invalid(`${prefix}fields`, 'fields must be a plain object of JSON values');
+		checkStorableJson(`${prefix}fields`, fields);
 		let text: string;
 		try {
 			text = JSON.stringify(fields);
@@ -112,6 +116,8 @@ export function checkLogLine(line: LogLine, prefix = ''): void {
  * claimed attempt unless given). `dropped`: lines the worker already dropped
  * past the bound, counted in the marker line. Resolves to the lines stored.
  */
+const INT_MAX = 2_147_483_647;
+
 export async function writeLog<R extends Job>(
 	calls: JobCalls<R>,
 	id: string,
@@ -119,6 +125,7 @@ export async function writeLog<R extends Job>(
 	options: { attempt?: number; dropped?: number },
 ): Promise<number> {
 	if (!isJobId(id)) throw notFound(id);
+	if (!Array.isArray(lines)) throw invalid('lines', `lines is an array of log lines; got ${typeof lines}`);
 	if (lines.length > LOG_LINES_MAX) throw invalid('lines', `at most ${LOG_LINES_MAX} lines per call`);
 	lines.forEach((line, i) => checkLogLine(line, `lines[${i}].`));
 	const dropped = options.dropped ?? 0;
@@ -127,7 +134,8 @@ export async function writeLog<R extends Job>(
 	const stored = await calls.call('job_log', {
 		id,
 		attempt: options.attempt,
-		dropped,
+		// The count saturates, as the database's does: past the largest integer it says "that many or more".
+		dropped: Math.min(dropped, INT_MAX),
 		lines: lines.map((l) => ({
 			level: l.level,
 			message: l.message,

@@ -3,7 +3,9 @@
  * many of a kind run at once, and keep the recurring schedules in step.
  */
 import { StaleAfterRequiredError } from '../errors.ts';
-import { checkInt, kindName } from './input-checks.ts';
+import { checkKind, checkRange, invalid } from './input-checks.ts';
+
+const INT_MAX = 2_147_483_647;
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
 import { checkSchedules, type JobSchedule } from './job-schedule.ts';
@@ -29,10 +31,13 @@ export async function setConcurrency<R extends Job>(
 	kind: string | JobKind,
 	limits: ConcurrencyLimits,
 ): Promise<void> {
+	const name = checkKind(kind);
+	if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
+		throw invalid('limits', 'limits is an object: { maxRunning?, maxRunningPerKey? }');
 	await calls.call('job_set_concurrency', {
-		kind: kindName(kind),
-		max_running: checkInt('maxRunning', limits.maxRunning),
-		max_running_per_key: checkInt('maxRunningPerKey', limits.maxRunningPerKey),
+		kind: name,
+		max_running: checkRange('maxRunning', limits.maxRunning, 1, INT_MAX),
+		max_running_per_key: checkRange('maxRunningPerKey', limits.maxRunningPerKey, 1, INT_MAX),
 	});
 }
 

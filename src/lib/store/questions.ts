@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { UnexpectedRowError, type Job } from './job.ts';
 import type { RawRow } from './adapter.ts';
 import type { JobCalls } from './job-calls.ts';
-import { checkInt, invalid, isJobId, kindName, notFound } from './input-checks.ts';
+import { checkInt, checkStorableJson, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { InvalidJobInputError } from '../errors.ts';
 import type { JobKind } from './job-kind.ts';
 
@@ -176,6 +176,7 @@ export async function answer<R extends Job>(
 ): Promise<R> {
 	if (!isJobId(id)) throw notFound(id);
 	if (value === undefined) throw invalid('answer', 'answer is required');
+	checkStorableJson('answer', value);
 	const problem = answerProblem(options.schema ?? (await questionSchema(calls, id, options.key)), value);
 	if (problem) throw problem;
 	return await calls.one('job_answer', { id, answer: value as never, key: options.key });

@@ -7,11 +7,20 @@
 import { isJobError } from '../errors.ts';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { RawRow } from './adapter.ts';
-import { checkFinite, checkInt, checkMetadata, invalid, isJobId, kindName, notFound } from './input-checks.ts';
+import {
+	checkFinite,
+	checkInt,
+	checkMetadata,
+	checkStorableJson,
+	invalid,
+	isJobId,
+	kindName,
+	notFound,
+} from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import { appendStream } from './job-streams.ts';
-import { checkStorableJson } from './storable-json.ts';
+
 import { parseJobRow, UnexpectedRowError, type Job } from './job.ts';
 import { writeLog, type LogLine } from './job-timeline.ts';
 import { loadTracing, startJobSpan, traced } from '../internal/tracing.ts';
