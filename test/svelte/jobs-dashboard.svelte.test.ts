@@ -1,7 +1,11 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import JobsDashboard from '../../src/lib/svelte/dashboard/JobsDashboard.svelte';
-import type { DashboardActionResult, DashboardJob, JobsDashboardData } from '../../src/lib/svelte/dashboard/dashboard-data.ts';
+import type {
+	DashboardActionResult,
+	DashboardJob,
+	JobsDashboardData,
+} from '../../src/lib/svelte/dashboard/dashboard-data.ts';
 import type { JobTimelineEntry } from '../../src/lib/store/job-timeline.ts';
 import type { KindOverview } from '../../src/lib/store/store-options.ts';
 import type { DashboardEnhance } from '../../src/lib/svelte/dashboard/jobs-dashboard.svelte.ts';
