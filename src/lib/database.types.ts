@@ -1474,6 +1474,7 @@ export type Database = {
 				};
 				Returns: undefined;
 			};
+			check_close_items: { Args: { items: Json }; Returns: undefined };
 			check_duration: {
 				Args: { field: string; ms: number; positive?: boolean };
 				Returns: undefined;

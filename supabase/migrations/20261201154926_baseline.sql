@@ -1744,6 +1744,35 @@ $$;
 comment on function public.job_succeed is
   'running -> done, recording result_id and dropping the payload. Refuses a cancelled job (PT410), any other finished job (PT409), a queued one (55000), an unknown id (PT404).';
 
+create or replace function supabase_jobs.check_close_items(items jsonb)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  item record;
+  field text;
+begin
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    foreach field in array array['id', 'attempt', 'result_id'] loop
+      continue when item.value -> field is null or pg_catalog.jsonb_typeof(item.value -> field) = 'null';
+      begin
+        case field
+          when 'attempt' then perform (item.value ->> field)::integer;
+          else perform (item.value ->> field)::uuid;
+        end case;
+      exception when others then
+        perform supabase_jobs.invalid(pg_catalog.format('items[%s].%s', item.i, field),
+          pg_catalog.format('%s is %s; got %s', field,
+            case field when 'attempt' then 'an integer' else 'a UUID' end, left((item.value -> field)::text, 80)));
+      end;
+    end loop;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.check_close_items is
+  'The error path of job_succeed_many: raises 22023 naming items[<i>].<field> for the first id, attempt or result_id of the wrong type.';
+
 create or replace function public.job_succeed_many(items jsonb, job_table text default 'jobs')
 returns setof supabase_jobs.job
 language plpgsql
@@ -1782,6 +1811,10 @@ begin
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
   perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+exception when invalid_text_representation or numeric_value_out_of_range then
+  -- A field of the wrong type stops the statement whole; name the item and field.
+  perform supabase_jobs.check_close_items(items);
+  raise;
 end
 $$;
 comment on function public.job_succeed_many is
@@ -3555,7 +3588,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.cron_problem is
-  'Why pg_cron would refuse a recurring schedule, or never run it, in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
+  'Why pg_cron would refuse a recurring schedule (not whether its days ever come: only the TypeScript side checks that), in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
 
 create table supabase_jobs.schedules (
   name       text primary key,
@@ -4632,7 +4665,7 @@ revoke all on function
   public.job_list_recent, public.job_phase_history, public.job_queue_position,
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
   public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
-  supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
+  supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_close_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
   supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
@@ -4682,7 +4715,7 @@ grant execute on function
 -- Helpers those functions, the row rules and the policies call as the caller.
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
-  supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
+  supabase_jobs.check_batch_items, supabase_jobs.check_close_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
   supabase_jobs.check_job_options, supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
   supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,

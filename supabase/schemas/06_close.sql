@@ -156,6 +156,35 @@ $$;
 comment on function public.job_succeed is
   'running -> done, recording result_id and dropping the payload. Refuses a cancelled job (PT410), any other finished job (PT409), a queued one (55000), an unknown id (PT404).';
 
+create or replace function supabase_jobs.check_close_items(items jsonb)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  item record;
+  field text;
+begin
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    foreach field in array array['id', 'attempt', 'result_id'] loop
+      continue when item.value -> field is null or pg_catalog.jsonb_typeof(item.value -> field) = 'null';
+      begin
+        case field
+          when 'attempt' then perform (item.value ->> field)::integer;
+          else perform (item.value ->> field)::uuid;
+        end case;
+      exception when others then
+        perform supabase_jobs.invalid(pg_catalog.format('items[%s].%s', item.i, field),
+          pg_catalog.format('%s is %s; got %s', field,
+            case field when 'attempt' then 'an integer' else 'a UUID' end, left((item.value -> field)::text, 80)));
+      end;
+    end loop;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.check_close_items is
+  'The error path of job_succeed_many: raises 22023 naming items[<i>].<field> for the first id, attempt or result_id of the wrong type.';
+
 create or replace function public.job_succeed_many(items jsonb, job_table text default 'jobs')
 returns setof supabase_jobs.job
 language plpgsql
@@ -194,6 +223,10 @@ begin
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
   perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+exception when invalid_text_representation or numeric_value_out_of_range then
+  -- A field of the wrong type stops the statement whole; name the item and field.
+  perform supabase_jobs.check_close_items(items);
+  raise;
 end
 $$;
 comment on function public.job_succeed_many is

@@ -121,7 +121,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.cron_problem is
-  'Why pg_cron would refuse a recurring schedule, or never run it, in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
+  'Why pg_cron would refuse a recurring schedule (not whether its days ever come: only the TypeScript side checks that), in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
 
 create table supabase_jobs.schedules (
   name       text primary key,

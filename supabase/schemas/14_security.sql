@@ -125,7 +125,7 @@ revoke all on function
   public.job_list_recent, public.job_phase_history, public.job_queue_position,
   public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
   public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
-  supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_call,
+  supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_close_items, supabase_jobs.check_call,
   supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
   supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
   supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
@@ -175,7 +175,7 @@ grant execute on function
 -- Helpers those functions, the row rules and the policies call as the caller.
 grant execute on function
   supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
-  supabase_jobs.check_batch_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
+  supabase_jobs.check_batch_items, supabase_jobs.check_close_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
   supabase_jobs.check_job_options, supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
   supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
   supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,

@@ -179,6 +179,22 @@ describe('bad input is refused with an error naming the field, and changes nothi
 		expect(e).toMatchObject({ code: '22023', detail: 'field=items[0]' });
 	});
 
+	it('job_succeed_many names the item and field of an id, attempt or result_id of the wrong type', async () => {
+		const id = '00000000-0000-4000-8000-000000000001';
+		for (const [items, field] of [
+			[[{ id: 'not-a-uuid' }], 'items[0].id'],
+			[[{ id }, { id, attempt: 1e300 }], 'items[1].attempt'],
+			[[{ id, attempt: 1.5 }], 'items[0].attempt'],
+			[[{ id }, { id }, { id, result_id: 42 }], 'items[2].result_id'],
+		] as const) {
+			const e = await refused(
+				serviceRole,
+				(tx) => tx`select * from job_succeed_many(${JSON.stringify(items)}::text::jsonb)`,
+			);
+			expect(e).toMatchObject({ code: '22023', detail: `field=${field}` });
+		}
+	});
+
 	it('limit, statuses and cursor of list_recent', async () => {
 		expect(await refused(user, (tx) => tx`select * from job_list_recent("limit" => 0)`)).toMatchObject({
 			detail: 'field=limit',

@@ -45,7 +45,7 @@ export class ScreenCalls<P extends JobParams = JobParams, R extends Job<P> = Job
 	 * job is queued again and its handler, run again on any worker, gets the
 	 * answer from `ctx.ask`. An answer that does not fit the question throws
 	 * {@link InvalidJobInputError} naming the field (`answer.language`) and the
-	 * job keeps waiting; anyone else gets {@link PermissionDeniedError}; a job
+	 * job keeps waiting; anyone else gets {@link JobNotFoundError}, as for a job that does not exist; a job
 	 * with no open question {@link NoOpenQuestionError}.
 	 *
 	 * @example
@@ -60,7 +60,7 @@ export class ScreenCalls<P extends JobParams = JobParams, R extends Job<P> = Job
 	 * queued job with the same kind, params, owner and options, `retryOf`
 	 * pointing at the old one, which is left as it was. Asked twice of one job,
 	 * it returns the same new job. Not failed or cancelled:
-	 * {@link NotRetryableError}; not the caller's: {@link PermissionDeniedError}.
+	 * {@link NotRetryableError}; not the caller's: {@link JobNotFoundError}.
 	 * The payload is not carried over (a job drops it when it ends).
 	 *
 	 * @example
