@@ -5,7 +5,9 @@
 import { StaleAfterRequiredError } from '../errors.ts';
 import { checkKind, checkRange, invalid } from './input-checks.ts';
 
+// An integer argument outside int4 would reach the database as a raw 22003; the database says what is in range.
 const INT_MAX = 2_147_483_647;
+const INT_MIN = -2_147_483_648;
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
 import { checkSchedules, type JobSchedule } from './job-schedule.ts';
@@ -36,8 +38,8 @@ export async function setConcurrency<R extends Job>(
 		throw invalid('limits', 'limits is an object: { maxRunning?, maxRunningPerKey? }');
 	await calls.call('job_set_concurrency', {
 		kind: name,
-		max_running: checkRange('maxRunning', limits.maxRunning, 1, INT_MAX),
-		max_running_per_key: checkRange('maxRunningPerKey', limits.maxRunningPerKey, 1, INT_MAX),
+		max_running: checkRange('maxRunning', limits.maxRunning, INT_MIN, INT_MAX),
+		max_running_per_key: checkRange('maxRunningPerKey', limits.maxRunningPerKey, INT_MIN, INT_MAX),
 	});
 }
 
