@@ -1362,6 +1362,9 @@ declare
   v jsonb;
   owner uuid;
 begin
+  if pg_catalog.jsonb_typeof(items) is distinct from 'array' then
+    return;  -- job_enqueue_many names items itself
+  end if;
   for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
     v := item.value;
     prefix := pg_catalog.format('items[%s].', item.i);
@@ -1753,7 +1756,11 @@ declare
   item record;
   field text;
 begin
+  if pg_catalog.jsonb_typeof(items) is distinct from 'array' then
+    return;  -- job_succeed_many names items itself
+  end if;
   for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    continue when pg_catalog.jsonb_typeof(item.value) <> 'object';
     foreach field in array array['id', 'attempt', 'result_id'] loop
       continue when item.value -> field is null or pg_catalog.jsonb_typeof(item.value -> field) = 'null';
       begin

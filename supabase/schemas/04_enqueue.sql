@@ -195,6 +195,9 @@ declare
   v jsonb;
   owner uuid;
 begin
+  if pg_catalog.jsonb_typeof(items) is distinct from 'array' then
+    return;  -- job_enqueue_many names items itself
+  end if;
   for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
     v := item.value;
     prefix := pg_catalog.format('items[%s].', item.i);

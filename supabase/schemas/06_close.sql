@@ -165,7 +165,11 @@ declare
   item record;
   field text;
 begin
+  if pg_catalog.jsonb_typeof(items) is distinct from 'array' then
+    return;  -- job_succeed_many names items itself
+  end if;
   for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    continue when pg_catalog.jsonb_typeof(item.value) <> 'object';
     foreach field in array array['id', 'attempt', 'result_id'] loop
       continue when item.value -> field is null or pg_catalog.jsonb_typeof(item.value -> field) = 'null';
       begin
