@@ -24,8 +24,8 @@ const QUERIES = [
 	`select 'schema ' || n.nspname || ': ' || ${acl('n.nspacl')} as line from pg_namespace n where ${ours}`,
 	`select 'type ' || t.oid::regtype::text || ': ' || ${acl('t.typacl')} as line
 	   from pg_type t join pg_namespace n on n.oid = t.typnamespace
-	  where ${ours} and t.typtype in ('e', 'd', 'c') and t.typname !~ '^_'
-	    and (t.typrelid = 0 or (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c')`,
+	  where ${ours} and t.typtype in ('e', 'd', 'c') and t.typname !~ '^_' and (t.typacl is not null or
+	    (t.typrelid = 0 or (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))`,
 	`select 'relation ' || c.oid::regclass::text || ': ' || c.relkind::text || ' | rls ' || c.relrowsecurity
 	        || ' | force ' || c.relforcerowsecurity || ' | ' || ${acl('c.relacl')} as line
 	   from pg_class c join pg_namespace n on n.oid = c.relnamespace
