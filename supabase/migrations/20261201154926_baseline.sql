@@ -3462,14 +3462,12 @@ create trigger cancel_children after update on supabase_jobs.job for each row
   when (new.status = 'cancelled') execute function supabase_jobs.cancel_children();
 
 -- ============================================================================
--- supabase/schemas/12_operators.sql
+-- supabase/schemas/12a_settings.sql
 -- ============================================================================
 
--- Operators: the tunables (settings, one row), the views an admin reads in
--- Studio, the admin overview, reclaiming jobs whose worker went silent,
--- expiry, retention (cleanup, which keeps the phase timings of deleted jobs)
--- and the recurring schedules declared in code. The pg_cron entries are
--- installed by supabase_jobs.install_schedules (99_install).
+-- Settings: the tunables of the schedules, the kick, reclaim and retention,
+-- one row that service_role reads and updates. Read by 12c_reclaim,
+-- 12d_expiry_and_retention, 12e_schedules and 13_kick; written only by an update.
 
 create table supabase_jobs.settings (
   id                     boolean primary key default true,
@@ -3508,130 +3506,18 @@ comment on column supabase_jobs.settings.cleanup_time_budget is
   'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 insert into supabase_jobs.settings default values;
 
-create or replace function supabase_jobs.cron_problem(expr text)
-returns text
-language plpgsql immutable
-set search_path = ''
-as $$
-declare
-  -- minute, hour, day of month, month, day of week: bounds, largest step, names.
-  fields constant text[] := array['minute', 'hour', 'day of month', 'month', 'day of week'];
-  lows constant int[] := array[0, 0, 1, 1, 0];
-  highs constant int[] := array[59, 23, 31, 12, 7];
-  steps constant int[] := array[60, 24, 31, 12, 7];
-  months constant text[] := array['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-  days constant text[] := array['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-  text_ text := pg_catalog.lower(pg_catalog.btrim(coalesce(expr, ''), e' \t\n\r'));
-  parts text[];
-  part text;
-  m text[];
-  tokens text[];
-  token text;
-  names text[];
-  v int;
-  bounds int[];
-  i int;
-begin
-  if text_ ~ '^[0-9]+\s*seconds?$' then
-    return pg_catalog.format('a recurring job runs at most once a minute (one job per minute slot): write five fields, not ''%s''', text_);
-  end if;
-  if pg_catalog.left(text_, 1) = '@' then
-    if text_ in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
-      return null;
-    end if;
-    return pg_catalog.format('''%s'' is not a schedule pg_cron runs: use @yearly, @monthly, @weekly, @daily, @hourly or five fields', text_);
-  end if;
-  parts := pg_catalog.regexp_split_to_array(text_, '\s+');
-  if pg_catalog.cardinality(parts) <> 5 then
-    return pg_catalog.format('a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. ''0 2 * * *''; got ''%s''', text_);
-  end if;
-  for i in 1..5 loop
-    continue when i = 3 and parts[3] = '$'; -- pg_cron 1.6: the last day of the month
-    names := case i when 4 then months when 5 then days end;
-    foreach part in array pg_catalog.string_to_array(parts[i], ',') loop
-      m := pg_catalog.regexp_match(part, '^(\*|([0-9]+|[a-z]+)(?:-([0-9]+|[a-z]+))?)(?:/([0-9]+))?$');
-      if m is null then
-        return pg_catalog.format('the %s field ''%s'' is not a number, a name, a range a-b, * or a step */n or a-b/n', fields[i], part);
-      end if;
-      if m[1] <> '*' then
-        bounds := '{}';
-        foreach token in array array_remove(array[m[2], m[3]], null) loop
-          if token ~ '^[0-9]+$' then
-            if token::numeric < lows[i] or token::numeric > highs[i] then
-              return pg_catalog.format('the %s is %s-%s; got %s', fields[i], lows[i], highs[i], token);
-            end if;
-            v := token::int;
-          elsif names is null then
-            return pg_catalog.format('the %s takes no names; got ''%s''', fields[i], token);
-          else
-            v := pg_catalog.array_position(names, token);
-            if v is null then
-              return pg_catalog.format('''%s'' is not a %s name (%s-%s)', token, fields[i], names[1], names[pg_catalog.cardinality(names)]);
-            end if;
-            v := v - 1 + lows[i];
-          end if;
-          bounds := bounds || v;
-          if m[3] is null and m[4] is not null then
-            return pg_catalog.format('the %s field ''%s'' has a step without a range: write */%s or %s-%s/%s', fields[i], part, m[4], m[2], highs[i], m[4]);
-          end if;
-        end loop;
-        if pg_catalog.cardinality(bounds) = 2 and bounds[2] < bounds[1] then
-          return pg_catalog.format('the %s range ''%s'' runs backwards', fields[i], part);
-        end if;
-      end if;
-      if m[4] is not null and (m[4]::numeric < 1 or m[4]::numeric > steps[i]) then
-        return pg_catalog.format('the %s step is 1-%s; got %s', fields[i], steps[i], m[4]);
-      end if;
-    end loop;
-  end loop;
-  return null;
-end
-$$;
-comment on function supabase_jobs.cron_problem is
-  'Why pg_cron would refuse a recurring schedule (not whether its days ever come: only the TypeScript side checks that), in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
+-- ============================================================================
+-- supabase/schemas/12b_admin_views.sql
+-- ============================================================================
 
-create table supabase_jobs.schedules (
-  name       text primary key,
-  kind       text not null,
-  cron       text not null,
-  params     jsonb not null default '{}',
-  job_table  text not null default 'jobs',
-  updated_at timestamptz not null default now(),
-  constraint schedules_name_shape check (name ~ '^[a-z0-9][a-z0-9._-]{0,62}$'),
-  constraint schedules_cron_valid check (supabase_jobs.cron_problem(cron) is null),
-  constraint schedules_params_object check (jsonb_typeof(params) = 'object')
-);
-comment on table supabase_jobs.schedules is
-  'Recurring jobs declared in code (defineSchedule), replaced as a set by job_sync_schedules. Each runs as pg_cron entry supabase-jobs-schedule:<name>; each run is a job with idempotency key schedule:<name>:<UTC minute>.';
-
-create table supabase_jobs.phase_timings (
-  id          uuid primary key,
-  job_table   text not null,
-  kind        text not null,
-  owner_id    uuid references auth.users (id) on delete cascade,
-  finished_at timestamptz not null,
-  timings     jsonb not null,
-  constraint phase_timings_object check (jsonb_typeof(timings) = 'object')
-);
-comment on table supabase_jobs.phase_timings is
-  'Phase timings of done jobs that retention deleted, so PhasePlan.fromHistory (public.job_phase_history) still fits plans from them. Written by supabase_jobs.cleanup(); the newest 1000 per job table and kind are kept.';
-comment on column supabase_jobs.phase_timings.id is
-  'The deleted job''s id.';
-comment on column supabase_jobs.phase_timings.job_table is
-  'The job table it belonged to.';
-comment on column supabase_jobs.phase_timings.kind is
-  'The kind of work.';
-comment on column supabase_jobs.phase_timings.owner_id is
-  'The user who enqueued it: they read their own, as they read their jobs.';
-comment on column supabase_jobs.phase_timings.finished_at is
-  'When it finished done.';
-comment on column supabase_jobs.phase_timings.timings is
-  'Seconds (and input size) per phase, as the job recorded them.';
-create index phase_timings_kind_idx on supabase_jobs.phase_timings (job_table, kind, finished_at desc, id desc);
-create index phase_timings_owner_idx on supabase_jobs.phase_timings (owner_id);
+-- Admin views: what the people who run the queue read in Studio (job counts,
+-- throughput, latency, failure rates, top errors, overrunning and silent jobs,
+-- owner usage), the admin overview that returns them as one object, and the
+-- admin read and cancel policies every job table gets. The views run as the
+-- caller, so an admin sees every job and a user their own.
 
 -- Views: all run as the caller (security_invoker), never read params or payload,
--- and are granted to service_role only (14_security).
+-- and are granted to service_role and authenticated (the grants at the end).
 
 create view supabase_jobs.job_counts with (security_invoker = true) as
 select j.job_table, j.kind, j.status,
@@ -3871,6 +3757,15 @@ $$;
 comment on function public.jobs_admin_overview is
   'For admins (supabase_jobs.is_admin(): app_metadata.role = ''admin''): the operator views of supabase_jobs (job_counts, job_throughput_hourly, job_latency, job_failure_rates, job_top_errors, jobs_overrunning, jobs_silent, owner_usage) as one JSON object keyed by view name, each an array of its rows. Anyone else: 42501.';
 
+-- ============================================================================
+-- supabase/schemas/12c_reclaim.sql
+-- ============================================================================
+
+-- Reclaim: readmitting running jobs whose worker went silent (missed its
+-- declared heartbeats, or settings.stale_after of silence): back to queued, or
+-- failed once max_attempts is spent. Run by the supabase-jobs-reclaim schedule
+-- (12e_schedules) and by job_reclaim_stale / job_reclaim_silent.
+
 create or replace function supabase_jobs.reclaim_jobs(label text, stale_after interval)
 returns setof supabase_jobs.job
 language plpgsql
@@ -3977,6 +3872,41 @@ $$;
 comment on function public.job_reclaim_silent is
   'What the reclaim schedule does, on one job table (supabase_jobs.reclaim_table with settings.stale_after): readmits running jobs whose worker missed supabase_jobs.missed_beats() of the heartbeats it declared at claim (heartbeat_ms), and jobs silent for settings.stale_after when that is set: back to queued, or failed with a sentence once max_attempts is spent; and closes queued jobs past expires_at as failed (expired). With settings.stale_after null (the default) a job claimed without a declared heartbeat is never touched: nothing is guessed.';
 
+-- ============================================================================
+-- supabase/schemas/12d_expiry_and_retention.sql
+-- ============================================================================
+
+-- Expiry and retention: queued jobs past expires_at close as failed
+-- (expired); the hourly cleanup deletes finished jobs past
+-- settings.finished_retention and old cron history, keeping the phase timings
+-- of deleted done jobs (phase_timings) for PhasePlan.fromHistory.
+
+create table supabase_jobs.phase_timings (
+  id          uuid primary key,
+  job_table   text not null,
+  kind        text not null,
+  owner_id    uuid references auth.users (id) on delete cascade,
+  finished_at timestamptz not null,
+  timings     jsonb not null,
+  constraint phase_timings_object check (jsonb_typeof(timings) = 'object')
+);
+comment on table supabase_jobs.phase_timings is
+  'Phase timings of done jobs that retention deleted, so PhasePlan.fromHistory (public.job_phase_history) still fits plans from them. Written by supabase_jobs.cleanup(); the newest 1000 per job table and kind are kept.';
+comment on column supabase_jobs.phase_timings.id is
+  'The deleted job''s id.';
+comment on column supabase_jobs.phase_timings.job_table is
+  'The job table it belonged to.';
+comment on column supabase_jobs.phase_timings.kind is
+  'The kind of work.';
+comment on column supabase_jobs.phase_timings.owner_id is
+  'The user who enqueued it: they read their own, as they read their jobs.';
+comment on column supabase_jobs.phase_timings.finished_at is
+  'When it finished done.';
+comment on column supabase_jobs.phase_timings.timings is
+  'Seconds (and input size) per phase, as the job recorded them.';
+create index phase_timings_kind_idx on supabase_jobs.phase_timings (job_table, kind, finished_at desc, id desc);
+create index phase_timings_owner_idx on supabase_jobs.phase_timings (owner_id);
+
 create or replace function supabase_jobs.expire_jobs(label text)
 returns setof supabase_jobs.job
 language plpgsql
@@ -4063,6 +3993,111 @@ end
 $$;
 comment on function supabase_jobs.cleanup is
   'The supabase-jobs-cleanup schedule (hourly): deletes cron.job_run_details older than settings.cron_history_retention and, when settings.finished_retention is set, finished jobs older than that, in statements of settings.cleanup_batch_size rows (FOR UPDATE SKIP LOCKED) for at most settings.cleanup_time_budget; the timings of deleted done jobs are kept in supabase_jobs.phase_timings. One row per job table: how many it deleted.';
+
+-- ============================================================================
+-- supabase/schemas/12e_schedules.sql
+-- ============================================================================
+
+-- Schedules: recurring jobs declared in code (defineSchedule), synced as a set
+-- by job_sync_schedules and run by pg_cron, and the package's own pg_cron
+-- entries (reclaim, backstop, cleanup) installed by install_schedules
+-- (99_install). cron_problem says why pg_cron would refuse an expression.
+
+create or replace function supabase_jobs.cron_problem(expr text)
+returns text
+language plpgsql immutable
+set search_path = ''
+as $$
+declare
+  -- minute, hour, day of month, month, day of week: bounds, largest step, names.
+  fields constant text[] := array['minute', 'hour', 'day of month', 'month', 'day of week'];
+  lows constant int[] := array[0, 0, 1, 1, 0];
+  highs constant int[] := array[59, 23, 31, 12, 7];
+  steps constant int[] := array[60, 24, 31, 12, 7];
+  months constant text[] := array['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+  days constant text[] := array['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+  text_ text := pg_catalog.lower(pg_catalog.btrim(coalesce(expr, ''), e' \t\n\r'));
+  parts text[];
+  part text;
+  m text[];
+  tokens text[];
+  token text;
+  names text[];
+  v int;
+  bounds int[];
+  i int;
+begin
+  if text_ ~ '^[0-9]+\s*seconds?$' then
+    return pg_catalog.format('a recurring job runs at most once a minute (one job per minute slot): write five fields, not ''%s''', text_);
+  end if;
+  if pg_catalog.left(text_, 1) = '@' then
+    if text_ in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
+      return null;
+    end if;
+    return pg_catalog.format('''%s'' is not a schedule pg_cron runs: use @yearly, @monthly, @weekly, @daily, @hourly or five fields', text_);
+  end if;
+  parts := pg_catalog.regexp_split_to_array(text_, '\s+');
+  if pg_catalog.cardinality(parts) <> 5 then
+    return pg_catalog.format('a cron expression is five fields (minute hour day-of-month month day-of-week, in UTC), e.g. ''0 2 * * *''; got ''%s''', text_);
+  end if;
+  for i in 1..5 loop
+    continue when i = 3 and parts[3] = '$'; -- pg_cron 1.6: the last day of the month
+    names := case i when 4 then months when 5 then days end;
+    foreach part in array pg_catalog.string_to_array(parts[i], ',') loop
+      m := pg_catalog.regexp_match(part, '^(\*|([0-9]+|[a-z]+)(?:-([0-9]+|[a-z]+))?)(?:/([0-9]+))?$');
+      if m is null then
+        return pg_catalog.format('the %s field ''%s'' is not a number, a name, a range a-b, * or a step */n or a-b/n', fields[i], part);
+      end if;
+      if m[1] <> '*' then
+        bounds := '{}';
+        foreach token in array array_remove(array[m[2], m[3]], null) loop
+          if token ~ '^[0-9]+$' then
+            if token::numeric < lows[i] or token::numeric > highs[i] then
+              return pg_catalog.format('the %s is %s-%s; got %s', fields[i], lows[i], highs[i], token);
+            end if;
+            v := token::int;
+          elsif names is null then
+            return pg_catalog.format('the %s takes no names; got ''%s''', fields[i], token);
+          else
+            v := pg_catalog.array_position(names, token);
+            if v is null then
+              return pg_catalog.format('''%s'' is not a %s name (%s-%s)', token, fields[i], names[1], names[pg_catalog.cardinality(names)]);
+            end if;
+            v := v - 1 + lows[i];
+          end if;
+          bounds := bounds || v;
+          if m[3] is null and m[4] is not null then
+            return pg_catalog.format('the %s field ''%s'' has a step without a range: write */%s or %s-%s/%s', fields[i], part, m[4], m[2], highs[i], m[4]);
+          end if;
+        end loop;
+        if pg_catalog.cardinality(bounds) = 2 and bounds[2] < bounds[1] then
+          return pg_catalog.format('the %s range ''%s'' runs backwards', fields[i], part);
+        end if;
+      end if;
+      if m[4] is not null and (m[4]::numeric < 1 or m[4]::numeric > steps[i]) then
+        return pg_catalog.format('the %s step is 1-%s; got %s', fields[i], steps[i], m[4]);
+      end if;
+    end loop;
+  end loop;
+  return null;
+end
+$$;
+comment on function supabase_jobs.cron_problem is
+  'Why pg_cron would refuse a recurring schedule (not whether its days ever come: only the TypeScript side checks that), in one sentence naming the field (minute 0-59, hour 0-23, day of month 1-31 or $, month 1-12 or jan-dec, day of week 0-7 or sun-sat; lists, ranges a-b, steps */n and a-b/n; @yearly @monthly @weekly @daily @hourly); null when it is one. The TypeScript twin is cronProblem (src/lib/store/cron-expression.ts).';
+
+create table supabase_jobs.schedules (
+  name       text primary key,
+  kind       text not null,
+  cron       text not null,
+  params     jsonb not null default '{}',
+  job_table  text not null default 'jobs',
+  updated_at timestamptz not null default now(),
+  constraint schedules_name_shape check (name ~ '^[a-z0-9][a-z0-9._-]{0,62}$'),
+  constraint schedules_cron_valid check (supabase_jobs.cron_problem(cron) is null),
+  constraint schedules_params_object check (jsonb_typeof(params) = 'object')
+);
+comment on table supabase_jobs.schedules is
+  'Recurring jobs declared in code (defineSchedule), replaced as a set by job_sync_schedules. Each runs as pg_cron entry supabase-jobs-schedule:<name>; each run is a job with idempotency key schedule:<name>:<UTC minute>.';
 
 create or replace function public.job_sync_schedules(schedules jsonb, job_table text default 'jobs')
 returns integer
