@@ -70,6 +70,27 @@ as $$ begin return status in ('done', 'failed', 'cancelled'); end $$;
 comment on function supabase_jobs.is_terminal is
   'done, failed and cancelled: the watch ends, the payload is gone, nothing changes afterwards.';
 
+-- Security: the schema is used by signed-in users and workers only (anon gets
+-- nothing); the legal transitions are for workers to read.
+revoke all on schema supabase_jobs from public;
+grant usage on schema supabase_jobs to authenticated, service_role;
+grant usage on type public.job_status to authenticated, service_role;
+
+alter table supabase_jobs.transitions enable row level security;
+create policy transitions_readable on supabase_jobs.transitions for select to service_role using (true);
+grant select on supabase_jobs.transitions to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.can_transition, supabase_jobs.is_terminal
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.can_transition, supabase_jobs.is_terminal
+  to authenticated, service_role;
+
 -- ============================================================================
 -- supabase/schemas/02_limits_and_checks.sql
 -- ============================================================================
@@ -551,6 +572,47 @@ begin
   end if;
 end
 $$;
+
+-- Security: the limits' type is read by everyone who calls job_limits.
+grant usage on type supabase_jobs.job_limit_values to authenticated, service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.kind_max, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
+  supabase_jobs.error_max, supabase_jobs.stage_max, supabase_jobs.max_attempts_max,
+  supabase_jobs.max_attempts_default, supabase_jobs.list_max, supabase_jobs.batch_max,
+  supabase_jobs.duration_max_ms, supabase_jobs.priority_min, supabase_jobs.priority_max,
+  supabase_jobs.heartbeat_ms_min, supabase_jobs.heartbeat_ms_max, supabase_jobs.missed_beats,
+  supabase_jobs.tags_max, supabase_jobs.tag_max_length, supabase_jobs.idempotency_key_max,
+  supabase_jobs.kind_pattern, supabase_jobs.locale_pattern, supabase_jobs.job_limits, supabase_jobs.limits,
+  supabase_jobs.invalid, supabase_jobs.sentence, supabase_jobs.user_message, supabase_jobs.kind_is_valid,
+  supabase_jobs.locale_is_valid, supabase_jobs.require_id, supabase_jobs.check_attempt,
+  supabase_jobs.check_heartbeat_ms, supabase_jobs.check_timings, supabase_jobs.check_tags,
+  supabase_jobs.check_duration, supabase_jobs.start_time, supabase_jobs.check_job_options,
+  supabase_jobs.check_job_input, supabase_jobs.check_batch_items, supabase_jobs.check_call
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.kind_max, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
+  supabase_jobs.error_max, supabase_jobs.stage_max, supabase_jobs.max_attempts_max,
+  supabase_jobs.max_attempts_default, supabase_jobs.list_max, supabase_jobs.batch_max,
+  supabase_jobs.duration_max_ms, supabase_jobs.priority_min, supabase_jobs.priority_max,
+  supabase_jobs.heartbeat_ms_min, supabase_jobs.heartbeat_ms_max, supabase_jobs.missed_beats,
+  supabase_jobs.tags_max, supabase_jobs.tag_max_length, supabase_jobs.idempotency_key_max,
+  supabase_jobs.kind_pattern, supabase_jobs.locale_pattern, supabase_jobs.job_limits, supabase_jobs.limits,
+  supabase_jobs.invalid, supabase_jobs.sentence, supabase_jobs.user_message, supabase_jobs.kind_is_valid,
+  supabase_jobs.locale_is_valid, supabase_jobs.require_id, supabase_jobs.check_attempt,
+  supabase_jobs.check_timings, supabase_jobs.check_tags, supabase_jobs.check_duration,
+  supabase_jobs.start_time, supabase_jobs.check_job_options, supabase_jobs.check_job_input,
+  supabase_jobs.check_batch_items, supabase_jobs.check_call
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.check_heartbeat_ms
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/03_job_table.sql
@@ -1161,6 +1223,58 @@ $$;
 comment on function supabase_jobs.create_job_table is
   'Creates a job table under a name you choose (one per kind of long work, e.g. exports): a partition of supabase_jobs.job with its checks, indexes, triggers, RLS, grants and comments. Example: select supabase_jobs.create_job_table(''exports'');';
 
+-- Security, as every schema file grants its own objects: signed-in users
+-- (authenticated) read, enqueue and cancel their own jobs through RLS and the
+-- job_* functions granted to them; workers run as service_role, which bypasses
+-- RLS; anon gets nothing; admins (is_admin) read and cancel every job. Every
+-- table has RLS and explicit grants; every function's EXECUTE is revoked from
+-- PUBLIC and granted by name at the end of the file that defines it.
+-- The job row: users read and cancel their own (admins every one) and insert
+-- their own, through the columns an enqueue sets; workers do everything.
+grant usage on type supabase_jobs.job to authenticated, service_role;
+alter table supabase_jobs.job enable row level security;
+create policy owner_reads on supabase_jobs.job for select to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+create policy owner_enqueues on supabase_jobs.job for insert to authenticated
+  with check (owner_id = (select auth.uid()));
+create policy owner_cancels on supabase_jobs.job for update to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()))
+  with check (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+revoke all on supabase_jobs.job from public, anon, authenticated;
+grant select on supabase_jobs.job to authenticated;
+grant insert (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, idempotency_key,
+              idempotency_expires_at, priority, expires_at, concurrency_key) on supabase_jobs.job to authenticated;
+grant update (status, error, available_at) on supabase_jobs.job to authenticated;
+grant select, insert, update, delete on supabase_jobs.job to service_role;
+
+-- The registry of job tables: readable (users see their quotas), written by create_job_table.
+alter table supabase_jobs.job_tables enable row level security;
+create policy job_tables_readable on supabase_jobs.job_tables for select to authenticated, service_role using (true);
+grant select on supabase_jobs.job_tables to authenticated, service_role;
+grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supabase_jobs.job_tables to authenticated;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
+  supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
+  supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
+  supabase_jobs.create_job_table
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
+  supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.table_label
+  to service_role;
+
 -- ============================================================================
 -- supabase/schemas/04_enqueue.sql
 -- ============================================================================
@@ -1458,6 +1572,19 @@ $$;
 comment on function public.job_enqueue_many is
   'Writes many queued jobs of one kind in one statement (all or nothing) and returns their ids (column id), in the order of the items. Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
 
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
+  supabase_jobs.name_bad_item, public.job_enqueue_many
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
+  supabase_jobs.name_bad_item, public.job_enqueue_many
+  to authenticated, service_role;
+
 -- ============================================================================
 -- supabase/schemas/05_claim.sql
 -- ============================================================================
@@ -1581,6 +1708,17 @@ end
 $$;
 comment on function public.job_claim_next is
   'Claims up to limit queued jobs of the given kinds (all kinds when null), oldest first, skipping rows other workers hold (FOR UPDATE SKIP LOCKED). heartbeat_ms as in job_claim.';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  public.job_claim, public.job_claim_next
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  public.job_claim, public.job_claim_next
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/06_close.sql
@@ -1985,6 +2123,25 @@ $$;
 comment on function public.job_cancel is
   'Asks a job to stop: queued/running -> cancelled, payload dropped. Idempotent: no row back for an unknown, finished or already cancelled job (a long reason is shortened, never refused). The worker learns it on its next tick.';
 
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.raise_not_closable, public.job_tick, public.job_succeed, supabase_jobs.check_close_items,
+  public.job_succeed_many, public.job_fail, public.job_retry, public.job_release, public.job_reschedule,
+  public.job_cancel
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.raise_not_closable, supabase_jobs.check_close_items, public.job_reschedule, public.job_cancel
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  public.job_tick, public.job_succeed, public.job_succeed_many, public.job_fail, public.job_retry,
+  public.job_release
+  to service_role;
+
 -- ============================================================================
 -- supabase/schemas/07_reads.sql
 -- ============================================================================
@@ -2226,6 +2383,19 @@ $$;
 comment on function public.job_phase_history is
   'Phase timings of the latest done jobs of a kind, newest first, including those retention deleted (supabase_jobs.phase_timings): what PhasePlan.fromHistory fits medians and per-kilochar slopes from.';
 
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  public.job_get, public.job_get_many, public.job_get_status, public.job_list_recent,
+  public.job_queue_position, public.job_hold_reasons, public.job_phase_history
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  public.job_get, public.job_get_many, public.job_get_status, public.job_list_recent,
+  public.job_queue_position, public.job_hold_reasons, public.job_phase_history
+  to authenticated, service_role;
+
 -- ============================================================================
 -- supabase/schemas/08_stage_maps.sql
 -- ============================================================================
@@ -2463,6 +2633,19 @@ $$;
 comment on function public.stage_cancel is
   'Cancels the running stages of a record in one statement; returns {"cancelled": [...], "ignored": [...]} (a finished or never-run stage is ignored, never an error).';
 
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.record_table, supabase_jobs.record_column, supabase_jobs.stage_token_column,
+  public.stage_start, public.stage_finish, public.stage_cancel
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.record_table, supabase_jobs.record_column, supabase_jobs.stage_token_column,
+  public.stage_start, public.stage_finish, public.stage_cancel
+  to authenticated, service_role;
+
 -- ============================================================================
 -- supabase/schemas/09_realtime.sql
 -- ============================================================================
@@ -2476,7 +2659,8 @@ comment on function public.stage_cancel is
 -- a batched claim or close sends its rows' in one insert (send_statement_messages).
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
--- it cannot, the messages are dropped with a warning. Readers: 14_security.
+-- it cannot, the messages are dropped with a warning. Readers: the topic policy
+-- at the end of this file (owns_job_topic).
 
 create or replace function supabase_jobs.realtime_probe()
 returns boolean
@@ -2647,6 +2831,58 @@ end
 $$;
 comment on function supabase_jobs.send_statement_messages is
   'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
+
+-- Who reads a topic: a user jobs:<their id>, where every change of their jobs is
+-- sent; an admin any jobs:<owner> and job:<id>.
+create or replace function supabase_jobs.owns_job_topic(topic text)
+returns boolean
+language plpgsql stable
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  uid uuid := (select auth.uid());
+begin
+  if uid is null or topic is null then
+    return false;
+  end if;
+  -- A user's jobs (and their children) speak on jobs:<uid> only.
+  if topic = 'jobs:' || uid::text then
+    return true;
+  end if;
+  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+end
+$$;
+comment on function supabase_jobs.owns_job_topic is
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics. Runs as its owner (SECURITY DEFINER): the realtime.messages policy calls it as the joining user, each join; it reads only the caller''s own claims (auth.uid(), is_admin).';
+
+-- Realtime: a signed-in user reads the broadcasts of the topics owns_job_topic allows.
+create policy supabase_jobs_read_job_topics on realtime.messages
+  for select to authenticated
+  using (
+    extension = 'broadcast'
+    and topic = (select realtime.topic())
+    and (select supabase_jobs.owns_job_topic((select realtime.topic())))
+  );
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.job_message,
+  supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
+  supabase_jobs.owns_job_topic
+  from public, anon, authenticated, service_role;
+
+-- Signed-in users only: the Realtime topic policy calls it as the joining user.
+grant execute on function
+  supabase_jobs.owns_job_topic
+  to authenticated;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.send_statement_messages
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/10_kinds_and_quotas.sql
@@ -3168,6 +3404,43 @@ $$;
 comment on function public.job_set_concurrency is
   'Limits how many jobs of a kind run at once: max_running across all workers, max_running_per_key per concurrency_key (null: no limit; both null removes the limits). Service role.';
 
+-- Security.
+alter table supabase_jobs.job_kinds enable row level security;
+create policy job_kinds_readable on supabase_jobs.job_kinds for select to authenticated, service_role using (true);
+create policy job_kinds_service_role_writes on supabase_jobs.job_kinds for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.job_kinds from public, anon, authenticated;
+grant select on supabase_jobs.job_kinds to authenticated;
+grant select, insert, update, delete on supabase_jobs.job_kinds to service_role;
+
+alter table supabase_jobs.kind_limits enable row level security;
+create policy kind_limits_service_role on supabase_jobs.kind_limits for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.kind_limits from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.kind_limits to service_role;
+
+alter table supabase_jobs.kind_starts enable row level security;
+create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.register_job_kind, supabase_jobs.check_user_priority, supabase_jobs.admit_jobs_inserted,
+  supabase_jobs.attach_admission, supabase_jobs.hold_of, supabase_jobs.hold_of_job, supabase_jobs.admissible,
+  supabase_jobs.admit, public.job_set_concurrency
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.check_user_priority, supabase_jobs.hold_of_job
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.register_job_kind, supabase_jobs.hold_of, supabase_jobs.admissible, supabase_jobs.admit,
+  public.job_set_concurrency
+  to service_role;
+
 -- ============================================================================
 -- supabase/schemas/11_parent_child.sql
 -- ============================================================================
@@ -3461,6 +3734,24 @@ create trigger after_child_inserted after insert on supabase_jobs.job for each r
 create trigger cancel_children after update on supabase_jobs.job for each row
   when (new.status = 'cancelled') execute function supabase_jobs.cancel_children();
 
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.insert_child, public.job_enqueue_child, public.job_children, supabase_jobs.children_progress,
+  supabase_jobs.check_child_insert, supabase_jobs.child_changed, supabase_jobs.after_child_changed,
+  supabase_jobs.cancel_children, public.job_wait_for_children
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  public.job_children
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.insert_child, public.job_enqueue_child, public.job_wait_for_children
+  to service_role;
+
 -- ============================================================================
 -- supabase/schemas/12a_settings.sql
 -- ============================================================================
@@ -3505,6 +3796,13 @@ comment on column supabase_jobs.settings.cleanup_batch_size is
 comment on column supabase_jobs.settings.cleanup_time_budget is
   'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 insert into supabase_jobs.settings default values;
+
+-- Security.
+alter table supabase_jobs.settings enable row level security;
+create policy settings_service_role_reads on supabase_jobs.settings for select to service_role using (true);
+create policy settings_service_role_updates on supabase_jobs.settings for update to service_role using (true) with check (true);
+revoke all on supabase_jobs.settings from public, anon, authenticated;
+grant select, update on supabase_jobs.settings to service_role;
 
 -- ============================================================================
 -- supabase/schemas/12b_admin_views.sql
@@ -3757,6 +4055,25 @@ $$;
 comment on function public.jobs_admin_overview is
   'For admins (supabase_jobs.is_admin(): app_metadata.role = ''admin''): the operator views of supabase_jobs (job_counts, job_throughput_hourly, job_latency, job_failure_rates, job_top_errors, jobs_overrunning, jobs_silent, owner_usage) as one JSON object keyed by view name, each an array of its rows. Anyone else: 42501.';
 
+-- Security. The admin views run as the caller: an admin sees every job, a user their own.
+revoke all on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,
+  supabase_jobs.job_failure_rates, supabase_jobs.job_top_errors, supabase_jobs.jobs_overrunning,
+  supabase_jobs.jobs_silent, supabase_jobs.owner_usage from public, anon, authenticated;
+grant select on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,
+  supabase_jobs.job_failure_rates, supabase_jobs.job_top_errors, supabase_jobs.jobs_overrunning,
+  supabase_jobs.jobs_silent, supabase_jobs.owner_usage to service_role, authenticated;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.attach_admin_policies, public.jobs_admin_overview
+  from public, anon, authenticated, service_role;
+
+-- Signed-in users only: the overview checks is_admin itself.
+grant execute on function
+  public.jobs_admin_overview
+  to authenticated;
+
 -- ============================================================================
 -- supabase/schemas/12c_reclaim.sql
 -- ============================================================================
@@ -3871,6 +4188,19 @@ end
 $$;
 comment on function public.job_reclaim_silent is
   'What the reclaim schedule does, on one job table (supabase_jobs.reclaim_table with settings.stale_after): readmits running jobs whose worker missed supabase_jobs.missed_beats() of the heartbeats it declared at claim (heartbeat_ms), and jobs silent for settings.stale_after when that is set: back to queued, or failed with a sentence once max_attempts is spent; and closes queued jobs past expires_at as failed (expired). With settings.stale_after null (the default) a job claimed without a declared heartbeat is never touched: nothing is guessed.';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.reclaim_jobs, supabase_jobs.reclaim_all, supabase_jobs.reclaim_table,
+  public.job_reclaim_stale, public.job_reclaim_silent
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.reclaim_jobs, supabase_jobs.reclaim_all, supabase_jobs.reclaim_table,
+  public.job_reclaim_stale, public.job_reclaim_silent
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/12d_expiry_and_retention.sql
@@ -3993,6 +4323,26 @@ end
 $$;
 comment on function supabase_jobs.cleanup is
   'The supabase-jobs-cleanup schedule (hourly): deletes cron.job_run_details older than settings.cron_history_retention and, when settings.finished_retention is set, finished jobs older than that, in statements of settings.cleanup_batch_size rows (FOR UPDATE SKIP LOCKED) for at most settings.cleanup_time_budget; the timings of deleted done jobs are kept in supabase_jobs.phase_timings. One row per job table: how many it deleted.';
+
+-- Security.
+alter table supabase_jobs.phase_timings enable row level security;
+create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
+  using (owner_id = (select auth.uid()));
+create policy phase_timings_service_role on supabase_jobs.phase_timings for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.phase_timings from public, anon, authenticated;
+grant select on supabase_jobs.phase_timings to authenticated;
+grant select, insert, update, delete on supabase_jobs.phase_timings to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.expire_jobs, supabase_jobs.cleanup
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.expire_jobs, supabase_jobs.cleanup
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/12e_schedules.sql
@@ -4248,6 +4598,25 @@ end
 $$;
 comment on function supabase_jobs.install_schedules() is
   'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim and supabase-jobs-due (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+
+-- Security.
+alter table supabase_jobs.schedules enable row level security;
+create policy schedules_service_role on supabase_jobs.schedules for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.schedules from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.schedules to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.cron_problem, public.job_sync_schedules, supabase_jobs.run_schedule,
+  supabase_jobs.install_recurring, supabase_jobs.install_schedules
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.cron_problem, public.job_sync_schedules, supabase_jobs.run_schedule,
+  supabase_jobs.install_recurring
+  to service_role;
 
 -- ============================================================================
 -- supabase/schemas/13_kick.sql
@@ -4569,226 +4938,24 @@ $$;
 comment on function supabase_jobs.kick_due is
   'The supabase-jobs-due schedule (every 5 seconds on pg_cron 1.5 and later, else every minute): takes the due wake-ups (supabase_jobs.due_wakeups) whose time has come and sends one wake-up per job table and kind, so a job queued for later or retried after a backoff starts within seconds of its time. Returns the number queued.';
 
--- ============================================================================
--- supabase/schemas/14_security.sql
--- ============================================================================
-
--- Security: who may do what. Signed-in users (authenticated) read, enqueue and
--- cancel their own jobs through RLS and the job_* functions granted to them;
--- workers run as service_role, which bypasses RLS; anon gets nothing. Admins
--- (supabase_jobs.is_admin, in 03_job_table: JWT app_metadata.role = 'admin')
--- read and cancel every job. Every table has RLS and explicit grants; every
--- function's EXECUTE is revoked from PUBLIC and granted by name. Realtime
--- topics: a user reads jobs:<their id>, where every change of their jobs is
--- sent; an admin reads any jobs:<owner> and job:<id>.
-
-create or replace function supabase_jobs.owns_job_topic(topic text)
-returns boolean
-language plpgsql stable
-security definer
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-as $$
-declare
-  uid uuid := (select auth.uid());
-begin
-  if uid is null or topic is null then
-    return false;
-  end if;
-  -- A user's jobs (and their children) speak on jobs:<uid> only.
-  if topic = 'jobs:' || uid::text then
-    return true;
-  end if;
-  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-end
-$$;
-comment on function supabase_jobs.owns_job_topic is
-  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics. Runs as its owner (SECURITY DEFINER): the realtime.messages policy calls it as the joining user, each join; it reads only the caller''s own claims (auth.uid(), is_admin).';
-
--- Schema and types.
-revoke all on schema supabase_jobs from public;
-grant usage on schema supabase_jobs to authenticated, service_role;
-grant usage on type public.job_status to authenticated, service_role;
-grant usage on type supabase_jobs.job_limit_values to authenticated, service_role;
-grant usage on type supabase_jobs.job to authenticated, service_role;
-
--- The job row: users read and cancel their own (admins every one) and insert
--- their own, through the columns an enqueue sets; workers do everything.
-alter table supabase_jobs.job enable row level security;
-create policy owner_reads on supabase_jobs.job for select to authenticated
-  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
-create policy owner_enqueues on supabase_jobs.job for insert to authenticated
-  with check (owner_id = (select auth.uid()));
-create policy owner_cancels on supabase_jobs.job for update to authenticated
-  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()))
-  with check (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
-revoke all on supabase_jobs.job from public, anon, authenticated;
-grant select on supabase_jobs.job to authenticated;
-grant insert (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, idempotency_key,
-              idempotency_expires_at, priority, expires_at, concurrency_key) on supabase_jobs.job to authenticated;
-grant update (status, error, available_at) on supabase_jobs.job to authenticated;
-grant select, insert, update, delete on supabase_jobs.job to service_role;
-
--- The registry of job tables: readable (users see their quotas), written by create_job_table.
-alter table supabase_jobs.job_tables enable row level security;
-create policy job_tables_readable on supabase_jobs.job_tables for select to authenticated, service_role using (true);
-grant select on supabase_jobs.job_tables to authenticated, service_role;
-grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supabase_jobs.job_tables to authenticated;
-
-alter table supabase_jobs.transitions enable row level security;
-create policy transitions_readable on supabase_jobs.transitions for select to service_role using (true);
-grant select on supabase_jobs.transitions to service_role;
-
-alter table supabase_jobs.job_kinds enable row level security;
-create policy job_kinds_readable on supabase_jobs.job_kinds for select to authenticated, service_role using (true);
-create policy job_kinds_service_role_writes on supabase_jobs.job_kinds for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.job_kinds from public, anon, authenticated;
-grant select on supabase_jobs.job_kinds to authenticated;
-grant select, insert, update, delete on supabase_jobs.job_kinds to service_role;
-
-alter table supabase_jobs.kind_limits enable row level security;
-create policy kind_limits_service_role on supabase_jobs.kind_limits for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.kind_limits from public, anon, authenticated;
-grant select, insert, update, delete on supabase_jobs.kind_limits to service_role;
-
-alter table supabase_jobs.settings enable row level security;
-create policy settings_service_role_reads on supabase_jobs.settings for select to service_role using (true);
-create policy settings_service_role_updates on supabase_jobs.settings for update to service_role using (true) with check (true);
-revoke all on supabase_jobs.settings from public, anon, authenticated;
-grant select, update on supabase_jobs.settings to service_role;
-
-alter table supabase_jobs.schedules enable row level security;
-create policy schedules_service_role on supabase_jobs.schedules for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.schedules from public, anon, authenticated;
-grant select, insert, update, delete on supabase_jobs.schedules to service_role;
-
+-- Security.
 alter table supabase_jobs.due_wakeups enable row level security;
 create policy due_wakeups_service_role on supabase_jobs.due_wakeups for all to service_role using (true) with check (true);
 revoke all on supabase_jobs.due_wakeups from public, anon, authenticated;
 grant select, delete on supabase_jobs.due_wakeups to service_role;
 
-alter table supabase_jobs.phase_timings enable row level security;
-create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
-  using (owner_id = (select auth.uid()));
-create policy phase_timings_service_role on supabase_jobs.phase_timings for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.phase_timings from public, anon, authenticated;
-grant select on supabase_jobs.phase_timings to authenticated;
-grant select, insert, update, delete on supabase_jobs.phase_timings to service_role;
-
--- The operator views run as the caller: an admin sees every job, a user their own.
-revoke all on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,
-  supabase_jobs.job_failure_rates, supabase_jobs.job_top_errors, supabase_jobs.jobs_overrunning,
-  supabase_jobs.jobs_silent, supabase_jobs.owner_usage from public, anon, authenticated;
-grant select on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,
-  supabase_jobs.job_failure_rates, supabase_jobs.job_top_errors, supabase_jobs.jobs_overrunning,
-  supabase_jobs.jobs_silent, supabase_jobs.owner_usage to service_role, authenticated;
-
--- Realtime: a signed-in user reads the broadcasts of the topics owns_job_topic allows.
-create policy supabase_jobs_read_job_topics on realtime.messages
-  for select to authenticated
-  using (
-    extension = 'broadcast'
-    and topic = (select realtime.topic())
-    and (select supabase_jobs.owns_job_topic((select realtime.topic())))
-  );
-
--- Functions: nobody may call one unless granted below. Those granted to no one
--- (triggers, table setup, the schedule installer, the worker's secret) run as the owner.
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
 revoke all on function
-  public.job_cancel, public.job_children, public.job_enqueue, public.job_enqueue_many,
-  public.job_enqueue_once, public.job_get, public.job_get_many, public.job_hold_reasons,
-  public.job_list_recent, public.job_phase_history, public.job_queue_position,
-  public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
-  public.stage_start, supabase_jobs.uuid_v7, supabase_jobs.batch_max, supabase_jobs.can_transition,
-  supabase_jobs.check_attempt, supabase_jobs.check_batch_items, supabase_jobs.check_close_items, supabase_jobs.check_call,
-  supabase_jobs.check_job_input, supabase_jobs.check_job_options, supabase_jobs.check_tags, supabase_jobs.check_timings,
-  supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
-  supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
-  supabase_jobs.error_max, supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min,
-  supabase_jobs.hold_of_job, supabase_jobs.idempotency_key_max, supabase_jobs.insert_job,
-  supabase_jobs.invalid, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted, supabase_jobs.is_terminal,
-  supabase_jobs.is_worker, supabase_jobs.job_limits, supabase_jobs.job_row_rules,
-  supabase_jobs.job_table_label, supabase_jobs.kind_is_valid, supabase_jobs.kind_max,
-  supabase_jobs.kind_pattern, supabase_jobs.label_as_written, supabase_jobs.limits, supabase_jobs.list_max,
-  supabase_jobs.locale_is_valid, supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default,
-  supabase_jobs.max_attempts_max, supabase_jobs.missed_beats, supabase_jobs.notify_requeued,
-  supabase_jobs.owner_for, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
-  supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
-  supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
-  supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
-  supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,
-  supabase_jobs.without_payload, public.jobs_admin_overview, supabase_jobs.owns_job_topic,
-  public.job_claim, public.job_claim_next, public.job_enqueue_child, public.job_fail,
-  public.job_reclaim_silent, public.job_reclaim_stale, public.job_release, public.job_retry,
-  public.job_set_concurrency, public.job_succeed, public.job_succeed_many,
-  public.job_sync_schedules, public.job_tick, public.job_wait_for_children,
-  supabase_jobs.admissible, supabase_jobs.admit, supabase_jobs.backstop,
-  supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
-  supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
-  supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.reclaim_jobs, supabase_jobs.register_job_kind, supabase_jobs.run_schedule,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
-  supabase_jobs.due_wakeups_sent, supabase_jobs.table_label, supabase_jobs.admit_jobs_inserted, supabase_jobs.after_child_changed, supabase_jobs.child_changed,
-  supabase_jobs.after_jobs_inserted,
-  supabase_jobs.attach_admin_policies, supabase_jobs.attach_admission,
-  supabase_jobs.attach_partition, supabase_jobs.cancel_children, supabase_jobs.check_child_insert,
-  supabase_jobs.children_progress, supabase_jobs.create_job_table, supabase_jobs.guard_job_update,
-  supabase_jobs.install_schedules, supabase_jobs.kick_token,
-  supabase_jobs.job_message, supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.send_job_messages,
-  supabase_jobs.send_statement_messages, supabase_jobs.statement_mark, supabase_jobs.worker_endpoint
+  supabase_jobs.worker_endpoint, supabase_jobs.kick_token, supabase_jobs.kick_body, supabase_jobs.kick,
+  supabase_jobs.due_wakeups_sent, supabase_jobs.after_jobs_inserted, supabase_jobs.notify_requeued,
+  supabase_jobs.backstop, supabase_jobs.leave_due_wakeup, supabase_jobs.kick_due
   from public, anon, authenticated, service_role;
 
--- What users call (each checks its caller: RLS, ownership, the attempt).
+-- Workers and the schedules only.
 grant execute on function
-  public.job_cancel, public.job_children, public.job_enqueue, public.job_enqueue_many,
-  public.job_enqueue_once, public.job_get, public.job_get_many, public.job_hold_reasons,
-  public.job_list_recent, public.job_phase_history, public.job_queue_position,
-  public.job_reschedule, public.job_get_status, public.stage_cancel, public.stage_finish,
-  public.stage_start
-  to authenticated, service_role;
-
--- Helpers those functions, the row rules and the policies call as the caller.
-grant execute on function
-  supabase_jobs.batch_max, supabase_jobs.can_transition, supabase_jobs.check_attempt,
-  supabase_jobs.check_batch_items, supabase_jobs.check_close_items, supabase_jobs.check_call, supabase_jobs.check_job_input,
-  supabase_jobs.check_job_options, supabase_jobs.check_duration, supabase_jobs.check_item_types, supabase_jobs.check_user_priority,
-  supabase_jobs.duration_max_ms, supabase_jobs.name_bad_item, supabase_jobs.priority_min, supabase_jobs.priority_max,
-  supabase_jobs.check_tags, supabase_jobs.check_timings, supabase_jobs.error_max,
-  supabase_jobs.heartbeat_ms_max, supabase_jobs.heartbeat_ms_min, supabase_jobs.hold_of_job,
-  supabase_jobs.idempotency_key_max, supabase_jobs.insert_job, supabase_jobs.invalid,
-  supabase_jobs.is_admin, supabase_jobs.caller_is_trusted, supabase_jobs.is_terminal, supabase_jobs.is_worker,
-  supabase_jobs.job_limits, supabase_jobs.job_row_rules, supabase_jobs.job_table_label,
-  supabase_jobs.kind_is_valid, supabase_jobs.kind_max, supabase_jobs.kind_pattern,
-  supabase_jobs.label_as_written, supabase_jobs.limits, supabase_jobs.list_max, supabase_jobs.locale_is_valid,
-  supabase_jobs.locale_pattern, supabase_jobs.max_attempts_default, supabase_jobs.max_attempts_max,
-  supabase_jobs.missed_beats, supabase_jobs.owner_for,
-  supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
-  supabase_jobs.raise_not_closable, supabase_jobs.record_column, supabase_jobs.record_table,
-  supabase_jobs.require_id, supabase_jobs.resolve_table, supabase_jobs.sentence,
-  supabase_jobs.stage_max, supabase_jobs.stage_token_column, supabase_jobs.start_time,
-  supabase_jobs.tag_max_length, supabase_jobs.tags_max, supabase_jobs.user_message,
-  supabase_jobs.uuid_v7, supabase_jobs.without_payload
-  to authenticated, service_role;
-
--- For signed-in users only: the admin overview (it checks is_admin) and the topic policy.
-grant execute on function
-  public.jobs_admin_overview, supabase_jobs.owns_job_topic
-  to authenticated;
-
--- What workers and the schedules call.
-grant execute on function
-  public.job_claim, public.job_claim_next, public.job_enqueue_child, public.job_fail,
-  public.job_reclaim_silent, public.job_reclaim_stale, public.job_release, public.job_retry,
-  public.job_set_concurrency, public.job_succeed, public.job_succeed_many,
-  public.job_sync_schedules, public.job_tick, public.job_wait_for_children,
-  supabase_jobs.admissible, supabase_jobs.admit, supabase_jobs.backstop,
-  supabase_jobs.check_heartbeat_ms, supabase_jobs.cleanup, supabase_jobs.expire_jobs,
-  supabase_jobs.hold_of, supabase_jobs.insert_child, supabase_jobs.install_recurring,
-  supabase_jobs.kick, supabase_jobs.kick_body, supabase_jobs.reclaim_all,
-  supabase_jobs.reclaim_jobs,
-  supabase_jobs.register_job_kind, supabase_jobs.run_schedule, supabase_jobs.table_label,
-  supabase_jobs.cron_problem, supabase_jobs.kick_due, supabase_jobs.leave_due_wakeup, supabase_jobs.reclaim_table,
-  supabase_jobs.send_statement_messages
+  supabase_jobs.kick_body, supabase_jobs.kick, supabase_jobs.backstop, supabase_jobs.leave_due_wakeup,
+  supabase_jobs.kick_due
   to service_role;
 
 -- ============================================================================
@@ -5948,11 +6115,6 @@ grant delete on supabase_jobs.job to authenticated;
 create policy phase_timings_admins_keep on supabase_jobs.phase_timings for insert to authenticated
   with check ((select supabase_jobs.is_admin()));
 grant insert on supabase_jobs.phase_timings to authenticated;
-
-alter table supabase_jobs.kind_starts enable row level security;
-create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
-grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
 
 revoke all on function
   public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,

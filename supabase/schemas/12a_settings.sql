@@ -38,3 +38,10 @@ comment on column supabase_jobs.settings.cleanup_batch_size is
 comment on column supabase_jobs.settings.cleanup_time_budget is
   'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 insert into supabase_jobs.settings default values;
+
+-- Security.
+alter table supabase_jobs.settings enable row level security;
+create policy settings_service_role_reads on supabase_jobs.settings for select to service_role using (true);
+create policy settings_service_role_updates on supabase_jobs.settings for update to service_role using (true) with check (true);
+revoke all on supabase_jobs.settings from public, anon, authenticated;
+grant select, update on supabase_jobs.settings to service_role;

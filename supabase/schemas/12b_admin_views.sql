@@ -244,3 +244,22 @@ end
 $$;
 comment on function public.jobs_admin_overview is
   'For admins (supabase_jobs.is_admin(): app_metadata.role = ''admin''): the operator views of supabase_jobs (job_counts, job_throughput_hourly, job_latency, job_failure_rates, job_top_errors, jobs_overrunning, jobs_silent, owner_usage) as one JSON object keyed by view name, each an array of its rows. Anyone else: 42501.';
+
+-- Security. The admin views run as the caller: an admin sees every job, a user their own.
+revoke all on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,
+  supabase_jobs.job_failure_rates, supabase_jobs.job_top_errors, supabase_jobs.jobs_overrunning,
+  supabase_jobs.jobs_silent, supabase_jobs.owner_usage from public, anon, authenticated;
+grant select on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,
+  supabase_jobs.job_failure_rates, supabase_jobs.job_top_errors, supabase_jobs.jobs_overrunning,
+  supabase_jobs.jobs_silent, supabase_jobs.owner_usage to service_role, authenticated;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.attach_admin_policies, public.jobs_admin_overview
+  from public, anon, authenticated, service_role;
+
+-- Signed-in users only: the overview checks is_admin itself.
+grant execute on function
+  public.jobs_admin_overview
+  to authenticated;

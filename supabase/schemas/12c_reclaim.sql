@@ -108,3 +108,16 @@ end
 $$;
 comment on function public.job_reclaim_silent is
   'What the reclaim schedule does, on one job table (supabase_jobs.reclaim_table with settings.stale_after): readmits running jobs whose worker missed supabase_jobs.missed_beats() of the heartbeats it declared at claim (heartbeat_ms), and jobs silent for settings.stale_after when that is set: back to queued, or failed with a sentence once max_attempts is spent; and closes queued jobs past expires_at as failed (expired). With settings.stale_after null (the default) a job claimed without a declared heartbeat is never touched: nothing is guessed.';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.reclaim_jobs, supabase_jobs.reclaim_all, supabase_jobs.reclaim_table,
+  public.job_reclaim_stale, public.job_reclaim_silent
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.reclaim_jobs, supabase_jobs.reclaim_all, supabase_jobs.reclaim_table,
+  public.job_reclaim_stale, public.job_reclaim_silent
+  to service_role;

@@ -115,3 +115,23 @@ end
 $$;
 comment on function supabase_jobs.cleanup is
   'The supabase-jobs-cleanup schedule (hourly): deletes cron.job_run_details older than settings.cron_history_retention and, when settings.finished_retention is set, finished jobs older than that, in statements of settings.cleanup_batch_size rows (FOR UPDATE SKIP LOCKED) for at most settings.cleanup_time_budget; the timings of deleted done jobs are kept in supabase_jobs.phase_timings. One row per job table: how many it deleted.';
+
+-- Security.
+alter table supabase_jobs.phase_timings enable row level security;
+create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
+  using (owner_id = (select auth.uid()));
+create policy phase_timings_service_role on supabase_jobs.phase_timings for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.phase_timings from public, anon, authenticated;
+grant select on supabase_jobs.phase_timings to authenticated;
+grant select, insert, update, delete on supabase_jobs.phase_timings to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.expire_jobs, supabase_jobs.cleanup
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.expire_jobs, supabase_jobs.cleanup
+  to service_role;

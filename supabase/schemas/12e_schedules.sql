@@ -248,3 +248,22 @@ end
 $$;
 comment on function supabase_jobs.install_schedules() is
   'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim and supabase-jobs-due (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
+
+-- Security.
+alter table supabase_jobs.schedules enable row level security;
+create policy schedules_service_role on supabase_jobs.schedules for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.schedules from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.schedules to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.cron_problem, public.job_sync_schedules, supabase_jobs.run_schedule,
+  supabase_jobs.install_recurring, supabase_jobs.install_schedules
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.cron_problem, public.job_sync_schedules, supabase_jobs.run_schedule,
+  supabase_jobs.install_recurring
+  to service_role;

@@ -384,11 +384,6 @@ create policy phase_timings_admins_keep on supabase_jobs.phase_timings for inser
   with check ((select supabase_jobs.is_admin()));
 grant insert on supabase_jobs.phase_timings to authenticated;
 
-alter table supabase_jobs.kind_starts enable row level security;
-create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
-grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
-
 revoke all on function
   public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,
   public.job_delete_finished, public.job_admin_kinds, supabase_jobs.require_admin, supabase_jobs.check_kind_arg,

@@ -120,7 +120,7 @@ create or replace function supabase_jobs.brand_new() returns int language sql se
 		expect(result.replaced).toEqual([]);
 		expect(result.left).toEqual([
 			'grant execute on function public.job_claim(uuid, text, integer) to authenticated;',
-			'new function supabase_jobs.brand_new: add it to the file of its concern, its grant to 14_security.sql',
+			'new function supabase_jobs.brand_new: add it to the file of its concern, its revoke and grants at the end of that file',
 		]);
 	});
 });
