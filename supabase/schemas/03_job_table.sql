@@ -447,7 +447,7 @@ as $$
   select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
 $$;
 comment on function supabase_jobs.label_as_written is
-  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked: job_table_label checks it against the registry.';
+  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked and inlined: not a second way to resolve a label but the first half of job_table_label. The hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with it, so a call that lands pays no lookup of the registry and checks its own arguments first; only when no row lands do they call job_table_label. Every other entry point calls job_table_label first.';
 
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
@@ -470,6 +470,8 @@ begin
   return wanted;
 end
 $$;
+comment on function supabase_jobs.job_table_label is
+  'The label of a registered job table (''public.jobs'' -> ''jobs''): label_as_written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (label_as_written) only when no row lands.';
 
 create or replace function supabase_jobs.resolve_table(job_table text)
 returns regclass

@@ -2,7 +2,10 @@
 -- (succeed, fail, retry, release, cancel, reschedule). Each acts only on the
 -- attempt that holds the job; any other attempt is told why it lost the job by
 -- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
--- worker that went quiet can never overwrite its successor.
+-- worker that went quiet can never overwrite its successor. The table's label:
+-- job_tick and job_succeed (one row, the hot path) match with label_as_written
+-- and check the name (job_table_label) only when no row lands; the other closes
+-- check it first with job_table_label (both functions' comments say why).
 
 create or replace function supabase_jobs.raise_not_closable(label text, job_id uuid, expected_attempt integer, action text)
 returns void

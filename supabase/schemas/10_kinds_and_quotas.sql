@@ -43,7 +43,7 @@ create table supabase_jobs.kind_limits (
 comment on table supabase_jobs.kind_limits is
   'What holds a kind back at claim, per job table: max_running across all workers, max_running_per_key per concurrency_key (job_set_concurrency), a pause (job_pause_kind / job_resume_kind) and a rate limit (job_set_rate_limit). A row exists only while one of them is set, so a table without any keeps the unlimited claim.';
 comment on column supabase_jobs.kind_limits.paused_at is
-  'Set: an operator paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
+  'Set: an admin paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
 comment on column supabase_jobs.kind_limits.rate_starts is
   'At most this many jobs of the kind start in any rate_per_ms milliseconds (job_set_rate_limit); null: no rate limit.';
 comment on column supabase_jobs.kind_limits.rate_per_ms is

@@ -243,7 +243,7 @@ begin
 end
 $$;
 comment on function public.jobs_admin_overview is
-  'For admins (supabase_jobs.is_admin(): app_metadata.role = ''admin''): the operator views of supabase_jobs (job_counts, job_throughput_hourly, job_latency, job_failure_rates, job_top_errors, jobs_overrunning, jobs_silent, owner_usage) as one JSON object keyed by view name, each an array of its rows. Anyone else: 42501.';
+  'For admins (supabase_jobs.is_admin(): app_metadata.role = ''admin''): the admin views of supabase_jobs (job_counts, job_throughput_hourly, job_latency, job_failure_rates, job_top_errors, jobs_overrunning, jobs_silent, owner_usage) as one JSON object keyed by view name, each an array of its rows. Anyone else: 42501.';
 
 -- Security. The admin views run as the caller: an admin sees every job, a user their own.
 revoke all on supabase_jobs.job_counts, supabase_jobs.job_throughput_hourly, supabase_jobs.job_latency,

@@ -1,4 +1,4 @@
--- Admin actions: what an operator does from a dashboard. Admins (JWT
+-- Admin actions: what an admin does from a dashboard. Admins (JWT
 -- app_metadata.role = 'admin', supabase_jobs.is_admin) and the service role
 -- cancel jobs in bulk (each through job_cancel, so children and Realtime follow
 -- as for one), pause and resume a kind, limit a kind's starts per interval,
