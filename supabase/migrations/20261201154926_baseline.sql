@@ -3411,7 +3411,9 @@ $$;
 comment on function public.job_set_concurrency is
   'Limits how many jobs of a kind run at once: max_running across all workers, max_running_per_key per concurrency_key (null: no limit; both null removes the limits). Service role.';
 
--- Security.
+-- Security: users read the registered kinds, workers write them; the concurrency,
+-- pause and rate state is the workers' (admins act on it through the policies
+-- of 17_admin_actions).
 alter table supabase_jobs.job_kinds enable row level security;
 create policy job_kinds_readable on supabase_jobs.job_kinds for select to authenticated, service_role using (true);
 create policy job_kinds_service_role_writes on supabase_jobs.job_kinds for all to service_role using (true) with check (true);
@@ -3804,7 +3806,8 @@ comment on column supabase_jobs.settings.cleanup_time_budget is
   'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 insert into supabase_jobs.settings default values;
 
--- Security.
+-- Security: only workers (service_role) read and update the one row; no one
+-- inserts or deletes it.
 alter table supabase_jobs.settings enable row level security;
 create policy settings_service_role_reads on supabase_jobs.settings for select to service_role using (true);
 create policy settings_service_role_updates on supabase_jobs.settings for update to service_role using (true) with check (true);
@@ -4331,7 +4334,8 @@ $$;
 comment on function supabase_jobs.cleanup is
   'The supabase-jobs-cleanup schedule (hourly): deletes cron.job_run_details older than settings.cron_history_retention and, when settings.finished_retention is set, finished jobs older than that, in statements of settings.cleanup_batch_size rows (FOR UPDATE SKIP LOCKED) for at most settings.cleanup_time_budget; the timings of deleted done jobs are kept in supabase_jobs.phase_timings. One row per job table: how many it deleted.';
 
--- Security.
+-- Security: users read the kept timings of their own jobs (as they read their
+-- jobs); workers and the cleanup write them.
 alter table supabase_jobs.phase_timings enable row level security;
 create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
   using (owner_id = (select auth.uid()));
@@ -4606,7 +4610,8 @@ $$;
 comment on function supabase_jobs.install_schedules() is
   'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim and supabase-jobs-due (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
 
--- Security.
+-- Security: the declared schedules are written and read by workers only
+-- (job_sync_schedules, as the service role).
 alter table supabase_jobs.schedules enable row level security;
 create policy schedules_service_role on supabase_jobs.schedules for all to service_role using (true) with check (true);
 revoke all on supabase_jobs.schedules from public, anon, authenticated;
@@ -4945,7 +4950,7 @@ $$;
 comment on function supabase_jobs.kick_due is
   'The supabase-jobs-due schedule (every 5 seconds on pg_cron 1.5 and later, else every minute): takes the due wake-ups (supabase_jobs.due_wakeups) whose time has come and sends one wake-up per job table and kind, so a job queued for later or retried after a backoff starts within seconds of its time. Returns the number queued.';
 
--- Security.
+-- Security: the due wake-ups are for workers and the schedules only.
 alter table supabase_jobs.due_wakeups enable row level security;
 create policy due_wakeups_service_role on supabase_jobs.due_wakeups for all to service_role using (true) with check (true);
 revoke all on supabase_jobs.due_wakeups from public, anon, authenticated;

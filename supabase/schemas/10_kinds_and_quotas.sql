@@ -514,7 +514,9 @@ $$;
 comment on function public.job_set_concurrency is
   'Limits how many jobs of a kind run at once: max_running across all workers, max_running_per_key per concurrency_key (null: no limit; both null removes the limits). Service role.';
 
--- Security.
+-- Security: users read the registered kinds, workers write them; the concurrency,
+-- pause and rate state is the workers' (admins act on it through the policies
+-- of 17_admin_actions).
 alter table supabase_jobs.job_kinds enable row level security;
 create policy job_kinds_readable on supabase_jobs.job_kinds for select to authenticated, service_role using (true);
 create policy job_kinds_service_role_writes on supabase_jobs.job_kinds for all to service_role using (true) with check (true);

@@ -39,7 +39,8 @@ comment on column supabase_jobs.settings.cleanup_time_budget is
   'How long one cleanup run keeps deleting batches (each job table gets at least one); what is left waits for the next run (hourly). A run is one transaction: keep it short on a busy table.';
 insert into supabase_jobs.settings default values;
 
--- Security.
+-- Security: only workers (service_role) read and update the one row; no one
+-- inserts or deletes it.
 alter table supabase_jobs.settings enable row level security;
 create policy settings_service_role_reads on supabase_jobs.settings for select to service_role using (true);
 create policy settings_service_role_updates on supabase_jobs.settings for update to service_role using (true) with check (true);

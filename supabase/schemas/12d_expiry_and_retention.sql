@@ -116,7 +116,8 @@ $$;
 comment on function supabase_jobs.cleanup is
   'The supabase-jobs-cleanup schedule (hourly): deletes cron.job_run_details older than settings.cron_history_retention and, when settings.finished_retention is set, finished jobs older than that, in statements of settings.cleanup_batch_size rows (FOR UPDATE SKIP LOCKED) for at most settings.cleanup_time_budget; the timings of deleted done jobs are kept in supabase_jobs.phase_timings. One row per job table: how many it deleted.';
 
--- Security.
+-- Security: users read the kept timings of their own jobs (as they read their
+-- jobs); workers and the cleanup write them.
 alter table supabase_jobs.phase_timings enable row level security;
 create policy phase_timings_owner_reads on supabase_jobs.phase_timings for select to authenticated
   using (owner_id = (select auth.uid()));

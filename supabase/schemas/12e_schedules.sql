@@ -249,7 +249,8 @@ $$;
 comment on function supabase_jobs.install_schedules() is
   'Creates or replaces the pg_cron schedules supabase-jobs-backstop (every minute), supabase-jobs-reclaim and supabase-jobs-due (every 5 seconds on pg_cron 1.5 and later, else every minute, with a notice), supabase-jobs-cleanup (hourly at minute 17) and one supabase-jobs-schedule:<name> per recurring schedule. Returns how many; 0 with a notice when pg_cron is not enabled.';
 
--- Security.
+-- Security: the declared schedules are written and read by workers only
+-- (job_sync_schedules, as the service role).
 alter table supabase_jobs.schedules enable row level security;
 create policy schedules_service_role on supabase_jobs.schedules for all to service_role using (true) with check (true);
 revoke all on supabase_jobs.schedules from public, anon, authenticated;

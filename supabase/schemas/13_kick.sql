@@ -314,7 +314,7 @@ $$;
 comment on function supabase_jobs.kick_due is
   'The supabase-jobs-due schedule (every 5 seconds on pg_cron 1.5 and later, else every minute): takes the due wake-ups (supabase_jobs.due_wakeups) whose time has come and sends one wake-up per job table and kind, so a job queued for later or retried after a backoff starts within seconds of its time. Returns the number queued.';
 
--- Security.
+-- Security: the due wake-ups are for workers and the schedules only.
 alter table supabase_jobs.due_wakeups enable row level security;
 create policy due_wakeups_service_role on supabase_jobs.due_wakeups for all to service_role using (true) with check (true);
 revoke all on supabase_jobs.due_wakeups from public, anon, authenticated;
