@@ -17,7 +17,9 @@ if (!path) {
 const r = await foldMigration(await readFile(path, 'utf8'));
 for (const f of r.replaced) console.log(`replaced ${f.name} in supabase/schemas/${f.file}`);
 if (r.left.length) {
-	console.log(`\nleft for you to place in supabase/schemas (grants go to 14_security.sql):`);
+	console.log(
+		`\nleft for you to place in supabase/schemas (a grant goes at the end of the file that defines its object):`,
+	);
 	for (const s of r.left) console.log(`  ${s}`);
 }
 console.log(`\nnext: delete ${path}, run npm run gen:migration, then test/sql/schema-files.test.ts`);

@@ -55,3 +55,24 @@ set search_path = ''
 as $$ begin return status in ('done', 'failed', 'cancelled'); end $$;
 comment on function supabase_jobs.is_terminal is
   'done, failed and cancelled: the watch ends, the payload is gone, nothing changes afterwards.';
+
+-- Security: the schema is used by signed-in users and workers only (anon gets
+-- nothing); the legal transitions are for workers to read.
+revoke all on schema supabase_jobs from public;
+grant usage on schema supabase_jobs to authenticated, service_role;
+grant usage on type public.job_status to authenticated, service_role;
+
+alter table supabase_jobs.transitions enable row level security;
+create policy transitions_readable on supabase_jobs.transitions for select to service_role using (true);
+grant select on supabase_jobs.transitions to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.can_transition, supabase_jobs.is_terminal
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.can_transition, supabase_jobs.is_terminal
+  to authenticated, service_role;

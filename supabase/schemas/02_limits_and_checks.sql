@@ -475,3 +475,44 @@ begin
   end if;
 end
 $$;
+
+-- Security: the limits' type is read by everyone who calls job_limits.
+grant usage on type supabase_jobs.job_limit_values to authenticated, service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.kind_max, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
+  supabase_jobs.error_max, supabase_jobs.stage_max, supabase_jobs.max_attempts_max,
+  supabase_jobs.max_attempts_default, supabase_jobs.list_max, supabase_jobs.batch_max,
+  supabase_jobs.duration_max_ms, supabase_jobs.priority_min, supabase_jobs.priority_max,
+  supabase_jobs.heartbeat_ms_min, supabase_jobs.heartbeat_ms_max, supabase_jobs.missed_beats,
+  supabase_jobs.tags_max, supabase_jobs.tag_max_length, supabase_jobs.idempotency_key_max,
+  supabase_jobs.kind_pattern, supabase_jobs.locale_pattern, supabase_jobs.job_limits, supabase_jobs.limits,
+  supabase_jobs.invalid, supabase_jobs.sentence, supabase_jobs.user_message, supabase_jobs.kind_is_valid,
+  supabase_jobs.locale_is_valid, supabase_jobs.require_id, supabase_jobs.check_attempt,
+  supabase_jobs.check_heartbeat_ms, supabase_jobs.check_timings, supabase_jobs.check_tags,
+  supabase_jobs.check_duration, supabase_jobs.start_time, supabase_jobs.check_job_options,
+  supabase_jobs.check_job_input, supabase_jobs.check_batch_items, supabase_jobs.check_call
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.kind_max, supabase_jobs.params_max_bytes, supabase_jobs.payload_max_bytes,
+  supabase_jobs.error_max, supabase_jobs.stage_max, supabase_jobs.max_attempts_max,
+  supabase_jobs.max_attempts_default, supabase_jobs.list_max, supabase_jobs.batch_max,
+  supabase_jobs.duration_max_ms, supabase_jobs.priority_min, supabase_jobs.priority_max,
+  supabase_jobs.heartbeat_ms_min, supabase_jobs.heartbeat_ms_max, supabase_jobs.missed_beats,
+  supabase_jobs.tags_max, supabase_jobs.tag_max_length, supabase_jobs.idempotency_key_max,
+  supabase_jobs.kind_pattern, supabase_jobs.locale_pattern, supabase_jobs.job_limits, supabase_jobs.limits,
+  supabase_jobs.invalid, supabase_jobs.sentence, supabase_jobs.user_message, supabase_jobs.kind_is_valid,
+  supabase_jobs.locale_is_valid, supabase_jobs.require_id, supabase_jobs.check_attempt,
+  supabase_jobs.check_timings, supabase_jobs.check_tags, supabase_jobs.check_duration,
+  supabase_jobs.start_time, supabase_jobs.check_job_options, supabase_jobs.check_job_input,
+  supabase_jobs.check_batch_items, supabase_jobs.check_call
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.check_heartbeat_ms
+  to service_role;

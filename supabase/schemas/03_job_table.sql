@@ -447,7 +447,7 @@ as $$
   select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
 $$;
 comment on function supabase_jobs.label_as_written is
-  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked: job_table_label checks it against the registry.';
+  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked and inlined: not a second way to resolve a label but the first half of job_table_label. The hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with it, so a call that lands pays no lookup of the registry and checks its own arguments first; only when no row lands do they call job_table_label. Every other entry point calls job_table_label first.';
 
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
@@ -470,6 +470,8 @@ begin
   return wanted;
 end
 $$;
+comment on function supabase_jobs.job_table_label is
+  'The label of a registered job table (''public.jobs'' -> ''jobs''): label_as_written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (label_as_written) only when no row lands.';
 
 create or replace function supabase_jobs.resolve_table(job_table text)
 returns regclass
@@ -602,3 +604,55 @@ end
 $$;
 comment on function supabase_jobs.create_job_table is
   'Creates a job table under a name you choose (one per kind of long work, e.g. exports): a partition of supabase_jobs.job with its checks, indexes, triggers, RLS, grants and comments. Example: select supabase_jobs.create_job_table(''exports'');';
+
+-- Security, as every schema file grants its own objects: signed-in users
+-- (authenticated) read, enqueue and cancel their own jobs through RLS and the
+-- job_* functions granted to them; workers run as service_role, which bypasses
+-- RLS; anon gets nothing; admins (is_admin) read and cancel every job. Every
+-- table has RLS and explicit grants; every function's EXECUTE is revoked from
+-- PUBLIC and granted by name at the end of the file that defines it.
+-- The job row: users read and cancel their own (admins every one) and insert
+-- their own, through the columns an enqueue sets; workers do everything.
+grant usage on type supabase_jobs.job to authenticated, service_role;
+alter table supabase_jobs.job enable row level security;
+create policy owner_reads on supabase_jobs.job for select to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+create policy owner_enqueues on supabase_jobs.job for insert to authenticated
+  with check (owner_id = (select auth.uid()));
+create policy owner_cancels on supabase_jobs.job for update to authenticated
+  using (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()))
+  with check (owner_id = (select auth.uid()) or (select supabase_jobs.is_admin()));
+revoke all on supabase_jobs.job from public, anon, authenticated;
+grant select on supabase_jobs.job to authenticated;
+grant insert (job_table, kind, params, payload, max_attempts, locale, owner_id, available_at, tags, idempotency_key,
+              idempotency_expires_at, priority, expires_at, concurrency_key) on supabase_jobs.job to authenticated;
+grant update (status, error, available_at) on supabase_jobs.job to authenticated;
+grant select, insert, update, delete on supabase_jobs.job to service_role;
+
+-- The registry of job tables: readable (users see their quotas), written by create_job_table.
+alter table supabase_jobs.job_tables enable row level security;
+create policy job_tables_readable on supabase_jobs.job_tables for select to authenticated, service_role using (true);
+grant select on supabase_jobs.job_tables to authenticated, service_role;
+grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supabase_jobs.job_tables to authenticated;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
+  supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
+  supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
+  supabase_jobs.create_job_table
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
+  supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.table_label
+  to service_role;

@@ -117,3 +117,14 @@ end
 $$;
 comment on function public.job_claim_next is
   'Claims up to limit queued jobs of the given kinds (all kinds when null), oldest first, skipping rows other workers hold (FOR UPDATE SKIP LOCKED). heartbeat_ms as in job_claim.';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  public.job_claim, public.job_claim_next
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  public.job_claim, public.job_claim_next
+  to service_role;

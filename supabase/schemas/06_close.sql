@@ -2,7 +2,10 @@
 -- (succeed, fail, retry, release, cancel, reschedule). Each acts only on the
 -- attempt that holds the job; any other attempt is told why it lost the job by
 -- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
--- worker that went quiet can never overwrite its successor.
+-- worker that went quiet can never overwrite its successor. The table's label:
+-- job_tick and job_succeed (one row, the hot path) match with label_as_written
+-- and check the name (job_table_label) only when no row lands; the other closes
+-- check it first with job_table_label (both functions' comments say why).
 
 create or replace function supabase_jobs.raise_not_closable(label text, job_id uuid, expected_attempt integer, action text)
 returns void
@@ -400,3 +403,22 @@ end
 $$;
 comment on function public.job_cancel is
   'Asks a job to stop: queued/running -> cancelled, payload dropped. Idempotent: no row back for an unknown, finished or already cancelled job (a long reason is shortened, never refused). The worker learns it on its next tick.';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.raise_not_closable, public.job_tick, public.job_succeed, supabase_jobs.check_close_items,
+  public.job_succeed_many, public.job_fail, public.job_retry, public.job_release, public.job_reschedule,
+  public.job_cancel
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.raise_not_closable, supabase_jobs.check_close_items, public.job_reschedule, public.job_cancel
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  public.job_tick, public.job_succeed, public.job_succeed_many, public.job_fail, public.job_retry,
+  public.job_release
+  to service_role;

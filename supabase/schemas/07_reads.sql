@@ -234,3 +234,16 @@ end
 $$;
 comment on function public.job_phase_history is
   'Phase timings of the latest done jobs of a kind, newest first, including those retention deleted (supabase_jobs.phase_timings): what PhasePlan.fromHistory fits medians and per-kilochar slopes from.';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  public.job_get, public.job_get_many, public.job_get_status, public.job_list_recent,
+  public.job_queue_position, public.job_hold_reasons, public.job_phase_history
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  public.job_get, public.job_get_many, public.job_get_status, public.job_list_recent,
+  public.job_queue_position, public.job_hold_reasons, public.job_phase_history
+  to authenticated, service_role;

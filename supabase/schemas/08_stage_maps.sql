@@ -230,3 +230,16 @@ end
 $$;
 comment on function public.stage_cancel is
   'Cancels the running stages of a record in one statement; returns {"cancelled": [...], "ignored": [...]} (a finished or never-run stage is ignored, never an error).';
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.record_table, supabase_jobs.record_column, supabase_jobs.stage_token_column,
+  public.stage_start, public.stage_finish, public.stage_cancel
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.record_table, supabase_jobs.record_column, supabase_jobs.stage_token_column,
+  public.stage_start, public.stage_finish, public.stage_cancel
+  to authenticated, service_role;

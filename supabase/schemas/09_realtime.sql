@@ -7,7 +7,8 @@
 -- a batched claim or close sends its rows' in one insert (send_statement_messages).
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
--- it cannot, the messages are dropped with a warning. Readers: 14_security.
+-- it cannot, the messages are dropped with a warning. Readers: the topic policy
+-- at the end of this file (owns_job_topic).
 
 create or replace function supabase_jobs.realtime_probe()
 returns boolean
@@ -178,3 +179,55 @@ end
 $$;
 comment on function supabase_jobs.send_statement_messages is
   'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
+
+-- Who reads a topic: a user jobs:<their id>, where every change of their jobs is
+-- sent; an admin any jobs:<owner> and job:<id>.
+create or replace function supabase_jobs.owns_job_topic(topic text)
+returns boolean
+language plpgsql stable
+security definer
+set search_path = ''
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+  uid uuid := (select auth.uid());
+begin
+  if uid is null or topic is null then
+    return false;
+  end if;
+  -- A user's jobs (and their children) speak on jobs:<uid> only.
+  if topic = 'jobs:' || uid::text then
+    return true;
+  end if;
+  return supabase_jobs.is_admin() and topic ~ '^jobs?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+end
+$$;
+comment on function supabase_jobs.owns_job_topic is
+  'True when the caller (auth.uid()) may read Realtime topic jobs:<uid> (their own jobs, where every change of a job they own is sent), or, for an admin, any jobs:<owner> or job:<id>. Used by the realtime.messages policy supabase_jobs_read_job_topics. Runs as its owner (SECURITY DEFINER): the realtime.messages policy calls it as the joining user, each join; it reads only the caller''s own claims (auth.uid(), is_admin).';
+
+-- Realtime: a signed-in user reads the broadcasts of the topics owns_job_topic allows.
+create policy supabase_jobs_read_job_topics on realtime.messages
+  for select to authenticated
+  using (
+    extension = 'broadcast'
+    and topic = (select realtime.topic())
+    and (select supabase_jobs.owns_job_topic((select realtime.topic())))
+  );
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.job_message,
+  supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
+  supabase_jobs.owns_job_topic
+  from public, anon, authenticated, service_role;
+
+-- Signed-in users only: the Realtime topic policy calls it as the joining user.
+grant execute on function
+  supabase_jobs.owns_job_topic
+  to authenticated;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.send_statement_messages
+  to service_role;

@@ -43,7 +43,7 @@ create table supabase_jobs.kind_limits (
 comment on table supabase_jobs.kind_limits is
   'What holds a kind back at claim, per job table: max_running across all workers, max_running_per_key per concurrency_key (job_set_concurrency), a pause (job_pause_kind / job_resume_kind) and a rate limit (job_set_rate_limit). A row exists only while one of them is set, so a table without any keeps the unlimited claim.';
 comment on column supabase_jobs.kind_limits.paused_at is
-  'Set: an operator paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
+  'Set: an admin paused the kind (job_pause_kind); no job of it is claimed until job_resume_kind.';
 comment on column supabase_jobs.kind_limits.rate_starts is
   'At most this many jobs of the kind start in any rate_per_ms milliseconds (job_set_rate_limit); null: no rate limit.';
 comment on column supabase_jobs.kind_limits.rate_per_ms is
@@ -513,3 +513,42 @@ end
 $$;
 comment on function public.job_set_concurrency is
   'Limits how many jobs of a kind run at once: max_running across all workers, max_running_per_key per concurrency_key (null: no limit; both null removes the limits). Service role.';
+
+-- Security: users read the registered kinds, workers write them; the concurrency,
+-- pause and rate state is the workers' (admins act on it through the policies
+-- of 17_admin_actions).
+alter table supabase_jobs.job_kinds enable row level security;
+create policy job_kinds_readable on supabase_jobs.job_kinds for select to authenticated, service_role using (true);
+create policy job_kinds_service_role_writes on supabase_jobs.job_kinds for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.job_kinds from public, anon, authenticated;
+grant select on supabase_jobs.job_kinds to authenticated;
+grant select, insert, update, delete on supabase_jobs.job_kinds to service_role;
+
+alter table supabase_jobs.kind_limits enable row level security;
+create policy kind_limits_service_role on supabase_jobs.kind_limits for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.kind_limits from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.kind_limits to service_role;
+
+alter table supabase_jobs.kind_starts enable row level security;
+create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
+grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.register_job_kind, supabase_jobs.check_user_priority, supabase_jobs.admit_jobs_inserted,
+  supabase_jobs.attach_admission, supabase_jobs.hold_of, supabase_jobs.hold_of_job, supabase_jobs.admissible,
+  supabase_jobs.admit, public.job_set_concurrency
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  supabase_jobs.check_user_priority, supabase_jobs.hold_of_job
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.register_job_kind, supabase_jobs.hold_of, supabase_jobs.admissible, supabase_jobs.admit,
+  public.job_set_concurrency
+  to service_role;

@@ -286,3 +286,21 @@ create trigger after_child_inserted after insert on supabase_jobs.job for each r
   when (new.parent_id is not null) execute function supabase_jobs.after_child_changed();
 create trigger cancel_children after update on supabase_jobs.job for each row
   when (new.status = 'cancelled') execute function supabase_jobs.cancel_children();
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.insert_child, public.job_enqueue_child, public.job_children, supabase_jobs.children_progress,
+  supabase_jobs.check_child_insert, supabase_jobs.child_changed, supabase_jobs.after_child_changed,
+  supabase_jobs.cancel_children, public.job_wait_for_children
+  from public, anon, authenticated, service_role;
+
+-- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
+grant execute on function
+  public.job_children
+  to authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.insert_child, public.job_enqueue_child, public.job_wait_for_children
+  to service_role;

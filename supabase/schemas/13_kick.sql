@@ -313,3 +313,23 @@ end
 $$;
 comment on function supabase_jobs.kick_due is
   'The supabase-jobs-due schedule (every 5 seconds on pg_cron 1.5 and later, else every minute): takes the due wake-ups (supabase_jobs.due_wakeups) whose time has come and sends one wake-up per job table and kind, so a job queued for later or retried after a backoff starts within seconds of its time. Returns the number queued.';
+
+-- Security: the due wake-ups are for workers and the schedules only.
+alter table supabase_jobs.due_wakeups enable row level security;
+create policy due_wakeups_service_role on supabase_jobs.due_wakeups for all to service_role using (true) with check (true);
+revoke all on supabase_jobs.due_wakeups from public, anon, authenticated;
+grant select, delete on supabase_jobs.due_wakeups to service_role;
+
+-- Functions: nobody may call one unless granted below; one granted to no one
+-- (a trigger, setup) runs only as its owner.
+revoke all on function
+  supabase_jobs.worker_endpoint, supabase_jobs.kick_token, supabase_jobs.kick_body, supabase_jobs.kick,
+  supabase_jobs.due_wakeups_sent, supabase_jobs.after_jobs_inserted, supabase_jobs.notify_requeued,
+  supabase_jobs.backstop, supabase_jobs.leave_due_wakeup, supabase_jobs.kick_due
+  from public, anon, authenticated, service_role;
+
+-- Workers and the schedules only.
+grant execute on function
+  supabase_jobs.kick_body, supabase_jobs.kick, supabase_jobs.backstop, supabase_jobs.leave_due_wakeup,
+  supabase_jobs.kick_due
+  to service_role;

@@ -1,4 +1,4 @@
--- Admin actions: what an operator does from a dashboard. Admins (JWT
+-- Admin actions: what an admin does from a dashboard. Admins (JWT
 -- app_metadata.role = 'admin', supabase_jobs.is_admin) and the service role
 -- cancel jobs in bulk (each through job_cancel, so children and Realtime follow
 -- as for one), pause and resume a kind, limit a kind's starts per interval,
@@ -383,11 +383,6 @@ grant delete on supabase_jobs.job to authenticated;
 create policy phase_timings_admins_keep on supabase_jobs.phase_timings for insert to authenticated
   with check ((select supabase_jobs.is_admin()));
 grant insert on supabase_jobs.phase_timings to authenticated;
-
-alter table supabase_jobs.kind_starts enable row level security;
-create policy kind_starts_service_role on supabase_jobs.kind_starts for all to service_role using (true) with check (true);
-revoke all on supabase_jobs.kind_starts from public, anon, authenticated;
-grant select, insert, update, delete on supabase_jobs.kind_starts to service_role;
 
 revoke all on function
   public.job_cancel_many, public.job_pause_kind, public.job_resume_kind, public.job_set_rate_limit,

@@ -1,6 +1,6 @@
 /**
- * public.jobs_admin_overview() (migration 20261202300000_admin_overview.sql):
- * the operator views as one JSON document for an admin (JWT app_metadata.role
+ * public.jobs_admin_overview() (supabase/schemas/12b_admin_views.sql):
+ * the admin views as one JSON document for an admin (JWT app_metadata.role
  * = 'admin'), counting every user's jobs; refused (42501) to everyone else.
  */
 import type postgres from 'postgres';

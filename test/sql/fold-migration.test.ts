@@ -89,7 +89,7 @@ describe('folding a migration into supabase/schemas', () => {
 		const result = await foldMigration(MIGRATION, dir);
 		expect(result.left).toEqual([]);
 		expect(result.replaced.map((r) => r.name)).toEqual(['public.job_reclaim_silent', 'supabase_jobs.kind_max']);
-		const folded = await readFile(join(dir, '12_operators.sql'), 'utf8');
+		const folded = await readFile(join(dir, '12c_reclaim.sql'), 'utf8');
 		expect(folded.match(/create or replace function public\.job_reclaim_silent\(/g)).toHaveLength(1);
 		expect(folded.match(/comment on function public\.job_reclaim_silent\b/g)).toHaveLength(1);
 		expect(folded).toContain("set search_path = ''\nset plan_cache_mode = force_generic_plan\nas $$");
@@ -120,7 +120,7 @@ create or replace function supabase_jobs.brand_new() returns int language sql se
 		expect(result.replaced).toEqual([]);
 		expect(result.left).toEqual([
 			'grant execute on function public.job_claim(uuid, text, integer) to authenticated;',
-			'new function supabase_jobs.brand_new: add it to the file of its concern, its grant to 14_security.sql',
+			'new function supabase_jobs.brand_new: add it to the file of its concern, its revoke and grants at the end of that file',
 		]);
 	});
 });

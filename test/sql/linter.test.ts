@@ -99,7 +99,7 @@ const RUN: Record<string, Run> = {
 	'0026_pg_graphql_anon_table_exposed': { title: 'anon sees no table of ours in the GraphQL schema' },
 	'0027_pg_graphql_authenticated_table_exposed': {
 		title:
-			'signed-in users see only the job tables, the job table registry, the registered kinds, their own kept timings and the operator views (their own rows, all for an admin) in the GraphQL schema',
+			'signed-in users see only the job tables, the job table registry, the registered kinds, their own kept timings and the admin views (their own rows, all for an admin) in the GraphQL schema',
 		accepted: [
 			...['jobs', 'exports', 'document_analyses'].map((t) => ({
 				detail:
@@ -189,7 +189,7 @@ const RUN: Record<string, Run> = {
 					`\`authenticated\` role can \`SELECT\` it. Revoke \`SELECT\` from \`authenticated\` if it should not ` +
 					`be discoverable to every account.`,
 				why:
-					'an operator view: jobs_admin_overview (SECURITY INVOKER) reads it as the admin calling it; ' +
+					'an admin view: jobs_admin_overview (SECURITY INVOKER) reads it as the admin calling it; ' +
 					'security_invoker, so RLS limits anyone else to their own jobs, and supabase_jobs is on no ' +
 					'search_path pg_graphql reflects',
 			})),

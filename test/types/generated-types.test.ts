@@ -18,7 +18,7 @@ describe('generated database types', () => {
 		).toBe(true);
 	});
 
-	it('covers the job tables, operator views and job functions, and no demo table; JOB_STATUSES is its enum', async () => {
+	it('covers the job tables, admin views and job functions, and no demo table; JOB_STATUSES is its enum', async () => {
 		const text = await readFile(DATABASE_TYPES_FILE, 'utf8');
 		const { Constants } = await import('../../src/lib/database.types.ts');
 		const { JOB_STATUSES } = await import('../../src/lib/state.ts');

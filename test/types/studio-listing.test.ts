@@ -2,7 +2,7 @@
  * What Supabase Studio lists for an admin, read from the same server Studio
  * reads it from: postgres-meta's HTTP API (/tables, /views with their columns)
  * over the migrated database. The job tables are there with RLS on, and the
- * operator views (migration 20261201060000_operator_views.sql) with the
+ * admin views (supabase/schemas/12b_admin_views.sql) with the
  * comments Studio's table editor shows for each view and column.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ interface MetaRelation {
 	columns?: MetaColumn[];
 }
 
-const OPERATOR_VIEWS = [
+const ADMIN_VIEWS = [
 	'job_counts',
 	'job_throughput_hourly',
 	'job_latency',
@@ -64,17 +64,17 @@ describe('what Studio lists (postgres-meta)', () => {
 		}
 	});
 
-	it('lists every operator view in supabase_jobs, each with a comment saying what it answers', () => {
+	it('lists every admin view in supabase_jobs, each with a comment saying what it answers', () => {
 		const byName = new Map(views.map((v) => [v.name, v]));
-		for (const name of OPERATOR_VIEWS) {
+		for (const name of ADMIN_VIEWS) {
 			const view = byName.get(name);
 			expect(view, `supabase_jobs.${name} listed`).toBeDefined();
 			expect(view!.comment, `${name} has a comment`).toMatch(/\w{3,}.*\w{3,}/);
 		}
 	});
 
-	it('explains every column of every operator view (the table editor shows the column comments)', () => {
-		for (const name of OPERATOR_VIEWS) {
+	it('explains every column of every admin view (the table editor shows the column comments)', () => {
+		for (const name of ADMIN_VIEWS) {
 			const view = views.find((v) => v.name === name)!;
 			expect(view.columns?.length, `${name} has columns`).toBeGreaterThan(0);
 			const bare = view.columns!.filter((c) => !c.comment?.trim()).map((c) => c.name);
@@ -91,8 +91,8 @@ describe('what Studio lists (postgres-meta)', () => {
 		expect(column('job_counts', 'jobs')?.comment).toBe('How many jobs of this table, kind and status.');
 	});
 
-	it('never shows a job payload or params in an operator view', () => {
-		for (const name of OPERATOR_VIEWS) {
+	it('never shows a job payload or params in an admin view', () => {
+		for (const name of ADMIN_VIEWS) {
 			const names = views.find((v) => v.name === name)!.columns!.map((c) => c.name);
 			expect(names, name).not.toContain('payload');
 			expect(names, name).not.toContain('params');

@@ -112,7 +112,9 @@ export async function foldMigration(migration: string, dir = schemasDir): Promis
 			const name = qualified(create[1]!);
 			const found = find(name, CREATE);
 			if (!found) {
-				result.left.push(`new function ${name}: add it to the file of its concern, its grant to 14_security.sql`);
+				result.left.push(
+					`new function ${name}: add it to the file of its concern, its revoke and grants at the end of that file`,
+				);
 				continue;
 			}
 			files.set(found.file, found.text.slice(0, found.hit.start) + s.text + found.text.slice(found.hit.end));

@@ -1,5 +1,5 @@
 /**
- * The operator views (migration 20261201060000_operator_views.sql) over a known
+ * The admin views (supabase/schemas/12b_admin_views.sql) over a known
  * history. The history is written straight into the job tables as the owner
  * with triggers off (session_replication_role = replica, one transaction):
  * the guard would otherwise derive every timestamp from now(), and these
@@ -271,7 +271,7 @@ async function secondsOf(name: string, column: string, where: string): Promise<n
 	return row!.s as number;
 }
 
-describe('the operator views answer from the history they are given', () => {
+describe('the admin views answer from the history they are given', () => {
 	it('job_counts: jobs per job table, kind and status, however old', async () => {
 		const rows = await view<{ job_table: string; kind: string; status: string; jobs: string }>('job_counts');
 		expect(rows.map((r) => [r.job_table, r.kind, r.status, Number(r.jobs)])).toEqual([
@@ -383,7 +383,7 @@ describe('the operator views answer from the history they are given', () => {
 	});
 });
 
-describe('the operator views are safe to leave in Studio', () => {
+describe('the admin views are safe to leave in Studio', () => {
 	it('each runs as its caller, and neither shows nor reads params or payload (payload only measured)', async () => {
 		const rows = await db.sql<{ name: string; options: string[] | null; def: string; columns: string[] }[]>`
 			select c.relname as name, c.reloptions as options, pg_get_viewdef(c.oid) as def,
