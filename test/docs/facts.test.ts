@@ -112,7 +112,7 @@ describe('the limits the docs state are the SQL limits', () => {
 		expect(await read('docs/guide/pt-BR/operators.md')).toContain(
 			`Uma reexecução leva no máximo \`supabase_jobs.batch_max()\` (${max.toLocaleString('pt-BR')}) jobs`,
 		);
-		expect(await read('src/lib/store/job-store-operator.ts')).toContain(
+		expect(await read('src/lib/store/job-store.ts')).toContain(
 			`batch limit (\`supabase_jobs.batch_max()\`, ${max.toLocaleString('en')})`,
 		);
 	});

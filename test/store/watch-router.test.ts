@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { supabaseRealtime, type SupabaseRealtimeClient } from '../../src/lib/adapters/supabase-realtime.ts';
 import type { JobRealtimeCapability, JobTopicListener, JobTopicStatus, RawRow } from '../../src/lib/store/adapter.ts';
-import { Inbox } from '../../src/lib/store/inbox.ts';
-import { topicRouter, type TopicFollower } from '../../src/lib/store/topic-router.ts';
+import { Inbox } from '../../src/lib/store/live/inbox.ts';
+import { topicRouter, type TopicFollower } from '../../src/lib/store/live/topic-router.ts';
 
 /** A transport whose topics the test drives: what it was asked to join, and who listens. */
 function handTransport() {

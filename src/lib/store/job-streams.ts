@@ -1,24 +1,16 @@
 /**
  * A job's streamed output (supabase/schemas/15_streams.sql): the worker
- * appends chunks (`appendStream`), a screen follows them (`watchStreams`):
- * what was written so far in one read, then each new chunk as it is sent on
- * the job's Realtime topic, in order, with no gap or duplicate — chunks are
- * numbered (attempt, seq) and any gap (a message missed while the topic was
- * down) is filled by reading from the last number seen. Without Realtime it
- * polls the same read.
+ * appends chunks (`appendStream`), a screen reads them (`readStreams`) or
+ * follows them (`watchStreams`, in live/watch-streams.ts). Chunks are
+ * numbered (attempt, seq), so a follower can tell the next one from a gap.
  */
 import { z } from 'zod';
-import { isJobCondition } from '../errors.ts';
 import { STREAM_CHUNK_MAX_BYTES, STREAM_NAME_PATTERN } from '../internal/limits.ts';
-import { checkTimerMs } from '../internal/timers.ts';
-import { isTerminalStatus, JOB_STATUSES, type JobStatusValue } from '../state.ts';
-import type { RawRow } from './adapter.ts';
-import { jobTopic } from './follow-topic.ts';
-import { Inbox } from './inbox.ts';
+import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
+import { jobTopic } from './live/follow-topic.ts';
 import { invalid, isJobId, notFound } from './input-checks.ts';
 import { textProblem } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
-import { tableLabel } from './job-summary.ts';
 import { UnexpectedRowError, type Job } from './job.ts';
 
 /**
@@ -57,13 +49,14 @@ export interface WatchStreamsOptions {
 	transport?: 'auto' | 'poll';
 }
 
-/** Where a follower stands: the next chunk it expects. */
-interface StreamPosition {
+/** @internal Where a follower stands: the next chunk it expects. */
+export interface StreamPosition {
 	attempt: number;
 	seq: number;
 }
 
-const chunkSchema = z.object({
+/** @internal One chunk as job_stream_read and the topic's stream messages carry it. */
+export const chunkSchema = z.object({
 	stream: z.string(),
 	attempt: z.number().int(),
 	seq: z.number().int(),
@@ -77,8 +70,6 @@ const readSchema = z.object({
 	parent_id: z.string().nullable().default(null),
 	chunks: z.array(chunkSchema),
 });
-
-const messageSchema = chunkSchema.extend({ id: z.string(), job_table: z.string() });
 
 /** Checks one append before its round trip, naming the field as job_stream_append would. */
 function checkAppend(stream: string, text: string): void {
@@ -112,7 +103,8 @@ export async function appendStream<R extends Job>(
 	return status as JobStatusValue;
 }
 
-async function readFrom<R extends Job>(
+/** @internal The chunks from a position on, the job's status and the topic it speaks on. */
+export async function readFrom<R extends Job>(
 	calls: JobCalls<R>,
 	id: string,
 	from: StreamPosition,
@@ -141,123 +133,4 @@ export async function readStreams<R extends Job>(calls: JobCalls<R>, id: string)
 	if (!isJobId(id)) throw notFound(id);
 	const { status, attempts, chunks } = await readFrom(calls, id, { attempt: 0, seq: 0 });
 	return { status, attempts, chunks };
-}
-
-/** How a chunk stands against the position: the next one, one already had, or one past a gap. */
-function place(chunk: StreamPosition, next: StreamPosition): 'next' | 'seen' | 'gap' {
-	if (chunk.attempt < next.attempt || (chunk.attempt === next.attempt && chunk.seq < next.seq)) return 'seen';
-	if (chunk.attempt === next.attempt ? chunk.seq === next.seq : chunk.seq === 0) return 'next';
-	return 'gap';
-}
-
-type StreamEvent =
-	| { kind: 'chunk'; chunk: JobStreamChunk }
-	| { kind: 'ended' }
-	| { kind: 'status'; status: 'live' | 'down' | 'refused' };
-
-/**
- * Follows a job's streams: yields what they hold (one batch, possibly
- * empty), then each new chunk (or the chunks a gap held) as batches in
- * order, and ends once the job has ended and everything it wrote was yielded.
- *
- * @internal
- */
-export async function* watchStreams<R extends Job>(
-	calls: JobCalls<R>,
-	id: string,
-	options: WatchStreamsOptions,
-): AsyncGenerator<JobStreamChunk[], void, undefined> {
-	if (!isJobId(id)) throw notFound(id);
-	const intervalMs = options.intervalMs ?? 2000;
-	checkTimerMs('intervalMs', intervalMs);
-	const { signal } = options;
-	if (signal?.aborted) return;
-	const realtime = options.transport === 'poll' ? undefined : calls.adapter.realtime;
-	const label = tableLabel(calls.table);
-	let next: StreamPosition = { attempt: 0, seq: 0 };
-	const inbox = new Inbox<StreamEvent>();
-	const held: { subscription: { close(): void } | null } = { subscription: null };
-	let topic: string | null = null;
-	let live = false;
-
-	/** The chunks of a read that are new, moving the position past them. */
-	const take = (chunks: readonly JobStreamChunk[]): JobStreamChunk[] => {
-		const fresh: JobStreamChunk[] = [];
-		for (const chunk of chunks) {
-			if (place(chunk, next) === 'seen') continue;
-			fresh.push(chunk);
-			next = { attempt: chunk.attempt, seq: chunk.seq + 1 };
-		}
-		return fresh;
-	};
-	const subscribe = (to: string) => {
-		held.subscription?.close();
-		topic = to;
-		live = false;
-		held.subscription = realtime!.subscribe(to, {
-			message: (row: RawRow) => {
-				if (row.id === id && typeof row.status === 'string' && isTerminalStatus(row.status as JobStatusValue))
-					inbox.push({ kind: 'ended' });
-			},
-			stream: (row: RawRow) => {
-				const m = messageSchema.safeParse(row);
-				if (m.success && m.data.id === id && m.data.job_table === label) {
-					const { stream, attempt, seq, text } = m.data;
-					inbox.push({ kind: 'chunk', chunk: { stream, attempt, seq, text } });
-				}
-			},
-			status: (status) => inbox.push({ kind: 'status', status }),
-		});
-	};
-
-	try {
-		// A signed-in user's jobs speak on their own topic: joined before the first read, nothing is missed.
-		const uid = realtime ? await realtime.userId().catch(() => null) : null;
-		if (realtime && uid !== null) subscribe(`jobs:${uid}`);
-		let read = await readFrom(calls, id, next);
-		if (signal?.aborted) return;
-		if (realtime && read.topic !== topic && !isTerminalStatus(read.status)) {
-			// Someone else's job (an admin watching) or an ownerless one: its own topic, then read again.
-			subscribe(read.topic);
-		}
-		yield take(read.chunks);
-		let ended = isTerminalStatus(read.status);
-		while (!ended) {
-			const event = await inbox.next(live ? Infinity : intervalMs, signal);
-			if (event === 'aborted') return;
-			let mustRead = event === 'elapsed';
-			const batch: JobStreamChunk[] = [];
-			if (event !== 'elapsed') {
-				if (event.kind === 'status') {
-					live = event.status === 'live';
-					if (event.status === 'refused') {
-						held.subscription?.close();
-						held.subscription = null;
-					}
-					// Joined again (or lost): what was sent meanwhile is read, not awaited.
-					mustRead = true;
-				} else if (event.kind === 'ended') {
-					mustRead = true;
-				} else {
-					const where = place(event.chunk, next);
-					if (where === 'next') batch.push(...take([event.chunk]));
-					else if (where === 'gap') mustRead = true;
-				}
-			}
-			if (mustRead) {
-				try {
-					read = await readFrom(calls, id, next);
-				} catch (e) {
-					if (isJobCondition(e)) throw e;
-					continue; // the network: the next interval tries again
-				}
-				batch.push(...take(read.chunks));
-				ended = isTerminalStatus(read.status);
-			}
-			if (signal?.aborted) return;
-			if (batch.length > 0) yield batch;
-		}
-	} finally {
-		held.subscription?.close();
-	}
 }

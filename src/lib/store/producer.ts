@@ -9,6 +9,7 @@ import type { JobCalls } from './job-calls.ts';
 import { checkEnqueue, checkKind, invalid, isJobId, notFound, startArgs, type CheckedEnqueue } from './input-checks.ts';
 import type { JobKind } from './job-kind.ts';
 import type { CancelOptions, ChildInput, EnqueueInput, Enqueued, RescheduleOptions } from './store-options.ts';
+import { traced } from '../internal/tracing.ts';
 
 const seconds = (ms: number | undefined) => (ms === undefined ? undefined : `${ms / 1000} seconds`);
 
@@ -33,6 +34,23 @@ function sqlArgs(c: CheckedEnqueue) {
 		expire_after: seconds(c.expireAfterMs),
 		concurrency_key: c.concurrencyKey,
 	};
+}
+
+/**
+ * Runs one of the enqueue paths inside an `enqueue` span naming the kind and
+ * the table, then the job written (id, attempt) or how many were.
+ */
+export async function tracedEnqueue<R extends Job, T extends Job | string[]>(
+	calls: JobCalls<R>,
+	kind: string | JobKind,
+	write: () => Promise<T>,
+): Promise<T> {
+	return await traced(
+		'enqueue',
+		{ kind: typeof kind === 'string' ? kind : kind?.name, table: calls.table },
+		write,
+		(span, out) => span.set(Array.isArray(out) ? { count: out.length } : { id: out.id, attempt: out.attempts }),
+	);
 }
 
 export async function enqueue<R extends Job>(

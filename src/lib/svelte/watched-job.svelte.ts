@@ -1,6 +1,6 @@
 import { untrack } from 'svelte';
+import { CancelRequest } from './internal/cancel-request.svelte.ts';
 import { ChildSnapshots } from './internal/child-snapshots.svelte.ts';
-import { JobSnapshotFields } from './internal/job-snapshot-fields.svelte.ts';
 import { isTerminalStatus } from '../state.ts';
 import { isSnapshotOf, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
@@ -8,7 +8,7 @@ import { QueuePosition } from './internal/queue-position.svelte.ts';
 import { StreamTexts } from './internal/stream-texts.svelte.ts';
 import type { HoldReason } from '../store/job-store.ts';
 import type { AskedQuestion } from '../store/questions.ts';
-import type { JobSnapshot, JobWatchSource, MaybeGetter, WatchedJobOptions } from './types.ts';
+import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter, WatchedJobOptions } from './types.ts';
 export type { WatchedJobOptions } from './types.ts';
 
 /**
@@ -57,8 +57,9 @@ export type { WatchedJobOptions } from './types.ts';
  * {#if job.isDone}<a href="/drafts/{job.resultId}">Open the draft</a>{/if}
  * ```
  */
-export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> extends JobSnapshotFields<M> {
+export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> {
 	#id = $state('');
+	readonly #parseMetadata: ((value: unknown) => M) | undefined;
 	readonly #source: MaybeGetter<JobWatchSource>;
 
 	#snapshot = $state.raw<JobSnapshot | null>(null);
@@ -68,12 +69,9 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	readonly #withChildren: boolean;
 	#watching = $state(false);
 	#connectionError = $state.raw<unknown>(null);
-	#cancelRequested = $state(false);
-	#cancelError = $state.raw<unknown>(null);
+	readonly #cancel = new CancelRequest();
 	#controller: AbortController | null = null;
 	#running: Promise<void> | null = null;
-	#cancelInFlight: Promise<void> | null = null;
-	#cancelToken: object | null = null;
 	readonly #position = new QueuePosition();
 	readonly #streams = new StreamTexts();
 	/** Someone read `streams`: follow them (from `start()` on, in the browser). */
@@ -100,7 +98,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		initial?: JobSnapshot | null,
 		options: WatchedJobOptions<M> = {},
 	) {
-		super(options.kind ? (value) => options.kind!.parseMetadata(value) : undefined);
+		this.#parseMetadata = options.kind ? (value) => options.kind!.parseMetadata(value) : undefined;
 		this.#source = source;
 		this.#id = id;
 		this.#withChildren = options.children === true;
@@ -153,9 +151,96 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	 * The latest snapshot as displayed (its `progress` is the displayed value),
 	 * or null before the first one arrives.
 	 */
-	override get snapshot(): JobSnapshot | null {
+	get snapshot(): JobSnapshot | null {
 		return this.#snapshot;
 	}
+
+	// What it shows of its snapshot: each field derived from the snapshot alone, so they cannot disagree.
+
+	/**
+	 * What the handler said about the work so far (`ctx.setMetadata`), from the
+	 * same message as the tick that wrote it; typed (and checked) by the `kind`
+	 * option. Null until written, or when it does not fit the kind's schema.
+	 */
+	readonly metadata: Partial<M> | null = $derived.by(() => {
+		const raw = this.#snapshot?.metadata ?? null;
+		if (raw === null || !this.#parseMetadata) return raw as Partial<M> | null;
+		try {
+			return this.#parseMetadata(raw);
+		} catch {
+			return null;
+		}
+	});
+
+	/** The job's status; null until the first snapshot arrives. */
+	readonly status: JobSnapshotStatus | null = $derived(this.#snapshot?.status ?? null);
+
+	/**
+	 * The percentage to display, 0..100. Never lower than before within one
+	 * attempt; 100 once done.
+	 */
+	readonly progress: number = $derived(this.#snapshot?.progress ?? 0);
+
+	/** The phase running now (e.g. 'table'), or null. */
+	readonly stage: string | null = $derived(this.#snapshot?.stage ?? null);
+
+	/** The sentence for the user when the job failed (or a reason it was cancelled). */
+	readonly error: string | null = $derived(this.#snapshot?.error ?? null);
+
+	/** The stable code of the failure, for branching; not for display. */
+	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
+
+	/** The id of what the job produced, once done. */
+	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
+
+	/**
+	 * True while the job is running but its worker has missed the heartbeats
+	 * it declared: it may have died, and the job will be retried if so.
+	 */
+	readonly workerSilent: boolean = $derived(
+		this.#snapshot?.status === 'running' && this.#snapshot.workerSilent === true,
+	);
+
+	/** When a queued job may start: in the future for a scheduled run. */
+	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
+
+	/**
+	 * When the running attempt's worker expects it to end (the database's
+	 * clock, from its phase plan); earlier than `updatedAt` when its current
+	 * phase overran. Null: no estimate (JobProgress then reads the row's pace).
+	 */
+	readonly expectedEndAt: Date | null = $derived(
+		this.#snapshot?.status === 'running' ? (this.#snapshot.expectedEndAt ?? null) : null,
+	);
+
+	/** When the current attempt started (the database's clock); null unless running or ended. */
+	readonly startedAt: Date | null = $derived(this.#snapshot?.startedAt ?? null);
+
+	/** When the row last changed (the database's clock). */
+	readonly updatedAt: Date | null = $derived(this.#snapshot?.updatedAt ?? null);
+
+	/** How many claims the job is allowed (0 before the first snapshot). */
+	readonly maxAttempts: number = $derived(this.#snapshot?.maxAttempts ?? 0);
+
+	/** How many times the job was claimed; a change means a new attempt. */
+	readonly attempts: number = $derived(this.#snapshot?.attempts ?? 0);
+
+	/** done, failed or cancelled: nothing more will happen. */
+	readonly isTerminal: boolean = $derived(isTerminalStatus(this.#snapshot?.status));
+
+	/** Finished successfully. */
+	readonly isDone: boolean = $derived(this.#snapshot?.status === 'done');
+
+	/** Stopped with an error (highlight it; `error` says why). */
+	readonly isFailed: boolean = $derived(this.#snapshot?.status === 'failed');
+
+	/** Stopped because someone asked: terminal, but not a failure — show it neutrally. */
+	readonly isCancelled: boolean = $derived(this.#snapshot?.status === 'cancelled');
+
+	/** Queued or running. */
+	readonly isActive: boolean = $derived(
+		this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running' || this.#snapshot?.status === 'waiting',
+	);
 
 	/**
 	 * The text of each of the job's streams so far, by name (`job.streams.summary`),
@@ -253,11 +338,11 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	 * True from the click on cancel until the job reaches a terminal state (or the
 	 * request fails: then `cancelError` says why).
 	 */
-	readonly cancelling: boolean = $derived(this.#cancelRequested && !isTerminalStatus(this.#snapshot?.status));
+	readonly cancelling: boolean = $derived(this.#cancel.requested && !isTerminalStatus(this.#snapshot?.status));
 
 	/** Why the last cancel request failed, or null. */
 	get cancelError(): unknown {
-		return this.#cancelError;
+		return this.#cancel.error;
 	}
 
 	/** True while the watch is open. */
@@ -333,36 +418,17 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	 * <button onclick={() => job.cancel()} disabled={job.isTerminal}>Cancel</button>
 	 */
 	cancel(): Promise<void> {
-		if (this.#cancelInFlight) return this.#cancelInFlight;
-		if (this.isTerminal || this.cancelling) return Promise.resolve();
-		this.#cancelRequested = true;
-		this.#cancelError = null;
-		const token = {};
-		this.#cancelToken = token;
-		const request = this.#requestCancel(token);
-		// A source that throws synchronously has already settled the request.
-		if (this.#cancelToken === token) this.#cancelInFlight = request;
-		return request;
-	}
-
-	async #requestCancel(token: object): Promise<void> {
 		const id = this.#id;
-		try {
-			const result = await read(this.#source).cancel(id);
-			if (id !== this.#id) return; // retargeted meanwhile: not this job's answer
+		return this.#cancel.send(
+			this.isTerminal || this.cancelling,
+			() => read(this.#source).cancel(id),
+			() => id === this.#id,
 			// A source that answers with the updated row lets us show it now,
 			// without waiting for the watch (which may be closed).
-			if (isSnapshotOf(result, id)) this.#apply(result);
-		} catch (error) {
-			if (id !== this.#id) return;
-			this.#cancelRequested = false;
-			this.#cancelError = error;
-		} finally {
-			if (this.#cancelToken === token) {
-				this.#cancelToken = null;
-				this.#cancelInFlight = null;
-			}
-		}
+			(result) => {
+				if (isSnapshotOf(result, id)) this.#apply(result);
+			},
+		);
 	}
 
 	async #run(controller: AbortController): Promise<void> {
@@ -488,10 +554,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		this.#heldBy = null;
 		this.#question = null;
 		this.#connectionError = null;
-		this.#cancelRequested = false;
-		this.#cancelError = null;
-		this.#cancelInFlight = null;
-		this.#cancelToken = null;
+		this.#cancel.reset();
 		this.#position.reset();
 		this.#streams.reset();
 		if (initial && initial.id === id) this.#apply(initial);

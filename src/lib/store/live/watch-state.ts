@@ -4,15 +4,15 @@
  * methods on the prototype, so a thousand idle watches hold a thousand small
  * objects and no closures (see docs/architecture.md, "What a watch holds").
  */
-import { TimeoutError, isJobCondition } from '../errors.ts';
-import { Liveness } from '../internal/liveness.ts';
-import { beforeDeadline, checkTimerMs } from '../internal/timers.ts';
-import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
+import { TimeoutError, isJobCondition } from '../../errors.ts';
+import { Liveness } from '../../internal/liveness.ts';
+import { beforeDeadline, checkTimerMs } from '../../internal/timers.ts';
+import type { JobRealtimeCapability, JobTopicStatus, RawRow } from '../adapter.ts';
 import { Inbox } from './inbox.ts';
-import type { JobCalls } from './job-calls.ts';
-import { parseJobBroadcast, tableLabel } from './job-summary.ts';
-import type { Job } from './job.ts';
-import { WATCH_EMIT_ON, type WatchOptions } from './store-options.ts';
+import type { JobCalls } from '../job-calls.ts';
+import { parseJobBroadcast, tableLabel } from '../job-summary.ts';
+import type { Job } from '../job.ts';
+import { WATCH_EMIT_ON, type WatchOptions } from '../store-options.ts';
 import type { TopicFollower } from './topic-router.ts';
 
 /** What a topic tells a watch. */

@@ -6,14 +6,14 @@
  * and it re-reads the row on every status change, because changes committed
  * while not joined are never replayed.
  */
-import { isOlderState } from '../internal/older-state.ts';
-import { isTerminalStatus } from '../state.ts';
-import type { JobRealtimeCapability } from './adapter.ts';
-import type { Job } from './job.ts';
-import type { JobCalls } from './job-calls.ts';
-import { JobWatch } from './job-watch.ts';
-import { withSummary } from './job-summary.ts';
-import type { WatchOptions } from './store-options.ts';
+import { isOlderState } from '../../internal/older-state.ts';
+import { isTerminalStatus } from '../../state.ts';
+import type { JobRealtimeCapability } from '../adapter.ts';
+import type { Job } from '../job.ts';
+import type { JobCalls } from '../job-calls.ts';
+import { JobWatch } from './watch-state.ts';
+import { withSummary } from '../job-summary.ts';
+import type { WatchOptions } from '../store-options.ts';
 import { topicRouter } from './topic-router.ts';
 
 /**

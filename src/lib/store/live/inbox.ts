@@ -4,7 +4,7 @@
  * it keeps no closure of its own (it is its own abort listener, its timer
  * calls a shared function) and no queue while nothing is waiting in it.
  */
-import { MAX_TIMER_MS } from '../internal/timers.ts';
+import { MAX_TIMER_MS } from '../../internal/timers.ts';
 
 /**
  * The queue behind a watch loop: `push` from a transport callback, `next` from the loop.

@@ -6,13 +6,13 @@
  * its parent_id; the list is read again on each (re)join and when a child it
  * does not know appears. Without Realtime, or while it is down, it polls.
  */
-import { isJobCondition } from '../errors.ts';
-import { isOlderState } from '../internal/older-state.ts';
-import { MAX_TIMER_MS } from '../internal/timers.ts';
-import type { JobRealtimeCapability, JobTopicStatus, RawRow } from './adapter.ts';
+import { isJobCondition } from '../../errors.ts';
+import { isOlderState } from '../../internal/older-state.ts';
+import { MAX_TIMER_MS } from '../../internal/timers.ts';
+import type { JobRealtimeCapability, JobTopicStatus, RawRow } from '../adapter.ts';
 import { Inbox } from './inbox.ts';
-import type { Job } from './job.ts';
-import { parseJobBroadcast, withSummary } from './job-summary.ts';
+import type { Job } from '../job.ts';
+import { parseJobBroadcast, withSummary } from '../job-summary.ts';
 
 type ChildEvent = { kind: 'message'; row: RawRow } | { kind: 'status'; status: JobTopicStatus };
 

@@ -10,7 +10,7 @@ import type {
 	JobTopicStatus,
 	JobTopicSubscription,
 	RawRow,
-} from './adapter.ts';
+} from '../adapter.ts';
 
 /**
  * A watch on a topic: told of its job's messages and of every status of the topic.
