@@ -1,6 +1,8 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { resolve } from 'node:path';
 import { ensureSvelteKitSync } from './scripts/svelte-kit-sync.mjs';
+import { packageEntryAliases } from './svelte.config.js';
 
 // tsconfig.json extends .svelte-kit/tsconfig.json: write it before Vite reads it,
 // so `npx vitest run <anything>` works on a fresh clone in any order.
@@ -16,7 +18,14 @@ ensureSvelteKitSync();
 // Run one with `npx vitest run --project svelte`.
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 
+// `supabase-jobs/*` as in the app (svelte.config.js): each entry to its source, matched whole.
+const alias = Object.entries(packageEntryAliases()).map(([name, file]) => ({
+	find: new RegExp(`^${name}$`),
+	replacement: resolve(import.meta.dirname, file),
+}));
+
 export default defineConfig({
+	resolve: { alias },
 	test: {
 		maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
 		testTimeout: 60_000,
@@ -49,7 +58,7 @@ export default defineConfig({
 			{
 				extends: true,
 				plugins: [svelte()],
-				resolve: { conditions: ['browser'] },
+				resolve: { alias, conditions: ['browser'] },
 				test: {
 					name: 'svelte',
 					include: ['test/svelte/**/*.svelte.test.ts'],

@@ -15,7 +15,8 @@ import { setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { JobStore, supabaseAdapter, type JobTopicStatus } from '../src/lib/index.ts';
+import { JobStore, supabaseAdapter } from '../src/lib/index.ts';
+import type { JobTopicStatus } from '../src/lib/adapter.ts';
 import { deferred, now } from './stats.ts';
 
 const url = process.env.BENCH_STANDIN_URL!;

@@ -3,7 +3,8 @@
 // src/lib compiled by @sveltejs/package into
 // dist/ (ESM JavaScript, .d.ts for every module, components as preprocessed
 // .svelte files with their .svelte.d.ts). Run by `prepack`; the repository's
-// own tests, demo and bench keep importing src/lib directly.
+// own demo, routes and worker function import these entries by name, resolved
+// to their sources (svelte.config.js kit.alias, functions/jobs-worker/deno.json).
 //
 // One post-step over the declarations (dist/**/*.d.ts):
 // - the sources import each other with `.ts` extensions. The compiler rewrites

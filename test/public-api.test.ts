@@ -53,15 +53,11 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 			'DeleteFinishedFilter',
 			'EnqueueInput',
 			'Enqueued',
-			'HoldReason',
 			'Job',
 			'JobAdapter',
 			'JobErrorCode',
 			'JobKind',
-			'JobKindInput',
-			'JobKindMetadata',
 			'JobKindParams',
-			'JobPage',
 			'JobParams',
 			'JobSchedule',
 			'JobStatusValue',
@@ -70,25 +66,14 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 			'JobStreamRead',
 			'JobSummary',
 			'JobTimelineEntry',
-			'JobTopicStatus',
 			'JobsDatabase',
-			'JwtClaims',
-			'KindOverview',
 			'ListRecentOptions',
 			'LogLevel',
 			'LogLine',
 			'PostgresAdapterOptions',
 			'RateLimit',
-			'ReplayFilter',
-			'RescheduleOptions',
-			'SubscribeListOptions',
 			'SupabaseAdapterOptions',
-			'SupabaseRealtimeClient',
-			'SupabaseRpcClient',
-			'UnfinishedStatus',
-			'WatchChildrenOptions',
 			'WatchOptions',
-			'WatchStreamsOptions',
 		],
 	},
 	'supabase-jobs/worker': {
@@ -234,8 +219,11 @@ const ENTRIES: Record<string, { file: string; values: string[]; types: string[] 
 			'JobTopicListener',
 			'JobTopicStatus',
 			'JobTopicSubscription',
+			'JwtClaims',
 			'RawRow',
 			'SupabaseChannelLike',
+			'SupabaseRealtimeClient',
+			'SupabaseRpcClient',
 		],
 	},
 };
@@ -275,12 +263,12 @@ describe('the export names of every entry', () => {
 		).toEqual(types);
 	});
 
-	// 0.2 added the calls of questions, try again, streamed output, the
-	// operator's actions and timelines, with their option and result types: 73
-	// names. The cap keeps a new name a decision.
-	it('the main entry holds at most 75 names: what an app calls', () => {
+	// What an app calls and the option types it names: the clients an adapter
+	// takes are at supabase-jobs/adapter, the shapes of results and of rarer
+	// options are read off the store's methods. The cap keeps a new name a decision.
+	it('the main entry holds at most 60 names: what an app calls', () => {
 		const main = ENTRIES['supabase-jobs']!;
-		expect(main.values.length + main.types.length).toBeLessThanOrEqual(75);
+		expect(main.values.length + main.types.length).toBeLessThanOrEqual(60);
 		for (const internal of ['fromPostgresError', 'JOB_FUNCTIONS', 'parseJobRow', 'createWorker', 'PhasePlan'])
 			expect([...main.values, ...main.types]).not.toContain(internal);
 	});

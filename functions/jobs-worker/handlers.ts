@@ -5,10 +5,8 @@
  * append it to `handlers`. The worker claims only the kinds listed.
  */
 import { z } from 'npm:zod@^4';
-import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
-import { delay } from '../../src/lib/toolkit/delay.ts';
-import { defineJobKind } from '../../src/lib/store/job-kind.ts';
-import { defineJobHandler, type JobHandler } from '../../src/lib/worker/job-handler.ts';
+import { defineJobKind } from 'supabase-jobs';
+import { PhasePlan, defineJobHandler, delay, type JobHandler } from 'supabase-jobs/worker';
 import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
 
 /**

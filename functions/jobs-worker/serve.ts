@@ -19,10 +19,8 @@
  *   JOBS_WORKER_RETRY_BASE_SECONDS  optional tuning (see createWorker)
  */
 import postgres from 'npm:postgres@^3';
-import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
-import { JobStore } from '../../src/lib/store/job-store.ts';
-import { createWorker, type JobWorker } from '../../src/lib/worker/create-worker.ts';
-import type { JobHandler } from '../../src/lib/worker/job-handler.ts';
+import { JobStore, postgresAdapter } from 'supabase-jobs';
+import { createWorker, type JobHandler, type JobWorker } from 'supabase-jobs/worker';
 
 function env(name: string): string | undefined {
 	const value = Deno.env.get(name);

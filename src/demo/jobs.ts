@@ -3,8 +3,8 @@
  * enqueues it and the worker that runs it (so both are typed by it).
  */
 import { z } from 'zod';
-import { defineJobKind } from '../lib/store/job-kind.ts';
-import { PhasePlan } from '../lib/toolkit/phase-plan.ts';
+import { defineJobKind } from 'supabase-jobs';
+import { PhasePlan } from 'supabase-jobs/worker';
 
 /**
  * The declared fallback plan, measured on this machine with DEMO_MODEL_MS=300.

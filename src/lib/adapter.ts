@@ -39,4 +39,7 @@ export type {
 export { parseJobRow, jobRowSchema, UnexpectedRowError } from './store/job.ts';
 export { fromPostgresError } from './internal/map-sql-error.ts';
 export { JOB_TRANSITIONS, canTransition } from './state.ts';
-export type { SupabaseChannelLike } from './adapters/supabase-realtime.ts';
+export type { SupabaseChannelLike, SupabaseRealtimeClient } from './adapters/supabase-realtime.ts';
+// The clients the bundled adapters take, for an adapter that wraps or mimics one.
+export type { SupabaseRpcClient } from './adapters/supabase.ts';
+export type { JwtClaims } from './adapters/postgres.ts';

@@ -24,45 +24,32 @@ export type {
 	EnqueueInput,
 	Enqueued,
 	ChildInput,
-	RescheduleOptions,
 	CancelOptions,
 	ListRecentOptions,
-	JobPage,
 	WatchOptions,
-	WatchChildrenOptions,
-	SubscribeListOptions,
-	HoldReason,
 	ConcurrencyLimits,
 	RateLimit,
 	CancelManyFilter,
 	DeleteFinishedFilter,
-	KindOverview,
-	UnfinishedStatus,
 } from './store/store-options.ts';
-export type { AskedQuestion, ReplayFilter } from './store/questions.ts';
-export type { JobStreamChunk, JobStreamRead, WatchStreamsOptions } from './store/job-streams.ts';
+export type { AskedQuestion } from './store/questions.ts';
+export type { JobStreamChunk, JobStreamRead } from './store/job-streams.ts';
 export type { Job, JobParams } from './store/job.ts';
 export type { JobSummary } from './store/job-summary.ts';
 export type { JobTimelineEntry, LogLine, LogLevel } from './store/job-timeline.ts';
 
 // Kinds and schedules.
-export {
-	defineJobKind,
-	type JobKind,
-	type JobKindInput,
-	type JobKindMetadata,
-	type JobKindParams,
-} from './store/job-kind.ts';
+export { defineJobKind, type JobKind, type JobKindParams } from './store/job-kind.ts';
 export { defineSchedule, type JobSchedule } from './store/job-schedule.ts';
 export { cronProblem } from './store/cron-expression.ts';
 export { describeCron } from './store/cron-words.ts';
 
 // The adapters: postgres.js (server, worker) and supabase-js (browser, server), with Realtime.
-export { postgresAdapter, type PostgresAdapterOptions, type JwtClaims } from './adapters/postgres.ts';
-export { supabaseAdapter, type SupabaseAdapterOptions, type SupabaseRpcClient } from './adapters/supabase.ts';
-export { supabaseRealtime, type SupabaseRealtimeClient } from './adapters/supabase-realtime.ts';
+export { postgresAdapter, type PostgresAdapterOptions } from './adapters/postgres.ts';
+export { supabaseAdapter, type SupabaseAdapterOptions } from './adapters/supabase.ts';
+export { supabaseRealtime } from './adapters/supabase-realtime.ts';
 export { serverRealtime } from './adapters/server-realtime.ts';
-export type { JobAdapter, JobTopicStatus } from './store/adapter.ts';
+export type { JobAdapter } from './store/adapter.ts';
 export type { JobsDatabase } from './database.ts';
 
 // The status vocabulary (mirrors the SQL state machine).

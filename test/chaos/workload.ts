@@ -10,14 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import {
-	JobStore,
-	isTerminalStatus,
-	supabaseAdapter,
-	type Job,
-	type JobStatusValue,
-	type JobTopicStatus,
-} from '../../src/lib/index.ts';
+import { JobStore, isTerminalStatus, supabaseAdapter, type Job, type JobStatusValue } from '../../src/lib/index.ts';
+import type { JobTopicStatus } from '../../src/lib/adapter.ts';
 import { CHAOS_KINDS } from './kinds.ts';
 
 export interface JobSpec {

@@ -5,7 +5,7 @@
  * It honours the AbortSignal exactly as a fetch to a model would, so a cancel
  * stops it mid-wait. Length: DEMO_MODEL_MS (default {@link DEFAULT_MODEL_MS}).
  */
-import { delay } from '../../lib/toolkit/delay.ts';
+import { delay } from 'supabase-jobs/worker';
 
 /** Milliseconds per chunk when DEMO_MODEL_MS is not set. */
 export const DEFAULT_MODEL_MS = 300;

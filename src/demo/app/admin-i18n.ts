@@ -3,7 +3,7 @@
  * of the demo's are in i18n.ts). Column headings name what each figure is;
  * the views' own comments (Studio) say how it is computed.
  */
-import { resolveJobLocale } from '../../lib/svelte/index.ts';
+import { resolveJobLocale } from 'supabase-jobs/svelte';
 
 const en = {
 	title: 'Jobs overview',

@@ -5,7 +5,7 @@
  * the JWT) and refuses anyone else with 42501, which PostgREST answers 403.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { JobsDatabase } from '../../lib/index.ts';
+import type { JobsDatabase } from 'supabase-jobs';
 import type { AdminOverview } from './admin-overview.ts';
 
 /** The visitor is not an admin: the database said so (42501). */

@@ -3,7 +3,7 @@
  * views from the generated src/lib/database.types.ts, and how their intervals
  * read. Shared by the server load and the page.
  */
-import type { JobsDatabase } from '../../lib/index.ts';
+import type { JobsDatabase } from 'supabase-jobs';
 
 type View<V extends keyof JobsDatabase['supabase_jobs']['Views']> = JobsDatabase['supabase_jobs']['Views'][V]['Row'];
 

@@ -3,7 +3,7 @@
  * first, then navigator.language once the browser runs).
  */
 import { getContext } from 'svelte';
-import type { JobLocale } from '../../lib/svelte/index.ts';
+import type { JobLocale } from 'supabase-jobs/svelte';
 
 /** Reads the current UI locale (call during component init, read the getter later). */
 export function useLocale(): () => JobLocale {

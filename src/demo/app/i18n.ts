@@ -4,7 +4,7 @@
  * are the page around them. The language comes from Accept-Language on the
  * server and navigator.language in the browser.
  */
-import { resolveJobLocale, type JobLocale } from '../../lib/svelte/index.ts';
+import { resolveJobLocale, type JobLocale } from 'supabase-jobs/svelte';
 import { MAX_DOCUMENT_SIZE } from '../analysis/document.ts';
 
 /**

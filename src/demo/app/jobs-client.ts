@@ -4,10 +4,8 @@
  * JobStore over it, and the two sources the Svelte state classes read.
  */
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { supabaseAdapter } from '../../lib/adapters/supabase.ts';
-import type { Job } from '../../lib/store/job.ts';
-import { JobStore } from '../../lib/store/job-store.ts';
-import type { JobListSource, JobSnapshot, JobWatchSource } from '../../lib/svelte/index.ts';
+import { JobStore, supabaseAdapter, type Job } from 'supabase-jobs';
+import type { JobListSource, JobSnapshot, JobWatchSource } from 'supabase-jobs/svelte';
 
 /** What the layout hands the browser (page data). */
 export interface PublicSession {

@@ -11,7 +11,7 @@
  * their jobs to themselves.
  */
 import { createClient, type SupabaseClientOptions } from '@supabase/supabase-js';
-import { serverRealtime } from '../../lib/adapters/server-realtime.ts';
+import { serverRealtime } from 'supabase-jobs';
 import { decodeJwt, jwtVerify } from 'jose';
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';

@@ -9,10 +9,8 @@
  */
 import postgres from 'postgres';
 import { z } from 'zod';
-import { postgresAdapter } from '../../lib/adapters/postgres.ts';
-import { JobStore } from '../../lib/store/job-store.ts';
-import { defineJobHandler } from '../../lib/worker/job-handler.ts';
-import { JobUserError } from '../../lib/worker/job-user-error.ts';
+import { JobStore, postgresAdapter } from 'supabase-jobs';
+import { JobUserError, defineJobHandler } from 'supabase-jobs/worker';
 import {
 	analyseText,
 	buildReport,

@@ -8,8 +8,11 @@
  * getter returns the latest fit gives each job the freshest measured plan
  * without changing the worker.
  */
-import type { JobKind } from '../../lib/store/job-kind.ts';
-import { PhasePlan, type PhaseHistorySource } from '../../lib/toolkit/phase-plan.ts';
+import type { JobKind } from 'supabase-jobs';
+import { PhasePlan } from 'supabase-jobs/worker';
+
+/** Where PhasePlan.fromHistory reads a kind's finished jobs (the store). */
+type PhaseHistorySource = Parameters<typeof PhasePlan.fromHistory>[0];
 
 export class LivePlan {
 	#current: PhasePlan;

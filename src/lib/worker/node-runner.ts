@@ -7,18 +7,14 @@
 import process from 'node:process';
 import type postgres from 'postgres';
 import type { Job } from '../store/job.ts';
-import { tableLabel } from '../store/job-summary.ts';
 import type { JobStore, SucceedOptions } from '../store/job-store.ts';
 import type { RetryBackoff } from './backoff.ts';
+import { ClaimLoop } from './claim-loop.ts';
 import { HandlerRegistry, type JobHandler } from './job-handler.ts';
 import { DEFAULT_HEARTBEAT_MS, JobRunner, type JobOutcome } from './job-runner.ts';
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { PlanSource } from './plan-source.ts';
-import { CLAIM_MAX, PrefetchSizer } from './prefetch.ts';
 import { SucceedBatcher } from './succeed-batcher.ts';
-
-/** Times of jobs announced as claimable later that the runner keeps a wake-up for (the nearest ones). */
-const DUE_KEPT = 1024;
 
 // A postgres.js client of any type configuration: only listen() is used.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -95,15 +91,6 @@ export interface WorkerRunner {
 	readonly stats: { claimed: number; outcomes: Partial<Record<JobOutcome, number>> };
 }
 
-interface NotifyPayload {
-	job_table?: string | null;
-	kind?: string | null;
-	kinds?: string[] | null;
-	/** Set when the statement was about one job. */
-	job_id?: string | null;
-	available_at?: string;
-}
-
 /**
  * Runs handlers in this Node process until stopped: claims with claimNext
  * (FOR UPDATE SKIP LOCKED, so any number of runners share a table) up to
@@ -130,6 +117,68 @@ interface NotifyPayload {
  */
 export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 	const logger = options.logger ?? console;
+	const { registry, kinds, concurrency, pollMs } = checkedOptions(options);
+	const { store } = options;
+	const stats: WorkerRunner['stats'] = { claimed: 0, outcomes: {} };
+	const loop = new ClaimLoop({
+		store,
+		kinds,
+		concurrency,
+		pollMs,
+		logger,
+		stats,
+		runner: (onWorked) => nodeJobRunner(options, registry, logger, stats, onWorked),
+	});
+	const listening = options.sql
+		.listen(
+			options.channel ?? 'supabase_jobs',
+			(text) => loop.onNotify(text),
+			() => loop.lookAgain(),
+		)
+		.catch((e: unknown) => {
+			logger.warn(`${PREFIX} LISTEN failed; the runner polls every ${pollMs} ms instead`, e);
+			return null;
+		});
+	loop.start();
+
+	const removeSignals =
+		options.handleSignals === false
+			? () => {}
+			: onStopSignals((signal) => {
+					logger.info(
+						`${PREFIX} ${signal}: stopping (running jobs get ${options.graceMs ?? 30_000} ms, then go back to the queue)`,
+					);
+					void stopNow({ graceMs: options.graceMs });
+				});
+
+	let resolveDone!: () => void;
+	const done = new Promise<void>((resolve) => (resolveDone = resolve));
+	let stopped: Promise<void> | null = null;
+
+	function stopNow(stopOptions: StopOptions = {}): Promise<void> {
+		stopped ??= (async () => {
+			const stopping = loop.stop(stopOptions.graceMs ?? 30_000);
+			removeSignals();
+			await stopping;
+			await (await listening)?.unlisten().catch(() => {});
+			resolveDone();
+		})();
+		return stopped;
+	}
+
+	return {
+		stop: stopNow,
+		done,
+		ready: Promise.all([listening, Promise.race([loop.claimedOnce, done])]).then(() => undefined),
+		get running() {
+			return loop.runner.running.size;
+		},
+		stats,
+	};
+}
+
+/** The options runWorkers checks before it starts: a handler per kind, a positive concurrency and poll. */
+function checkedOptions(options: RunWorkersOptions) {
 	const registry = new HandlerRegistry(options.handlers);
 	const kinds = options.kinds ? [...options.kinds] : registry.kinds;
 	for (const kind of kinds)
@@ -139,10 +188,19 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		throw new RangeError(`concurrency must be a positive integer; got ${String(concurrency)}`);
 	const pollMs = options.pollMs ?? 2000;
 	if (!(pollMs > 0)) throw new RangeError(`pollMs must be positive; got ${String(pollMs)}`);
-	const { store } = options;
-	const stats: WorkerRunner['stats'] = { claimed: 0, outcomes: {} };
-	const batcher = options.batchCompletions === false ? null : new SucceedBatcher(store);
-	const runner = new JobRunner({
+	return { registry, kinds, concurrency, pollMs };
+}
+
+/** The runner of the Node process: batched completions unless turned off, outcomes counted in `stats`. */
+function nodeJobRunner(
+	options: RunWorkersOptions,
+	registry: HandlerRegistry,
+	logger: WorkerLogger,
+	stats: WorkerRunner['stats'],
+	onWorked: () => void,
+): JobRunner {
+	const batcher = options.batchCompletions === false ? null : new SucceedBatcher(options.store);
+	return new JobRunner({
 		...(batcher ? { succeed: (_store: JobStore, id: string, o: SucceedOptions) => batcher.succeed(id, o) } : {}),
 		handlers: registry,
 		plans: new PlanSource({
@@ -154,275 +212,20 @@ export function runWorkers(options: RunWorkersOptions): WorkerRunner {
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
 		heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
 		logger,
-		// A slot is free once the handler is done: the next claim overlaps the close in flight.
-		onWorked: () => {
-			busy--;
-			dispatch();
-			poke();
-		},
+		onWorked,
 		onSettled: (job, outcome) => {
 			stats.outcomes[outcome] = (stats.outcomes[outcome] ?? 0) + 1;
 			options.onJobSettled?.(job, outcome);
 		},
 	});
-	/** Runs not yet settled (their close may still be in flight), and who waits for them all to settle. */
-	let runs = 0;
-	const idleWaiters: (() => void)[] = [];
-	const runEnded = () => {
-		runs--;
-		if (runs === 0) for (const resolve of idleWaiters.splice(0)) resolve();
-		poke();
-	};
-	const allRunsEnded = () => (runs === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
-	/** Jobs whose handler is running: what `concurrency` bounds. */
-	let busy = 0;
-	let stopping = false;
-	/** Claimed jobs waiting in memory for a free slot (the local queue), in claim order. */
-	const local: Job[] = [];
-	const prefetch = new PrefetchSizer();
-	/** The last claim came back full (or a notification or poll came since): the table may hold more. */
-	let moreMayWait = true;
-	// The wake-up's fast path: when the last claim came back short (the table held nothing more for
-	// us) and then exactly one notification named exactly one job, that job is the only one there
-	// can be, and it is claimed by id: a primary-key read instead of the claim order's index walk
-	// (docs/architecture.md, "The wake-up path"). Anything else announced since (a second
-	// notification, one naming no job, the poll, a reconnect) leaves it to claimNext.
-	let dry = false;
-	/** Since the last claim: nothing announced (undefined), one job by id, or anything else (null). */
-	let announced: string | null | undefined;
-	const announceUnknown = () => {
-		announced = null;
-	};
+}
 
-	// Wake-ups: a notification, a finished job, the poll timer or stop(). `pending`
-	// keeps a wake-up that arrives while claiming from being lost.
-	let pending = false;
-	let wake: (() => void) | null = null;
-	const poke = () => {
-		pending = true;
-		wake?.();
-	};
-	const waitForWake = async (ms: number) => {
-		if (!pending) {
-			let timer: ReturnType<typeof setTimeout> | undefined;
-			await new Promise<void>((resolve) => {
-				wake = resolve;
-				timer = setTimeout(() => {
-					moreMayWait = true; // the poll backstop: look again whatever the last claim said
-					announceUnknown();
-					resolve();
-				}, ms);
-			});
-			clearTimeout(timer);
-			wake = null;
-		}
-		pending = false;
-	};
-	// Jobs announced as claimable later (run_at, a retry's backoff): one timer,
-	// armed for the nearest of their times; when it fires it wakes the claim
-	// loop and re-arms for the next. The farthest times beyond DUE_KEPT are
-	// dropped: the poll finds those.
-	const due: number[] = [];
-	let dueTimer: ReturnType<typeof setTimeout> | undefined;
-	const armDue = () => {
-		clearTimeout(dueTimer);
-		dueTimer = undefined;
-		const now = Date.now();
-		while (due.length && due[0]! <= now) due.shift();
-		if (!due.length || stopping) return;
-		dueTimer = setTimeout(
-			() => {
-				dueTimer = undefined;
-				moreMayWait = true;
-				announceUnknown();
-				poke();
-				armDue();
-			},
-			Math.min(due[0]! - now + 5, 2 ** 31 - 1),
-		);
-	};
-	const wakeAt = (at: number) => {
-		let i = due.length;
-		while (i > 0 && due[i - 1]! > at) i--;
-		if (due[i - 1] === at) return;
-		due.splice(i, 0, at);
-		if (due.length > DUE_KEPT) due.pop();
-		if (i === 0) armDue();
-	};
-
-	const onNotify = (text: string) => {
-		let payload: NotifyPayload = {};
-		try {
-			payload = JSON.parse(text) as NotifyPayload;
-		} catch {
-			// A payload we cannot read is still a hint that something changed.
-		}
-		// One notification per statement: job_table/kind are null when it mixed several.
-		if (typeof payload.job_table === 'string' && payload.job_table !== tableLabel(store.table)) return;
-		const forKinds = payload.kinds ?? (typeof payload.kind === 'string' ? [payload.kind] : null);
-		if (forKinds && !forKinds.some((k) => kinds.includes(k))) return;
-		const at = payload.available_at ? Date.parse(payload.available_at) : NaN;
-		if (!(at > Date.now())) {
-			moreMayWait = true;
-			announced = announced === undefined && typeof payload.job_id === 'string' ? payload.job_id : null;
-			return poke();
-		}
-		// Claimable later: wake then rather than at the next poll.
-		wakeAt(at);
-	};
-	const listening = options.sql
-		.listen(options.channel ?? 'supabase_jobs', onNotify, () => {
-			moreMayWait = true;
-			announceUnknown();
-			poke();
-		})
-		.catch((e: unknown) => {
-			logger.warn(`${PREFIX} LISTEN failed; the runner polls every ${pollMs} ms instead`, e);
-			return null;
-		});
-
-	const start = (job: Job) => {
-		stats.claimed++;
-		busy++;
-		prefetch.started++;
-		runs++;
-		// One callback for every run, not a closure and a finally() each.
-		runner.run(job, store).then(runEnded, runEnded);
-	};
-	/** Hands claimed jobs waiting in memory to the free slots, oldest first. */
-	const dispatch = () => {
-		while (busy < concurrency && local.length > 0 && !stopping) start(local.shift()!);
-	};
-	/** Gives claimed jobs that never started back to the queue, unspent. */
-	const giveBack = async (jobs: Job[]) => {
-		await Promise.all(
-			jobs.map((j) =>
-				store
-					.release(j.id, { attempt: j.attempts })
-					.catch((e: unknown) => logger.warn(`${PREFIX} job ${j.id}: release failed`, e)),
-			),
-		);
-	};
-
-	let firstClaim!: () => void;
-	const claimedOnce = new Promise<void>((resolve) => (firstClaim = resolve));
-	const loop = (async () => {
-		while (!stopping) {
-			dispatch();
-			const free = concurrency - busy;
-			const ahead = prefetch.target();
-			// Claim when a slot waits with nothing in hand, or when the jobs in hand run low
-			// while the table still had more (a short claim means it ran dry: wait for a wake).
-			const low = local.length <= ahead / 2 && (moreMayWait || local.length === 0);
-			if (free > 0 && local.length === 0 && dry && typeof announced === 'string') {
-				const id = announced;
-				announced = undefined;
-				moreMayWait = false;
-				const job = await store.claim(id, { heartbeatMs: runner.heartbeatMs }).catch((e: unknown) => {
-					logger.warn(`${PREFIX} job ${id}: claiming the announced job failed; claiming in order instead`, e);
-					return null;
-				});
-				if (job && stopping) {
-					await giveBack([job]);
-					break;
-				}
-				if (job) {
-					local.push(job);
-					dispatch();
-					// Nothing else was announced: wait, as after a short claim.
-					await waitForWake(pollMs);
-					continue;
-				}
-				// Taken by another runner, or not claimable: the usual claim decides.
-				moreMayWait = true;
-			}
-			if ((free > 0 && local.length === 0) || (ahead > 0 && low)) {
-				const limit = Math.min(free + ahead - local.length, CLAIM_MAX);
-				if (limit > 0) {
-					moreMayWait = false;
-					announced = undefined;
-					prefetch.mark();
-					let jobs: Job[];
-					try {
-						jobs = await store.claimNext({ kinds, limit, heartbeatMs: runner.heartbeatMs });
-						dry = jobs.length < limit;
-						firstClaim();
-					} catch (e) {
-						firstClaim(); // answered, with an error: it polls from here
-						logger.error(`${PREFIX} claiming failed; trying again in ${pollMs} ms`, e);
-						await waitForWake(pollMs);
-						continue;
-					}
-					if (stopping) {
-						// Claimed while stop() was called: give them straight back, unspent.
-						await giveBack(jobs);
-						break;
-					}
-					local.push(...jobs);
-					dispatch();
-					if (jobs.length === limit) {
-						moreMayWait = true;
-						continue; // more may be waiting: claim again as soon as a slot frees or the hand runs low
-					}
-				}
-			}
-			await waitForWake(pollMs);
-		}
-	})();
-
-	const removeSignals = (() => {
-		if (options.handleSignals === false) return () => {};
-		const onSignal = (signal: string) => {
-			logger.info(
-				`${PREFIX} ${signal}: stopping (running jobs get ${options.graceMs ?? 30_000} ms, then go back to the queue)`,
-			);
-			void stopNow({ graceMs: options.graceMs });
-		};
-		process.once('SIGTERM', onSignal);
-		process.once('SIGINT', onSignal);
-		return () => {
-			process.off('SIGTERM', onSignal);
-			process.off('SIGINT', onSignal);
-		};
-	})();
-
-	let resolveDone!: () => void;
-	const done = new Promise<void>((resolve) => (resolveDone = resolve));
-	let stopped: Promise<void> | null = null;
-
-	function stopNow(stopOptions: StopOptions = {}): Promise<void> {
-		stopped ??= (async () => {
-			stopping = true;
-			poke();
-			removeSignals();
-			clearTimeout(dueTimer);
-			await loop;
-			// Claimed but never started: back to the queue, unspent, before waiting for the running ones.
-			await giveBack(local.splice(0));
-			const graceMs = stopOptions.graceMs ?? 30_000;
-			if (runs > 0) {
-				let timer: ReturnType<typeof setTimeout> | undefined;
-				await Promise.race([allRunsEnded(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-				clearTimeout(timer);
-			}
-			if (runs > 0) {
-				logger.info(`${PREFIX} ${runs} job(s) still running after the grace; releasing them`);
-				await runner.releaseAll('the runner is stopping');
-				await allRunsEnded();
-			}
-			await (await listening)?.unlisten().catch(() => {});
-			resolveDone();
-		})();
-		return stopped;
-	}
-
-	return {
-		stop: stopNow,
-		done,
-		ready: Promise.all([listening, Promise.race([claimedOnce, done])]).then(() => undefined),
-		get running() {
-			return runner.running.size;
-		},
-		stats,
+/** Calls `onSignal` once on SIGTERM or SIGINT; returns what stops listening. */
+function onStopSignals(onSignal: (signal: string) => void): () => void {
+	process.once('SIGTERM', onSignal);
+	process.once('SIGINT', onSignal);
+	return () => {
+		process.off('SIGTERM', onSignal);
+		process.off('SIGINT', onSignal);
 	};
 }

@@ -1,7 +1,6 @@
 import { error } from '@sveltejs/kit';
-import { supabaseAdapter } from '../../lib/adapters/supabase.ts';
-import { createAdminDashboard } from '../../lib/kit.ts';
-import { JobStore } from '../../lib/store/job-store.ts';
+import { JobStore, supabaseAdapter } from 'supabase-jobs';
+import { createAdminDashboard } from 'supabase-jobs/kit';
 import { NotAdminError, readAdminOverview } from '../../demo/app/admin-overview.server.ts';
 import { clientFor, isAdminSession } from '../../demo/app/session.server.ts';
 import type { Actions, PageServerLoad } from './$types.js';

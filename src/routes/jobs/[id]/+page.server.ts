@@ -1,7 +1,5 @@
 import { error } from '@sveltejs/kit';
-import { supabaseAdapter } from '../../../lib/adapters/supabase.ts';
-import { isJobError } from '../../../lib/errors.ts';
-import { JobStore } from '../../../lib/store/job-store.ts';
+import { JobStore, isJobError, supabaseAdapter } from 'supabase-jobs';
 import { clientFor } from '../../../demo/app/session.server.ts';
 import type { PageServerLoad } from './$types.js';
 
