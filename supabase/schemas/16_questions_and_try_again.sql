@@ -408,7 +408,7 @@ set search_path = ''
 as $$
 declare
   old supabase_jobs.job;
-  user_call boolean := not supabase_jobs.caller_is_trusted();
+  user_call boolean := not supabase_jobs.is_worker();
 begin
   -- As the caller: a user reads only what RLS shows them (an admin, every job).
   select t.* into old from supabase_jobs.job t where t.job_table = label and t.id = try_again.id;
@@ -461,7 +461,7 @@ language plpgsql
 set search_path = ''
 as $$
 declare
-  user_call boolean := not supabase_jobs.caller_is_trusted();
+  user_call boolean := not supabase_jobs.is_worker();
   picked supabase_jobs.job[];
   old supabase_jobs.job;
 begin

@@ -40,6 +40,10 @@ export function invalid(field: string, message: string): InvalidJobInputError {
 	return new InvalidJobInputError(message, { field, details: `field=${field}`, hint: 'Nothing was written.' });
 }
 
+/** The range of a SQL integer (int4) argument: past it the database answers a raw 22003 naming nothing. */
+export const INT4_MIN = -2_147_483_648;
+export const INT4_MAX = 2_147_483_647;
+
 /** NaN and Infinity would reach PostgREST as JSON null and silently mean "default": refuse them here, for both adapters alike. */
 export function checkInt(field: string, value: number | undefined): number | undefined {
 	if (value !== undefined && !Number.isInteger(value))

@@ -5,7 +5,7 @@
  */
 import { LOG_FIELDS_MAX_BYTES, LOG_LINES_MAX, LOG_MESSAGE_MAX } from '../internal/limits.ts';
 import type { RawRow } from './adapter.ts';
-import { checkStorableJson, invalid, isJobId, notFound } from './input-checks.ts';
+import { checkStorableJson, INT4_MAX, invalid, isJobId, notFound } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import { UnexpectedRowError, type Job } from './job.ts';
 
@@ -116,8 +116,6 @@ export function checkLogLine(line: LogLine, prefix = ''): void {
  * claimed attempt unless given). `dropped`: lines the worker already dropped
  * past the bound, counted in the marker line. Resolves to the lines stored.
  */
-const INT_MAX = 2_147_483_647;
-
 export async function writeLog<R extends Job>(
 	calls: JobCalls<R>,
 	id: string,
@@ -135,7 +133,7 @@ export async function writeLog<R extends Job>(
 		id,
 		attempt: options.attempt,
 		// The count saturates, as the database's does: past the largest integer it says "that many or more".
-		dropped: Math.min(dropped, INT_MAX),
+		dropped: Math.min(dropped, INT4_MAX),
 		lines: lines.map((l) => ({
 			level: l.level,
 			message: l.message,

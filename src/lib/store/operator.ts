@@ -3,11 +3,8 @@
  * many of a kind run at once, and keep the recurring schedules in step.
  */
 import { StaleAfterRequiredError } from '../errors.ts';
-import { checkKind, checkRange, invalid } from './input-checks.ts';
-
-// An integer argument outside int4 would reach the database as a raw 22003; the database says what is in range.
-const INT_MAX = 2_147_483_647;
-const INT_MIN = -2_147_483_648;
+// Only what int4 cannot hold is refused here; the database says what is in range (maxRunning is at least 1).
+import { checkKind, checkRange, INT4_MAX, INT4_MIN, invalid } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
 import { checkSchedules, type JobSchedule } from './job-schedule.ts';
@@ -38,8 +35,8 @@ export async function setConcurrency<R extends Job>(
 		throw invalid('limits', 'limits is an object: { maxRunning?, maxRunningPerKey? }');
 	await calls.call('job_set_concurrency', {
 		kind: name,
-		max_running: checkRange('maxRunning', limits.maxRunning, INT_MIN, INT_MAX),
-		max_running_per_key: checkRange('maxRunningPerKey', limits.maxRunningPerKey, INT_MIN, INT_MAX),
+		max_running: checkRange('maxRunning', limits.maxRunning, INT4_MIN, INT4_MAX),
+		max_running_per_key: checkRange('maxRunningPerKey', limits.maxRunningPerKey, INT4_MIN, INT4_MAX),
 	});
 }
 

@@ -12,6 +12,8 @@ import {
 	checkInt,
 	checkMetadata,
 	checkStorableJson,
+	INT4_MAX,
+	INT4_MIN,
 	invalid,
 	isJobId,
 	kindName,
@@ -55,8 +57,7 @@ export class WorkerWrites<R extends Job = Job> {
 
 	private attemptOf(id: string, given: number | undefined): number | undefined {
 		const attempt = checkInt('attempt', given);
-		// The SQL argument is an integer: past its range the database would answer 22003, naming nothing.
-		if (attempt !== undefined && Math.abs(attempt) > 2_147_483_647)
+		if (attempt !== undefined && (attempt < INT4_MIN || attempt > INT4_MAX))
 			throw invalid('attempt', `attempt is the attempts value claim returned; got ${String(attempt)}`);
 		return attempt ?? this.claimedAttempts.get(id);
 	}
