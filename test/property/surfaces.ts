@@ -151,6 +151,18 @@ export function expectSqlRefusal(e: unknown, fields: readonly string[]): void {
  * checks the error and `snapshot` must read the same as before; when it
  * resolves, `stored` checks what it wrote against what was asked.
  */
+/** What a value becomes on the wire: JSON has no -0, no undefined member, no NaN. */
+export const jsonRoundTrip = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
+
+/**
+ * The cases of one property both refused and stored, so neither branch was vacuous.
+ * A replay of one case (`FC_PATH`) sees one outcome only: the check is not made then.
+ */
+export function expectBothOutcomes(seen: ReadonlySet<string>): void {
+	if (process.env.FC_PATH) return;
+	expect([...seen].sort(), 'the cases both refuse and store').toEqual(['refused', 'stored']);
+}
+
 export async function refusedOrStored<T>(options: {
 	call: () => Promise<T>;
 	snapshot: () => Promise<unknown>;
