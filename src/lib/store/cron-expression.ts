@@ -6,7 +6,7 @@
  * `@yearly` `@annually` `@monthly` `@weekly` `@daily` `@midnight` `@hourly`;
  * and, where asked for, pg_cron 1.5's interval form `'N seconds'` (1-59).
  * Always UTC. The same rules are written in SQL as supabase_jobs.cron_problem
- * (12_operators.sql); test/kick/cron-expression.test.ts holds both to one
+ * (12e_schedules.sql); test/kick/cron-expression.test.ts holds both to one
  * list of cases. Matching and next runs are croner's, so the local stand-in
  * and production agree; descriptions in words (cronstrue's) are in
  * cron-words.ts, so only code that shows schedules loads them.

@@ -88,6 +88,117 @@ const FAILED_PAGE = 200;
 const FAILED_SCAN = 2000;
 const date = (iso: string | undefined) => (iso === undefined ? undefined : new Date(iso));
 
+async function forbidden(): Promise<never> {
+	return (await kit()).error(403, { message: 'Admins only' } as App.Error);
+}
+
+/** The database refused (not an admin by its own check): 403 too, never a 500. */
+async function refuse(e: unknown): Promise<never> {
+	if (isJobError(fromPostgresError(e), 'permission_denied')) return await forbidden();
+	throw e;
+}
+
+/** Failed jobs the filter matches, newest first, at most `limit` of the newest FAILED_SCAN failures. */
+async function failedJobs(store: AdminDashboardStore, filter: DashboardFilter, limit: number) {
+	// Asked by kind, newest first; error code and time are matched here, a page at a time.
+	const matching: DashboardJob[] = [];
+	let cursor: string | null = null;
+	let scanned = 0;
+	do {
+		const page = await store.listRecent({ kind: filter.kind, status: 'failed', limit: FAILED_PAGE, cursor });
+		scanned += page.jobs.length;
+		cursor = page.nextCursor;
+		for (const job of page.jobs.map(dashboardJob)) if (matchesFilter(job, filter)) matching.push(job);
+	} while (cursor !== null && matching.length <= limit && scanned < FAILED_SCAN);
+	// More than shown matched, or the scan stopped before the oldest failure: either way, narrow the filter.
+	return { failed: matching.slice(0, limit), moreFailed: matching.length > limit || cursor !== null };
+}
+
+/** The job the address names (`?job=`), with its timeline; null for none, a malformed id or a job not found. */
+async function selected(store: AdminDashboardStore, id: string | null): Promise<JobsDashboardData['selected']> {
+	if (id === null) return null;
+	let jobId: string;
+	try {
+		jobId = readJobId(new URLSearchParams({ job: id }), 'job');
+	} catch {
+		return null; // a hand-edited address shows the dashboard, not an error
+	}
+	try {
+		const [job, timeline] = await Promise.all([store.get(jobId), store.timeline(jobId)]);
+		return { job: dashboardJob(job), timeline };
+	} catch (e) {
+		if (isJobError(fromPostgresError(e), 'job_not_found')) return null;
+		throw e;
+	}
+}
+
+/** The HTTP status of an action's refusal the page shows (bad input, unknown job, past acting on); null for any other. */
+function refusalStatus(e: unknown): 400 | 404 | 409 | null {
+	if (isJobError(e, 'invalid_input')) return 400;
+	if (isJobError(e, 'job_not_found')) return 404;
+	if (isJobError(e, 'job_already_finished') || isJobError(e, 'not_retryable')) return 409;
+	return null;
+}
+
+type Done = Omit<Extract<DashboardActionResult, { ok: true }>, 'action' | 'ok'>;
+
+/** What each action does with the admitted store and the posted form. */
+const RUN: Record<DashboardActionName, (store: AdminDashboardStore, form: FormData) => Promise<Done>> = {
+	cancel: async (store, form) => {
+		const id = readJobId(form);
+		return { jobId: id, count: (await store.cancel(id)) ? 1 : 0 };
+	},
+	tryAgain: async (store, form) => {
+		const id = readJobId(form);
+		return { jobId: id, newJobId: (await store.tryAgain(id)).id, count: 1 };
+	},
+	replay: async (store, form) => {
+		const f = readFilter(form);
+		const made = await store.replay({ kind: f.kind, errorCode: f.errorCode, from: date(f.from), to: date(f.to) });
+		return { count: made.length };
+	},
+	cancelMany: async (store, form) => {
+		const kind = readKind(form);
+		return { kind, count: await store.cancelMany({ kind, statuses: ['queued'] }) };
+	},
+	pause: async (store, form) => {
+		const kind = readKind(form);
+		return { kind, count: (await store.pauseKind(kind)) ? 1 : 0 };
+	},
+	resume: async (store, form) => {
+		const kind = readKind(form);
+		return { kind, count: (await store.resumeKind(kind)) ? 1 : 0 };
+	},
+	deleteFinished: async (store, form) => {
+		const f = readFilter(form);
+		if (f.to === undefined) throw invalid('to', 'to is required: finished jobs are deleted up to a time');
+		return { kind: f.kind, count: await store.deleteFinished({ kind: f.kind, endedBefore: new Date(f.to) }) };
+	},
+};
+
+/** Runs one action; a refusal the page shows comes back as a `fail`, anything else as the load's refusal. */
+async function runAction(
+	name: DashboardActionName,
+	store: AdminDashboardStore,
+	form: FormData,
+): Promise<DashboardActionResult | DashboardFailure> {
+	try {
+		return { action: name, ok: true, ...(await RUN[name](store, form)) };
+	} catch (raw) {
+		const e = fromPostgresError(raw);
+		const status = refusalStatus(e);
+		if (status === null || !isJobError(e)) return await refuse(raw);
+		const field = (e as { field?: unknown }).field;
+		return (await kit()).fail(status, {
+			action: name,
+			ok: false as const,
+			code: e.code,
+			message: e.message,
+			...(typeof field === 'string' ? { field } : {}),
+		});
+	}
+}
+
 /**
  * The admin dashboard's server half: `load` reads the queues by kind, the
  * failed jobs (filtered by kind, error code and time), and the job opened with
@@ -119,44 +230,6 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 		return options.store ?? (await options.getStore!(event));
 	}
 
-	async function forbidden(): Promise<never> {
-		return (await kit()).error(403, { message: 'Admins only' } as App.Error);
-	}
-
-	/** The database refused (not an admin by its own check): 403 too, never a 500. */
-	async function refuse(e: unknown): Promise<never> {
-		if (isJobError(fromPostgresError(e), 'permission_denied')) return await forbidden();
-		throw e;
-	}
-
-	async function failedJobs(store: AdminDashboardStore, filter: DashboardFilter) {
-		// Asked by kind, newest first; error code and time are matched here, a page at a
-		// time, over at most FAILED_SCAN of the newest failures.
-		const matching: DashboardJob[] = [];
-		let cursor: string | null = null;
-		let scanned = 0;
-		do {
-			const page = await store.listRecent({ kind: filter.kind, status: 'failed', limit: FAILED_PAGE, cursor });
-			scanned += page.jobs.length;
-			cursor = page.nextCursor;
-			for (const job of page.jobs.map(dashboardJob)) if (matchesFilter(job, filter)) matching.push(job);
-		} while (cursor !== null && matching.length <= failedLimit && scanned < FAILED_SCAN);
-		// More than shown matched, or the scan stopped before the oldest failure: either way, narrow the filter.
-		return { failed: matching.slice(0, failedLimit), moreFailed: matching.length > failedLimit || cursor !== null };
-	}
-
-	async function selected(store: AdminDashboardStore, id: string | null): Promise<JobsDashboardData['selected']> {
-		if (id === null) return null;
-		let jobId: string;
-		try {
-			jobId = readJobId(new URLSearchParams({ job: id }), 'job');
-		} catch {
-			return null; // a hand-edited address shows the dashboard, not an error
-		}
-		const [job, timeline] = await Promise.all([store.get(jobId), store.timeline(jobId)]);
-		return { job: dashboardJob(job), timeline };
-	}
-
 	async function load(event: E): Promise<JobsDashboardData> {
 		const store = await admitted(event);
 		let filter: DashboardFilter;
@@ -168,11 +241,8 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 		try {
 			const [kinds, failed, open] = await Promise.all([
 				store.adminKinds(),
-				failedJobs(store, filter),
-				selected(store, event.url.searchParams.get('job')).catch((e: unknown) => {
-					if (isJobError(fromPostgresError(e), 'job_not_found')) return null;
-					throw e;
-				}),
+				failedJobs(store, filter, failedLimit),
+				selected(store, event.url.searchParams.get('job')),
 			]);
 			return { kinds, ...failed, filter, selected: open, actions: offered, generatedAt: new Date().toISOString() };
 		} catch (e) {
@@ -180,69 +250,14 @@ export function createAdminDashboard<E extends DashboardEvent = RequestEvent>(
 		}
 	}
 
-	type Done = Omit<Extract<DashboardActionResult, { ok: true }>, 'action' | 'ok'>;
-
-	function action(name: DashboardActionName, run: (store: AdminDashboardStore, form: FormData) => Promise<Done>) {
-		return async (event: E): Promise<DashboardActionResult | DashboardFailure> => {
+	const action =
+		(name: DashboardActionName) =>
+		async (event: E): Promise<DashboardActionResult | DashboardFailure> => {
 			const store = await admitted(event);
 			if (!offered.includes(name)) return (await kit()).error(404, { message: 'Not offered' } as App.Error);
-			const form = await event.request.formData();
-			try {
-				return { action: name, ok: true, ...(await run(store, form)) };
-			} catch (raw) {
-				const e = fromPostgresError(raw);
-				const status = isJobError(e, 'invalid_input')
-					? 400
-					: isJobError(e, 'job_not_found')
-						? 404
-						: isJobError(e, 'job_already_finished') || isJobError(e, 'not_retryable')
-							? 409
-							: null;
-				if (status === null || !isJobError(e)) return await refuse(raw);
-				const field = (e as { field?: unknown }).field;
-				return (await kit()).fail(status, {
-					action: name,
-					ok: false as const,
-					code: e.code,
-					message: e.message,
-					...(typeof field === 'string' ? { field } : {}),
-				});
-			}
+			return await runAction(name, store, await event.request.formData());
 		};
-	}
-
-	const actions: AdminDashboard<E>['actions'] = {
-		cancel: action('cancel', async (store, form) => {
-			const id = readJobId(form);
-			return { jobId: id, count: (await store.cancel(id)) ? 1 : 0 };
-		}),
-		tryAgain: action('tryAgain', async (store, form) => {
-			const id = readJobId(form);
-			return { jobId: id, newJobId: (await store.tryAgain(id)).id, count: 1 };
-		}),
-		replay: action('replay', async (store, form) => {
-			const f = readFilter(form);
-			const made = await store.replay({ kind: f.kind, errorCode: f.errorCode, from: date(f.from), to: date(f.to) });
-			return { count: made.length };
-		}),
-		cancelMany: action('cancelMany', async (store, form) => {
-			const kind = readKind(form);
-			return { kind, count: await store.cancelMany({ kind, statuses: ['queued'] }) };
-		}),
-		pause: action('pause', async (store, form) => {
-			const kind = readKind(form);
-			return { kind, count: (await store.pauseKind(kind)) ? 1 : 0 };
-		}),
-		resume: action('resume', async (store, form) => {
-			const kind = readKind(form);
-			return { kind, count: (await store.resumeKind(kind)) ? 1 : 0 };
-		}),
-		deleteFinished: action('deleteFinished', async (store, form) => {
-			const f = readFilter(form);
-			if (f.to === undefined) throw invalid('to', 'to is required: finished jobs are deleted up to a time');
-			return { kind: f.kind, count: await store.deleteFinished({ kind: f.kind, endedBefore: new Date(f.to) }) };
-		}),
-	};
+	const actions = Object.fromEntries(ALL_ACTIONS.map((name) => [name, action(name)])) as AdminDashboard<E>['actions'];
 
 	return { load, actions };
 }
