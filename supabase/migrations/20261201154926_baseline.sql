@@ -921,14 +921,15 @@ returns boolean
 language sql stable
 set search_path = ''
 as $$
-  with caller as (
-    -- Who the request is (not its privileges): the role it set, else the session's.
-    select pg_catalog.to_regrole(coalesce(nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)) as oid)
+  -- Who the request is, the role it set or else the session's, found by exact name
+  -- (never parsed as an identifier: a quoted or mixed-case name is found as written);
+  -- what it may do is then read from the catalog, never from the name.
   select coalesce((
     select r.rolsuper or r.rolbypassrls
         or pg_catalog.pg_has_role(r.oid, (select c.relowner from pg_catalog.pg_class c
                                            where c.oid = 'supabase_jobs.job'::pg_catalog.regclass), 'USAGE')
-      from caller join pg_catalog.pg_roles r on r.oid = caller.oid), false)
+      from pg_catalog.pg_roles r
+     where r.rolname = coalesce(nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)), false)
 $$;
 comment on function supabase_jobs.caller_is_trusted is
   'True when the calling role (the role a request set, else the session''s) is a superuser, bypasses RLS or belongs to the job table''s owner: a worker or an operator. Everyone else, custom JWT roles inheriting authenticated included, is a user. For SECURITY DEFINER functions, where current_user is the definer; a function running as its caller asks is_worker() (RLS not active for it), the same rule.';

@@ -11,14 +11,6 @@ import type { AnswerSchema } from '../../src/lib/store/questions.ts';
 import { checkProperty, fc } from '../helpers/property.ts';
 import { checkStorableJson } from '../../src/lib/store/input-checks.ts';
 
-const storable = (value: unknown): boolean => {
-	try {
-		checkStorableJson('answer', value);
-		return true;
-	} catch {
-		return false;
-	}
-};
 import {
 	anyNumber,
 	as,
@@ -34,6 +26,15 @@ import {
 } from './surfaces.ts';
 
 const { f, stores } = await openSurfaces();
+
+const storable = (value: unknown): boolean => {
+	try {
+		checkStorableJson('answer', value);
+		return true;
+	} catch {
+		return false;
+	}
+};
 const KIND = 'property.answers';
 
 /** The schemas a question is asked with, and the same rules written out here, independently of the database. */

@@ -146,11 +146,6 @@ export function expectSqlRefusal(e: unknown, fields: readonly string[]): void {
 	expect(names(field, fields), `field ${String(field)} (${err.message}) names one of ${fields.join(', ')}`).toBe(true);
 }
 
-/**
- * The invariant of every property: runs `call`; when it refuses, `refusal`
- * checks the error and `snapshot` must read the same as before; when it
- * resolves, `stored` checks what it wrote against what was asked.
- */
 /** What a value becomes on the wire: JSON has no -0, no undefined member, no NaN. */
 export const jsonRoundTrip = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
 
@@ -163,6 +158,11 @@ export function expectBothOutcomes(seen: ReadonlySet<string>): void {
 	expect([...seen].sort(), 'the cases both refuse and store').toEqual(['refused', 'stored']);
 }
 
+/**
+ * The invariant of every property: runs `call`; when it refuses, `refusal`
+ * checks the error and `snapshot` must read the same as before; when it
+ * resolves, `stored` checks what it wrote against what was asked.
+ */
 export async function refusedOrStored<T>(options: {
 	call: () => Promise<T>;
 	snapshot: () => Promise<unknown>;
