@@ -1450,7 +1450,6 @@ export type Database = {
 			attach_partition: { Args: { tbl: unknown }; Returns: undefined };
 			backstop: { Args: Record<PropertyKey, never>; Returns: number };
 			batch_max: { Args: Record<PropertyKey, never>; Returns: number };
-			caller_is_trusted: { Args: Record<PropertyKey, never>; Returns: boolean };
 			can_transition: {
 				Args: {
 					from_status: Database['public']['Enums']['job_status'];
@@ -2366,6 +2365,59 @@ export type Database = {
 			worker_endpoint: {
 				Args: Record<PropertyKey, never>;
 				Returns: Record<string, unknown>;
+			};
+			write_answer: {
+				Args: {
+					answer: Json;
+					for_user: boolean;
+					id: string;
+					key: string;
+					label: string;
+				};
+				Returns: {
+					attempts: number;
+					available_at: string;
+					concurrency_key: string | null;
+					created_at: string;
+					error: string | null;
+					error_code: string | null;
+					expected_end_at: string | null;
+					expected_seconds: number | null;
+					expires_at: string | null;
+					finished_at: string | null;
+					heartbeat_at: string | null;
+					heartbeat_ms: number | null;
+					id: string;
+					idempotency_expires_at: string | null;
+					idempotency_key: string | null;
+					is_active: boolean;
+					job_table: string;
+					kind: string;
+					locale: string | null;
+					max_attempts: number;
+					metadata: Json | null;
+					owner_id: string | null;
+					params: NonNullable<Json>;
+					parent_id: string | null;
+					payload: string | null;
+					priority: number;
+					progress: number;
+					result_id: string | null;
+					resumed_at: string | null;
+					retry_of: string | null;
+					stage: string | null;
+					started_at: string | null;
+					status: Database['public']['Enums']['job_status'];
+					tags: string[];
+					timings: Json | null;
+					updated_at: string;
+				};
+				SetofOptions: {
+					from: '*';
+					to: 'job';
+					isOneToOne: true;
+					isSetofReturn: false;
+				};
 			};
 		};
 		Enums: {

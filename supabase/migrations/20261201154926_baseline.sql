@@ -912,28 +912,11 @@ $$;
 comment on function supabase_jobs.is_admin is
   'True when the caller''s JWT says app_metadata.role = ''admin'' (set by the service role; users cannot write app_metadata): reads and cancels every job.';
 
--- Who is calling, by privilege and not by role name, for SECURITY DEFINER functions
--- (where current_user is the definer): the role the request set (or the session's),
--- trusted when it is a superuser, bypasses RLS or is a member of the job table's owner.
--- A custom JWT role that inherits authenticated is a user, like authenticated and anon.
-create or replace function supabase_jobs.caller_is_trusted()
-returns boolean
-language sql stable
-set search_path = ''
-as $$
-  -- Who the request is, the role it set or else the session's, found by exact name
-  -- (never parsed as an identifier: a quoted or mixed-case name is found as written);
-  -- what it may do is then read from the catalog, never from the name.
-  select coalesce((
-    select r.rolsuper or r.rolbypassrls
-        or pg_catalog.pg_has_role(r.oid, (select c.relowner from pg_catalog.pg_class c
-                                           where c.oid = 'supabase_jobs.job'::pg_catalog.regclass), 'USAGE')
-      from pg_catalog.pg_roles r
-     where r.rolname = coalesce(nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)), false)
-$$;
-comment on function supabase_jobs.caller_is_trusted is
-  'True when the calling role (the role a request set, else the session''s) is a superuser, bypasses RLS or belongs to the job table''s owner: a worker or an operator. Everyone else, custom JWT roles inheriting authenticated included, is a user. For SECURITY DEFINER functions, where current_user is the definer; a function running as its caller asks is_worker() (RLS not active for it), the same rule.';
-
+-- Who is calling, by privilege and not by role name: a worker or an operator is a role
+-- RLS does not restrict (a superuser, a BYPASSRLS role, the table's owner); everyone else,
+-- a custom JWT role that inherits authenticated included, is a user. The one rule: a
+-- function that acts for a user asks it as its caller (never inside SECURITY DEFINER,
+-- where current_user is the definer) and sends a user to the checked path.
 create or replace function supabase_jobs.is_worker()
 returns boolean
 language plpgsql stable
@@ -1263,7 +1246,7 @@ grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supab
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
   supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
   supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
   supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
@@ -1272,7 +1255,7 @@ revoke all on function
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
   supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
   supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
   to authenticated, service_role;
@@ -5464,35 +5447,37 @@ $$;
 comment on function public.job_open_question is
   'The question a waiting job asked and nobody answered yet (prompt, answer_schema, expires_at); no row when there is none or the job is not the caller''s (RLS: the owner, or an admin).';
 
-create or replace function supabase_jobs.answer_question(label text, id uuid, key text, answer jsonb)
+-- The answer's write, as whoever calls it: a worker (is_worker(), decided by privilege
+-- in job_answer) directly; a user only through answer_question, which runs as the owner
+-- of the tables and passes for_user, so the owner check is never skipped for a user.
+create or replace function supabase_jobs.write_answer(label text, id uuid, key text, answer jsonb, for_user boolean)
 returns supabase_jobs.job
 language plpgsql
-security definer
 set search_path = ''
 as $$
 declare
   j supabase_jobs.job;
   open_question supabase_jobs.job_question;
-  user_call boolean := not supabase_jobs.caller_is_trusted();
+  user_call boolean := coalesce(for_user, true);
 begin
-  select t.* into j from supabase_jobs.job t where t.job_table = label and t.id = answer_question.id for update;
+  select t.* into j from supabase_jobs.job t where t.job_table = label and t.id = write_answer.id for update;
   -- Another user's job (or an ownerless one) answers as a job that does not exist.
   if j.id is null or (user_call and not (coalesce(j.owner_id = (select auth.uid()), false) or supabase_jobs.is_admin())) then
     raise exception using errcode = 'PT404', message = pg_catalog.format('job %s not found', id);
   end if;
   select q.* into open_question from supabase_jobs.job_question q
-   where q.job_id = j.id and q.answered_at is null and (answer_question.key is null or q.key = answer_question.key)
+   where q.job_id = j.id and q.answered_at is null and (write_answer.key is null or q.key = write_answer.key)
    order by q.asked_at desc limit 1;
   if j.status <> 'waiting' or open_question.job_id is null then
     raise exception using errcode = 'SJ003',
       message = pg_catalog.format('job %s is %s with no open question%s: nothing to answer', id, j.status,
-        case when answer_question.key is null then '' else ' ' || pg_catalog.quote_literal(answer_question.key) end);
+        case when write_answer.key is null then '' else ' ' || pg_catalog.quote_literal(write_answer.key) end);
   end if;
   if answer is null or pg_catalog.octet_length(answer::text) > 65536 then
     perform supabase_jobs.invalid('answer', 'answer is a JSON value of at most 64 KiB');
   end if;
   perform supabase_jobs.check_answer(open_question.answer_schema, answer, 'answer');
-  update supabase_jobs.job_question as q set answer = answer_question.answer, answered_at = now(), answered_by = (select auth.uid())
+  update supabase_jobs.job_question as q set answer = write_answer.answer, answered_at = now(), answered_by = (select auth.uid())
    where q.job_id = open_question.job_id and q.key = open_question.key;
   update supabase_jobs.job as t
      set status = 'queued', attempts = t.attempts - 1, available_at = now(), resumed_at = now()
@@ -5502,8 +5487,19 @@ begin
   return j;
 end
 $$;
+comment on function supabase_jobs.write_answer is
+  'job_answer''s write, as its caller: for a user (for_user, or null) the caller must own the job, NULL-safe, or be an admin (anyone else: PT404, as for a job that does not exist); the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back. Workers only (a user may neither write the questions table nor move a job waiting -> queued; a user reaches it through answer_question).';
+
+create or replace function supabase_jobs.answer_question(label text, id uuid, key text, answer jsonb)
+returns supabase_jobs.job
+language sql
+security definer
+set search_path = ''
+as $$
+  select supabase_jobs.write_answer(label, id, key, answer, true);
+$$;
 comment on function supabase_jobs.answer_question is
-  'job_answer''s write, as the owner of the tables: a user must own the job or be an admin (anyone else: PT404, as for a job that does not exist), the job must wait on an open question (SJ003), the answer must fit its schema (22023 naming the field); then waiting -> queued, the attempt given back. Runs as its owner (SECURITY DEFINER): a user may neither write the questions table nor move a job waiting -> queued; it checks the caller first (the owner, NULL-safe, or an admin; anyone else PT404).';
+  'A user''s answer (job_answer sends every caller RLS restricts here): write_answer with the owner check on, always. Runs as its owner (SECURITY DEFINER): a user may neither write the questions table nor move a job waiting -> queued; it checks the caller first (the owner, NULL-safe, or an admin; anyone else PT404).';
 
 create or replace function public.job_answer(id uuid, answer jsonb, key text default null, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -5513,6 +5509,11 @@ set plan_cache_mode = force_generic_plan
 as $$
 begin
   perform supabase_jobs.check_call(id);
+  -- Who is calling, by privilege (is_worker(): RLS not active for the caller): a worker
+  -- writes as itself, everyone else (custom roles inheriting authenticated included) as a user.
+  if supabase_jobs.is_worker() then
+    return supabase_jobs.write_answer(supabase_jobs.job_table_label(job_table), id, key, answer, false);
+  end if;
   return supabase_jobs.answer_question(supabase_jobs.job_table_label(job_table), id, key, answer);
 end
 $$;
@@ -5731,7 +5732,7 @@ grant usage on type supabase_jobs.job_question to authenticated, service_role;
 revoke all on function
   public.job_ask, public.job_open_question, public.job_answer, public.job_try_again, public.job_replay,
   supabase_jobs.check_answer, supabase_jobs.answer_fits, supabase_jobs.answer_format_fits,
-  supabase_jobs.answer_is_date, supabase_jobs.answer_question, supabase_jobs.expire_questions,
+  supabase_jobs.answer_is_date, supabase_jobs.answer_question, supabase_jobs.write_answer, supabase_jobs.expire_questions,
   supabase_jobs.forget_questions, supabase_jobs.insert_retry, supabase_jobs.try_again, supabase_jobs.replay,
   supabase_jobs.is_retry_of
   from public, anon, authenticated, service_role;
@@ -5746,7 +5747,7 @@ grant execute on function
 grant insert (retry_of) on supabase_jobs.job to authenticated;
 create policy admins_try_again on supabase_jobs.job for insert to authenticated
   with check ((select supabase_jobs.is_admin()) and supabase_jobs.is_retry_of(retry_of, job_table, kind, owner_id));
-grant execute on function public.job_ask, supabase_jobs.expire_questions to service_role;
+grant execute on function public.job_ask, supabase_jobs.expire_questions, supabase_jobs.write_answer to service_role;
 
 -- ============================================================================
 -- supabase/schemas/17_admin_actions.sql

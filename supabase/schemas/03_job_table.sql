@@ -290,28 +290,11 @@ $$;
 comment on function supabase_jobs.is_admin is
   'True when the caller''s JWT says app_metadata.role = ''admin'' (set by the service role; users cannot write app_metadata): reads and cancels every job.';
 
--- Who is calling, by privilege and not by role name, for SECURITY DEFINER functions
--- (where current_user is the definer): the role the request set (or the session's),
--- trusted when it is a superuser, bypasses RLS or is a member of the job table's owner.
--- A custom JWT role that inherits authenticated is a user, like authenticated and anon.
-create or replace function supabase_jobs.caller_is_trusted()
-returns boolean
-language sql stable
-set search_path = ''
-as $$
-  -- Who the request is, the role it set or else the session's, found by exact name
-  -- (never parsed as an identifier: a quoted or mixed-case name is found as written);
-  -- what it may do is then read from the catalog, never from the name.
-  select coalesce((
-    select r.rolsuper or r.rolbypassrls
-        or pg_catalog.pg_has_role(r.oid, (select c.relowner from pg_catalog.pg_class c
-                                           where c.oid = 'supabase_jobs.job'::pg_catalog.regclass), 'USAGE')
-      from pg_catalog.pg_roles r
-     where r.rolname = coalesce(nullif(pg_catalog.current_setting('role', true), 'none'), session_user::text)), false)
-$$;
-comment on function supabase_jobs.caller_is_trusted is
-  'True when the calling role (the role a request set, else the session''s) is a superuser, bypasses RLS or belongs to the job table''s owner: a worker or an operator. Everyone else, custom JWT roles inheriting authenticated included, is a user. For SECURITY DEFINER functions, where current_user is the definer; a function running as its caller asks is_worker() (RLS not active for it), the same rule.';
-
+-- Who is calling, by privilege and not by role name: a worker or an operator is a role
+-- RLS does not restrict (a superuser, a BYPASSRLS role, the table's owner); everyone else,
+-- a custom JWT role that inherits authenticated included, is a user. The one rule: a
+-- function that acts for a user asks it as its caller (never inside SECURITY DEFINER,
+-- where current_user is the definer) and sends a user to the checked path.
 create or replace function supabase_jobs.is_worker()
 returns boolean
 language plpgsql stable
@@ -641,7 +624,7 @@ grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supab
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
   supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
   supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
   supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
@@ -650,7 +633,7 @@ revoke all on function
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
   supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
   supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
   to authenticated, service_role;

@@ -4,6 +4,7 @@
  * to the code's set; each run is a job row with an idempotency key per minute
  * slot, so no slot runs twice across cron runners or restarts.
  */
+import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
@@ -168,6 +169,22 @@ describe('recurring jobs declared in code', () => {
 			{ name: 'nightly-report', kind: '', cron: '* * * * *' },
 		])})`.catch((x: unknown) => x);
 		expect(badKind).toMatchObject({ code: '22023', detail: 'field=schedules["nightly-report"].kind' });
+	});
+
+	it('an expression whose days never come is refused where it is written only: job_sync_schedules stores it, as the guides say', async () => {
+		expect(() => defineSchedule({ name: 'feb-30', kind: 'sweep', cron: '0 0 30 2 *' })).toThrow(/never runs/);
+		await db.sql`select job_sync_schedules(${db.sql.json([{ name: 'feb-30', kind: 'sweep', cron: '0 0 30 2 *' }])})`;
+		expect(await db.sql`select cron from supabase_jobs.schedules where name = 'feb-30'`).toEqual([
+			{ cron: '0 0 30 2 *' },
+		]);
+		const guides = {
+			en: 'the database does not check that, so a schedule written by SQL alone could be kept and never run',
+			'pt-BR': 'o banco não verifica isso, então uma agenda escrita só por SQL poderia ser guardada e nunca rodar',
+		};
+		for (const [language, sentence] of Object.entries(guides)) {
+			const text = await readFile(`docs/guide/${language}/operators.md`, 'utf8');
+			expect(text.replace(/\s+/g, ' '), language).toContain(sentence);
+		}
 	});
 
 	it('names, lists, ranges, steps, aliases and "$" are installed as written', async () => {
