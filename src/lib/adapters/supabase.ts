@@ -126,11 +126,11 @@ export function supabaseAdapter(
 			try {
 				response = await target.rpc(fn, body);
 			} catch (e) {
-				throw adapterError(e);
+				throw adapterError(e, fn);
 			}
 			const { data, error } = response;
 			// Always a JobError: a PostgREST body is a plain object, never an Error, even when its code is unknown.
-			if (error) throw adapterError(error);
+			if (error) throw adapterError(error, fn);
 			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return data as JobCallResult<F>;
 			// One composite comes back as an object, a set as an array ([] when empty).
