@@ -305,7 +305,7 @@ describe('npx supabase-jobs doctor', () => {
 			what: 'realtime.messages partitioned with no partition for today',
 			fails: 'realtime.messages partitions',
 			says: /realtime\.messages partitions: no partition holds today's rows \(\d{4}-\d\d-\d\d, UTC\)/,
-			fix: /fix: connect a Realtime client to the project .*create table realtime\.messages_\d{4}_\d\d_\d\d partition of realtime\.messages for values from \('\d{4}-\d\d-\d\d'\) to \('\d{4}-\d\d-\d\d'\);/,
+			fix: /fix: connect a Realtime client .*create table realtime\.messages_\d{4}_\d\d_\d\d partition of realtime\.messages for values from \('[\d-]{10}'\) to \('[\d-]{10}'\);/,
 			breakIt: async () => {
 				// As on Supabase: partitioned by inserted_at, one partition a day; here only yesterday's.
 				const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
