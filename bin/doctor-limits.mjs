@@ -87,7 +87,8 @@ export function checkAnonymousSignIns({ cwd }) {
 	const used = findInSource(cwd, /\bsignInAnonymously\s*\(/);
 	const enabled = projectConfig(cwd)?.auth?.enable_anonymous_sign_ins ?? CLI_DEFAULTS.anonymousSignIns;
 	if (!used) return ok(label, `${enabled ? 'enabled' : 'off'}; the app does not call signInAnonymously() (src/)`);
-	if (enabled === true) return ok(label, `enabled in supabase/config.toml; the app calls signInAnonymously() (${used.file})`);
+	if (enabled === true)
+		return ok(label, `enabled in supabase/config.toml; the app calls signInAnonymously() (${used.file})`);
 	return fail(
 		label,
 		`the app calls signInAnonymously() (${used.file}) but supabase/config.toml does not enable it: Supabase answers 422 anonymous_provider_disabled`,
@@ -122,7 +123,8 @@ export async function checkMessagePartitions(sql, now = new Date()) {
 		if (/^DEFAULT$/i.test(bound)) return true;
 		const m = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(bound);
 		if (!m) return false;
-		const utc = (/** @type {string} */ s) => Date.parse(`${s.replace(' ', 'T')}${/[zZ+]|-\d\d$/.test(s.slice(10)) ? '' : 'Z'}`);
+		const utc = (/** @type {string} */ s) =>
+			Date.parse(`${s.replace(' ', 'T')}${/[zZ+]|-\d\d$/.test(s.slice(10)) ? '' : 'Z'}`);
 		return utc(m[1]) <= at.getTime() && at.getTime() < utc(m[2]);
 	};
 	const today = parts.find((p) => covers(p.bound, now));

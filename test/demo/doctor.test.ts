@@ -356,7 +356,9 @@ describe('npx supabase-jobs doctor', () => {
 		  create table realtime.messages_today partition of realtime.messages for values from ('${today}') to ('${tomorrow}');`);
 		try {
 			const run = await doctor(withDb());
-			expect(run.stdout).toMatch(/✓ realtime\.messages partitions: today's is messages_today \(0 of the next 3 days made too\)/);
+			expect(run.stdout).toMatch(
+				/✓ realtime\.messages partitions: today's is messages_today \(0 of the next 3 days made too\)/,
+			);
 		} finally {
 			await sql.unsafe(`drop table realtime.messages; alter table realtime.messages_switched_off rename to messages`);
 		}
@@ -371,7 +373,9 @@ describe('npx supabase-jobs doctor', () => {
 		try {
 			const run = await doctor(withDb());
 			expect(run.marks.get('anonymous sign-ins')).toBe('✓');
-			expect(run.stdout).toContain('anonymous sign-ins: enabled in supabase/config.toml; the app calls signInAnonymously() (src/hooks.server.ts)');
+			expect(run.stdout).toContain(
+				'anonymous sign-ins: enabled in supabase/config.toml; the app calls signInAnonymously() (src/hooks.server.ts)',
+			);
 		} finally {
 			await writeFile(path, before);
 			await rm(join(project, 'src'), { recursive: true, force: true });

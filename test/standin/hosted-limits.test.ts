@@ -102,7 +102,8 @@ describe('each request runs with its role’s settings, as PostgREST applies the
 
 	it('a changed setting applies after NOTIFY pgrst, ’reload config’, as PostgREST reads its configuration again', async () => {
 		const role = `sj_cfg_${randomUUID().slice(0, 8)}`;
-		await f.db.sql.unsafe(`create role ${role} nologin inherit; grant authenticated to ${role}; grant ${role} to authenticator;
+		await f.db.sql
+			.unsafe(`create role ${role} nologin inherit; grant authenticated to ${role}; grant ${role} to authenticator;
 		  alter role ${role} set statement_timeout = '5s'`);
 		const user = await createUser(f.db.sql);
 		const c = client(f, await f.standin.mintUserToken(user.sub, { role }));
@@ -128,12 +129,20 @@ describe('anonymous sign-ins follow [auth] enable_anonymous_sign_ins', () => {
 	it('off (the CLI default): refused as GoTrue refuses it, 422 anonymous_provider_disabled, and no user is made', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'sj-config-'));
 		writeFileSync(join(dir, 'config.toml'), '[api]\nmax_rows = 1000\n[auth]\nenable_anonymous_sign_ins = false\n');
-		const off = await createStandin({ databaseUrl: f.db.url, jwtSecret: JWT_SECRET, configPath: join(dir, 'config.toml') });
+		const off = await createStandin({
+			databaseUrl: f.db.url,
+			jwtSecret: JWT_SECRET,
+			configPath: join(dir, 'config.toml'),
+		});
 		try {
 			const [{ n: before }] = await f.db.sql`select count(*)::int as n from auth.users`;
 			const { data, error } = await signIn(off.url, off.anonKey);
 			expect(data.session).toBeNull();
-			expect(error).toMatchObject({ status: 422, code: 'anonymous_provider_disabled', message: 'Anonymous sign-ins are disabled' });
+			expect(error).toMatchObject({
+				status: 422,
+				code: 'anonymous_provider_disabled',
+				message: 'Anonymous sign-ins are disabled',
+			});
 			const [{ n: after }] = await f.db.sql`select count(*)::int as n from auth.users`;
 			expect(after).toBe(before);
 		} finally {

@@ -33,7 +33,10 @@ const rejection = async (p: Promise<unknown>) => {
 /** `n` queued jobs of a new kind, written straight to the database. */
 async function queued(n: number): Promise<{ kind: string; ids: string[] }> {
 	const kind = `limits.${randomUUID().slice(0, 8)}`;
-	const ids = await f.worker.enqueueMany(kind, Array.from({ length: n }, (_, i) => ({ params: { i } })));
+	const ids = await f.worker.enqueueMany(
+		kind,
+		Array.from({ length: n }, (_, i) => ({ params: { i } })),
+	);
 	return { kind, ids };
 }
 
@@ -58,7 +61,10 @@ describe('a batch larger than max_rows reports every job over supabase-js', () =
 
 	it('enqueueMany without keys returns all 2,500 ids (three calls)', async () => {
 		const kind = `limits.${randomUUID().slice(0, 8)}`;
-		const ids = await service.enqueueMany(kind, Array.from({ length: 2500 }, (_, i) => ({ params: { i } })));
+		const ids = await service.enqueueMany(
+			kind,
+			Array.from({ length: 2500 }, (_, i) => ({ params: { i } })),
+		);
 		expect(ids).toHaveLength(2500);
 		expect(await countOf(kind)).toBe(2500);
 	});
@@ -85,7 +91,9 @@ describe('a batch larger than max_rows reports every job over supabase-js', () =
 
 	it('a key named by two items of one batch is refused naming the second, before anything is written', async () => {
 		const kind = `limits.${randomUUID().slice(0, 8)}`;
-		const e = await rejection(service.enqueueMany(kind, [{ idempotencyKey: 'a' }, { idempotencyKey: 'b' }, { idempotencyKey: 'a' }]));
+		const e = await rejection(
+			service.enqueueMany(kind, [{ idempotencyKey: 'a' }, { idempotencyKey: 'b' }, { idempotencyKey: 'a' }]),
+		);
 		expect(e).toMatchObject({ code: 'invalid_input', field: 'items[2].idempotencyKey' });
 		expect(await countOf(kind)).toBe(0);
 	});
@@ -109,16 +117,18 @@ describe('a batch larger than max_rows reports every job over supabase-js', () =
 		const { kind } = await queued(2000);
 		const counts: number[] = [];
 		const started = performance.now();
-		for (let n = -1; n !== 0; ) counts.push((n = await service.cancelMany({ kind, limit: 1000 })));
+		for (let n = -1; n !== 0;) counts.push((n = await service.cancelMany({ kind, limit: 1000 })));
 		console.log(`cancelMany 2,000 over REST: ${Math.round(performance.now() - started)} ms (${counts.join(' + ')})`);
 		expect(counts).toEqual([1000, 1000, 0]);
-		const [{ n }] = await f.db.sql`select count(*)::int as n from supabase_jobs.job where kind = ${kind} and status = 'cancelled'`;
+		const [{ n }] = await f.db
+			.sql`select count(*)::int as n from supabase_jobs.job where kind = ${kind} and status = 'cancelled'`;
 		expect(n).toBe(2000);
 	});
 
 	it('replay of 2,000 failed jobs returns all 2,000 new jobs, each trying one of them again', async () => {
 		const { kind, ids } = await queued(2000);
-		await f.db.sql`update supabase_jobs.job set status = 'failed', finished_at = now(), error = 'boom', error_code = 'boom'
+		await f.db
+			.sql`update supabase_jobs.job set status = 'failed', finished_at = now(), error = 'boom', error_code = 'boom'
 		                where id = any(${ids})`;
 		const started = performance.now();
 		const replayed = await service.replay({ kind });
@@ -135,7 +145,8 @@ describe('a statement timeout reaches the caller as a TimeoutError naming the ca
 		// A custom role (as hosted projects make for plans) with its own low timeout, so the test need
 		// not wait out authenticated's 8 s: PostgREST applies the JWT role's own settings, not the inherited role's.
 		const role = `sj_slow_${randomUUID().slice(0, 8)}`;
-		await f.db.sql.unsafe(`create role ${role} nologin inherit; grant authenticated to ${role}; grant ${role} to authenticator;
+		await f.db.sql
+			.unsafe(`create role ${role} nologin inherit; grant authenticated to ${role}; grant ${role} to authenticator;
 		  alter role ${role} set statement_timeout = '300ms'`);
 		await f.standin.reloadConfig();
 		const { sub } = await createUser(f.db.sql);

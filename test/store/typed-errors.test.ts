@@ -119,15 +119,21 @@ describe('an error no SQLSTATE names is a DatabaseError keeping its code and mes
 		expect(await rejection(store.listRecent())).toMatchObject({ code: 'database_error', message: 'fetch failed' });
 	});
 
-	it.each([
-		['a lost connection', Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' })],
-	])('over postgres.js: %s', async (_, thrown) => {
-		const sql = { unsafe: () => Promise.reject(thrown) };
-		const store = new JobStore(postgresAdapter(sql as never));
-		const e = await rejection(store.listRecent());
-		expect(e).toBeInstanceOf(DatabaseError);
-		expect(e).toMatchObject({ code: 'database_error', sqlstate: thrown.code, message: thrown.message, cause: thrown });
-	});
+	it.each([['a lost connection', Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' })]])(
+		'over postgres.js: %s',
+		async (_, thrown) => {
+			const sql = { unsafe: () => Promise.reject(thrown) };
+			const store = new JobStore(postgresAdapter(sql as never));
+			const e = await rejection(store.listRecent());
+			expect(e).toBeInstanceOf(DatabaseError);
+			expect(e).toMatchObject({
+				code: 'database_error',
+				sqlstate: thrown.code,
+				message: thrown.message,
+				cause: thrown,
+			});
+		},
+	);
 });
 
 describe('a statement timeout (57014) is a TimeoutError naming the call, on both adapters', () => {

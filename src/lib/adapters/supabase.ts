@@ -123,7 +123,9 @@ export function supabaseAdapter(
 	const schema = options.schema ?? 'public';
 	const maxRows = options.maxRows ?? HOSTED_MAX_ROWS;
 	if (!Number.isInteger(maxRows) || maxRows < 1)
-		throw new RangeError(`supabaseAdapter: maxRows must be a positive integer (the project's [api] max_rows); got ${maxRows}`);
+		throw new RangeError(
+			`supabaseAdapter: maxRows must be a positive integer (the project's [api] max_rows); got ${maxRows}`,
+		);
 	const target: RpcCaller = schema === 'public' ? client : client.schema(schema);
 	const hasRealtime =
 		options.realtime !== false &&

@@ -176,13 +176,16 @@ function statementTimeout(e: unknown, call: string | undefined): TimeoutError | 
 	if (codeOf(e) !== '57014') return null;
 	const like = e as SqlErrorLike;
 	const said = text(like.message) ?? 'canceling statement due to statement timeout';
-	return new TimeoutError(`${call ?? 'the call'}: ${said} (nothing it did was kept; make it smaller or give the role more time)`, {
-		cause: e,
-		call: call ?? null,
-		sqlstate: '57014',
-		details: text(like.detail) ?? text(like.details),
-		hint: text(like.hint),
-	});
+	return new TimeoutError(
+		`${call ?? 'the call'}: ${said} (nothing it did was kept; make it smaller or give the role more time)`,
+		{
+			cause: e,
+			call: call ?? null,
+			sqlstate: '57014',
+			details: text(like.detail) ?? text(like.details),
+			hint: text(like.hint),
+		},
+	);
 }
 
 /**

@@ -96,7 +96,10 @@ export async function enqueueMany<R extends Job>(
 		const item: Record<string, unknown> = { params: c.params ?? {} };
 		if (input.idempotencyKey !== undefined) {
 			if (keys.has(input.idempotencyKey))
-				throw invalid(`items[${i}].idempotencyKey`, `idempotencyKey ${JSON.stringify(input.idempotencyKey)} names an earlier item too: one key, one job`);
+				throw invalid(
+					`items[${i}].idempotencyKey`,
+					`idempotencyKey ${JSON.stringify(input.idempotencyKey)} names an earlier item too: one key, one job`,
+				);
 			keys.add(input.idempotencyKey);
 			item.idempotency_key = input.idempotencyKey;
 		}
