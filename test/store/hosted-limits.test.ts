@@ -140,6 +140,28 @@ describe('a batch larger than max_rows reports every job over supabase-js', () =
 	});
 });
 
+describe('idempotency keys in a batch, over postgres.js (one call, all or nothing)', () => {
+	it('the keyed batch sent again answers the same ids and writes nothing new; a new key in it is written', async () => {
+		const kind = `limits.${randomUUID().slice(0, 8)}`;
+		const items = Array.from({ length: 3 }, (_, i) => ({ params: { i }, idempotencyKey: `p${i}` }));
+		const ids = await f.worker.enqueueMany(kind, items);
+		expect(await f.worker.enqueueMany(kind, items)).toEqual(ids);
+		const more = await f.worker.enqueueMany(kind, [...items, { params: { i: 3 }, idempotencyKey: 'p3' }]);
+		expect(more.slice(0, 3)).toEqual(ids);
+		expect(await countOf(kind)).toBe(4);
+	});
+
+	it('job_enqueue_many refuses a key that is not 1 to 200 characters of text, naming the item', async () => {
+		const kind = `limits.${randomUUID().slice(0, 8)}`;
+		for (const bad of [5, '', 'x'.repeat(201)]) {
+			const items = JSON.stringify([{ idempotency_key: 'ok' }, { idempotency_key: bad }]);
+			const e = await rejection(f.db.sql`select * from public.job_enqueue_many(${kind}, ${items}::text::jsonb)`);
+			expect(e).toMatchObject({ code: '22023', detail: 'field=items[1].idempotency_key' });
+		}
+		expect(await countOf(kind)).toBe(0);
+	});
+});
+
 describe('a statement timeout reaches the caller as a TimeoutError naming the call', () => {
 	it('over supabase-js: a role whose statement_timeout is 300 ms waits on a locked job past it', async () => {
 		// A custom role (as hosted projects make for plans) with its own low timeout, so the test need
