@@ -20,7 +20,7 @@ export interface Child {
 }
 
 /** Lines of output, and waits for one matching a pattern; shared by a child and its supervisor. */
-class LineLog {
+export class LineLog {
 	readonly lines: string[] = [];
 	#waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
 
