@@ -85,6 +85,14 @@ async function killOf(pool: FunctionIsolates, pid: number, timeoutMs: number): P
 	return pool.kills.find((k) => k.pid === pid)!;
 }
 
+/** The pid of a just-started isolate: the newest is ended, so the next request starts one. */
+async function freshIsolate(pool: FunctionIsolates, name: string): Promise<number> {
+	const newest = pool.current;
+	newest.kill();
+	await newest.exited;
+	return pidOf(await call(`${name}/pid`));
+}
+
 async function expectWorkerLimit(res: Response): Promise<void> {
 	expect(res.status).toBe(546);
 	expect(res.headers.get('sb-error-code')).toBe('WORKER_RESOURCE_LIMIT');
@@ -160,8 +168,7 @@ describe('hosted limits on a function (real Deno)', () => {
 	});
 
 	it('a request still waiting at the wall clock gets 546, its finally never runs, and the next request gets a fresh isolate', async () => {
-		// A young isolate (a retired one would hand the request to a fresh one).
-		const pid = await pidOf(await call('clock/pid'));
+		const pid = await freshIsolate(clockLimited, 'clock');
 		const doomed = clockLimited.current;
 		expect(doomed.process.pid).toBe(pid);
 		await expectWorkerLimit(await call('clock/sleep?ms=60000'));
@@ -177,7 +184,7 @@ describe('hosted limits on a function (real Deno)', () => {
 	});
 
 	it('an isolate past half its wall clock answers what it holds but takes no new request; it is killed at its wall clock', async () => {
-		const pid = await pidOf(await call('clock/pid'));
+		const pid = await freshIsolate(clockLimited, 'clock');
 		// Answered past half its wall clock (3 s of 6), by the same isolate.
 		expect(await pidOf(await call('clock/sleep?ms=3500'))).toBe(pid);
 		const next = await pidOf(await call('clock/pid'));
