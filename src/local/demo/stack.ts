@@ -78,7 +78,7 @@ export interface DemoStack {
 	 * clock or CPU limit, a fresh one for the next request, started again
 	 * whenever the newest dies (null against a real project).
 	 */
-	worker: (SupervisedChild & Pick<FunctionIsolates, 'kills' | 'limits'>) | null;
+	worker: (SupervisedChild & Pick<FunctionIsolates, 'kills' | 'limits' | 'peakCpuMs'>) | null;
 	/** The app (null when started with `app: false`). */
 	app: Child | null;
 	/**

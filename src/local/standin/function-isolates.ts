@@ -109,6 +109,8 @@ class Isolate {
 export class FunctionIsolates implements SupervisedChild {
 	readonly name: string;
 	readonly kills: IsolateKill[] = [];
+	/** The most CPU one request has been charged so far, in ms (how close the function runs to the CPU limit). */
+	peakCpuMs = 0;
 	readonly #o: Required<Omit<FunctionIsolatesOptions, 'log'>> & Pick<FunctionIsolatesOptions, 'log'>;
 	readonly #log = new LineLog();
 	readonly #live = new Set<Isolate>();
@@ -247,7 +249,10 @@ export class FunctionIsolates implements SupervisedChild {
 	async #sample(isolate: Isolate, limitMs: number): Promise<void> {
 		if (isolate.dead) return;
 		const now = await processCpuMs(isolate.pid);
-		if (now !== null && isolate.charged(now) > limitMs) await this.#killFor(isolate, 'cpu', isolate.charged(now));
+		if (now === null) return;
+		const charged = isolate.charged(now);
+		if (charged > limitMs) return this.#killFor(isolate, 'cpu', charged);
+		this.peakCpuMs = Math.max(this.peakCpuMs, charged);
 	}
 
 	async #killFor(isolate: Isolate, limit: IsolateLimit, charged?: number): Promise<void> {
