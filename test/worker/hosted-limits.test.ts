@@ -105,7 +105,9 @@ describe('the edge worker under the hosted Edge Functions limits', () => {
 		const final = await row.finished;
 		expect(final).toMatchObject({ status: 'done', attempts: 2, error: null });
 		const runningAgainMs = runningAgainAt(final) - kill.at;
-		console.log(`isolate killed at the CPU limit after ${kill.cpuMs} ms of CPU; running again after ${runningAgainMs} ms`);
+		console.log(
+			`isolate killed at the CPU limit after ${kill.cpuMs} ms of CPU; running again after ${runningAgainMs} ms`,
+		);
 		expect(runningAgainMs).toBeLessThanOrEqual(RECOVERY_TARGETS.runningAgainMs);
 	});
 });

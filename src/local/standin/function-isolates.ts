@@ -175,7 +175,8 @@ export class FunctionIsolates implements SupervisedChild {
 		const isolate = this.#current;
 		await isolate.ready;
 		const cpuAt = await processCpuMs(isolate.pid);
-		if (cpuAt === null || isolate.dead) throw new Error(`${this.name}: the isolate ended before the request reached it`);
+		if (cpuAt === null || isolate.dead)
+			throw new Error(`${this.name}: the isolate ended before the request reached it`);
 		const window: Window = { cpuAt, answered: false };
 		isolate.windows.add(window);
 		return {

@@ -47,7 +47,9 @@ export function checkLimits(limits: FunctionLimits): FunctionLimits {
 	for (const field of ['wallClockMs', 'cpuMs'] as const) {
 		const value = limits[field];
 		if (typeof value !== 'number' || !(value > 0))
-			throw new RangeError(`function limits: ${field} must be a positive number of ms (Infinity: off); got ${String(value)}`);
+			throw new RangeError(
+				`function limits: ${field} must be a positive number of ms (Infinity: off); got ${String(value)}`,
+			);
 	}
 	return limits;
 }

@@ -21,9 +21,7 @@ import type { FunctionIsolates, IsolateLease } from './function-isolates.ts';
 import { WORKER_RESOURCE_LIMIT } from './function-limits.ts';
 
 export type FunctionTarget =
-	| string
-	| { url: string; verifyJwt?: boolean }
-	| { isolates: Pick<FunctionIsolates, 'enter'>; verifyJwt?: boolean };
+	string | { url: string; verifyJwt?: boolean } | { isolates: Pick<FunctionIsolates, 'enter'>; verifyJwt?: boolean };
 
 const HOP_BY_HOP = new Set([
 	'connection',
