@@ -203,6 +203,8 @@ export class FunctionIsolates implements SupervisedChild {
 	async stop(graceMs = 5000): Promise<void> {
 		this.#stopping = true;
 		await Promise.all([...this.#live].map((isolate) => isolate.child.stop(graceMs)));
+		// Nothing was left running: `exited` settles all the same.
+		this.#resolveExited({ code: null, signal: null });
 	}
 
 	/** Past half its wall clock, an isolate takes no new request (edge-runtime retires it then). */
