@@ -1,6 +1,9 @@
 /**
  * /functions/v1/<name> through supabase-js `functions.invoke` to a local
- * target, with verify_jwt as supabase/cli internal/functions/serve/templates/main.ts.
+ * target, with verify_jwt as supabase/cli internal/functions/serve/templates/main.ts;
+ * and a real Deno function held to the hosted Edge Functions limits (wall
+ * clock, CPU per request) as supabase/edge-runtime's per-worker supervisor
+ * holds an isolate, answered as the hosted gateway answers (546, 503).
  */
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
@@ -57,6 +60,18 @@ function limited(limits: FunctionLimits): FunctionIsolates {
 }
 const cpuLimited = limited({ wallClockMs: Infinity, cpuMs: 1000 });
 const clockLimited = limited({ wallClockMs: 6000, cpuMs: Infinity });
+/** A function that exits before it listens. */
+const broken = new FunctionIsolates({
+	name: 'broken',
+	limits: { wallClockMs: 6000, cpuMs: 1000 },
+	ready: /listening on (http:\/\/\S+)/,
+	start: (echo) =>
+		startChild('broken', resolve('node_modules/.bin/deno'), ['eval', 'Deno.exit(3)'], {
+			cwd: resolve('.'),
+			env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+			echo,
+		}),
+});
 
 const db = await useTestDatabase();
 const standin = await createStandin({
@@ -68,10 +83,11 @@ const standin = await createStandin({
 		stream: targetUrl,
 		cpu: { isolates: cpuLimited, verifyJwt: false },
 		clock: { isolates: clockLimited, verifyJwt: false },
+		broken: { isolates: broken, verifyJwt: false },
 	},
 });
 afterAll(async () => {
-	await Promise.all([cpuLimited.stop(), clockLimited.stop()]);
+	await Promise.all([cpuLimited.stop(), clockLimited.stop(), broken.stop()]);
 	await standin.close();
 	target.close();
 });
@@ -191,5 +207,12 @@ describe('hosted limits on a function (real Deno)', () => {
 		expect(next).not.toBe(pid);
 		expect(clockLimited.kills.some((k) => k.pid === pid)).toBe(false);
 		expect((await killOf(clockLimited, pid, 6000)).limit).toBe('wall_clock');
+	});
+
+	it('a function that cannot start answers 503 BOOT_ERROR', async () => {
+		const res = await call('broken');
+		expect(res.status).toBe(503);
+		expect(res.headers.get('sb-error-code')).toBe('BOOT_ERROR');
+		expect(await res.json()).toMatchObject({ code: 'BOOT_ERROR' });
 	});
 });
