@@ -102,17 +102,20 @@ export class KickProcessor {
 		if (this.#deadline !== null) return;
 		const remaining = this.#budget.remainingMs();
 		if (!Number.isFinite(remaining)) return;
-		this.#deadline = setTimeout(() => void this.#handBack(), Math.max(0, remaining));
-		(this.#deadline as { unref?: () => void }).unref?.();
+		const timer = setTimeout(() => void this.#handBack(), Math.max(0, remaining));
+		// A Node timer is unref'd by its own method; a Deno timer (a number) by Deno.unrefTimer.
+		if (typeof timer === 'number')
+			(globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno?.unrefTimer?.(timer);
+		else (timer as { unref?: () => void }).unref?.();
+		this.#deadline = timer;
 	}
 
 	async #handBack(): Promise<void> {
 		const running = this.runner.running.size;
 		if (running === 0 || this.#stopping) return;
-		this.#logger.warn(
-			`${PREFIX} the isolate's wall clock is nearly spent: giving ${running} running job(s) back before it ends`,
-		);
-		await this.runner.releaseAll("the isolate's wall clock is nearly spent");
+		const why = "the isolate's wall clock is nearly spent";
+		this.#logger.warn(`${PREFIX} ${why}: giving ${running} running job(s) back before it ends`);
+		await this.runner.releaseAll(why);
 	}
 
 	/** Stops the deadline timer (the worker is closed). */
