@@ -10,7 +10,9 @@
  *
  * Environment: DEMO_PORT (app port, default 5180: the same across restarts,
  * so an open tab survives one; a free one when 5180 is taken, and it says so), DEMO_MODEL_MS (the
- * model-call stand-in per chunk, default 300), DEMO_VERBOSE=1 (children's output).
+ * model-call stand-in per chunk, default 300), DEMO_VERBOSE=1 (children's output),
+ * DEMO_PLAN=paid (the worker's isolates under the paid plans' Edge Functions
+ * limits, 400 s of wall clock, instead of the Free plan's 150 s).
  * Ctrl-C stops everything it started.
  */
 import {
@@ -21,6 +23,7 @@ import {
 	startRemoteDemo,
 	type DemoStack,
 } from '../src/local/demo/stack.ts';
+import { HOSTED_FUNCTION_LIMITS } from '../src/local/standin/function-limits.ts';
 
 const t0 = performance.now();
 const log = (message: string) => console.log(`  ${message}`);
@@ -54,7 +57,8 @@ try {
 			console.log('SUPABASE_URL is set without SUPABASE_ANON_KEY / SUPABASE_PUBLISHABLE_KEY: running locally.');
 		console.log('supabase-jobs demo (local: embedded PostgreSQL + stand-ins; data in .local/demo-postgres)');
 		const standinPort = await portOrFree(DEMO_PORTS.standin, 'the Supabase stand-in', log);
-		stack = await startLocalDemo({ appPort, standinPort, log, echo });
+		const functionLimits = HOSTED_FUNCTION_LIMITS[process.env.DEMO_PLAN === 'paid' ? 'paid' : 'free'];
+		stack = await startLocalDemo({ appPort, standinPort, log, echo, functionLimits });
 	}
 } catch (e) {
 	console.error('The demo could not start:', e instanceof Error ? e.message : e);

@@ -13,9 +13,12 @@
  *   JOBS_WORKER_SECRET   the Bearer secret callers present (the same value as the
  *                        Vault secret supabase_jobs_worker_secret); own secrets
  *                        may not start with SUPABASE_
- *   PORT                 listen port for local runs (`deno run -A`); hosted
+ *   PORT                 listen port for local runs (`deno run -A`; 0: a free one, printed); hosted
  *                        functions ignore it
- *   JOBS_WORKER_WALL_CLOCK_MS, JOBS_WORKER_CONCURRENCY, JOBS_WORKER_HEARTBEAT_MS, JOBS_WORKER_TICK_MS,
+ *   JOBS_WORKER_WALL_CLOCK_MS  the isolate's wall clock: 150000 (Supabase Free, the
+ *                        default) or 400000 (paid plans); the worker gives its
+ *                        jobs back JOBS_WORKER_MARGIN_MS (default 15000) before it
+ *   JOBS_WORKER_CONCURRENCY, JOBS_WORKER_HEARTBEAT_MS, JOBS_WORKER_TICK_MS,
  *   JOBS_WORKER_RETRY_BASE_SECONDS  optional tuning (see createWorker)
  */
 import postgres from 'npm:postgres@^3';
@@ -60,6 +63,7 @@ export function serveWorker(handlers: JobHandler[]): JobWorker {
 		handlers,
 		secret: required('JOBS_WORKER_SECRET'),
 		wallClockMs: number('JOBS_WORKER_WALL_CLOCK_MS'),
+		marginMs: number('JOBS_WORKER_MARGIN_MS'),
 		concurrency: number('JOBS_WORKER_CONCURRENCY'),
 		heartbeatMs: number('JOBS_WORKER_HEARTBEAT_MS'),
 		tickIntervalMs: number('JOBS_WORKER_TICK_MS'),

@@ -318,11 +318,13 @@ describe('the demo in a browser', () => {
 
 	it('the demo supervises its worker: killed, it is started again and the next upload is done', async () => {
 		const worker = stack.worker!;
+		// Counted from here: an isolate may already have been replaced at its wall clock.
+		const before = worker.restarts;
 		const restarted = worker.nextStart();
 		worker.current.process.kill('SIGKILL');
 		const next = await restarted;
 		await next.waitForLine(/jobs-worker listening on/);
-		expect(worker.restarts).toBe(1);
+		expect(worker.restarts).toBeGreaterThan(before);
 		const page = await openDashboard(first);
 		await upload(page, 'after-restart.txt', 'text/plain', prose(3));
 		await page.locator('[data-testid=job][data-status=done]').waitFor({ timeout: 30_000 });

@@ -27,9 +27,17 @@ export interface CreateWorkerOptions {
 	secret: string;
 	/** Jobs running at once in this isolate, across all requests. @default 2 */
 	concurrency?: number;
-	/** The isolate's wall-clock limit; Infinity for none (a long-lived server). @default 150_000 */
+	/**
+	 * The isolate's wall-clock limit, counted from its start: Supabase kills an
+	 * isolate at 150 s on the Free plan and at 400 s on paid plans (set 400_000
+	 * there). Infinity for none (a long-lived server). @default 150_000
+	 */
 	wallClockMs?: number;
-	/** Kept free at the end of the wall clock. @default 15_000 */
+	/**
+	 * Kept free at the end of the wall clock: no job is claimed that would end
+	 * in it, and a job still running when it begins is given back (released,
+	 * its attempt not spent) for a fresh isolate. @default 15_000
+	 */
 	marginMs?: number;
 	/** When the isolate started on the performance.now() clock. @default 0 (performance.now() counts from the isolate's start) */
 	startedAtMs?: number;
@@ -94,7 +102,7 @@ export interface JobWorker {
 	releaseAll(reason?: string): Promise<void>;
 	/** Jobs running right now. */
 	readonly running: number;
-	/** Stops listening for beforeunload. */
+	/** Stops listening for beforeunload and stops the wall-clock deadline timer. */
 	close(): void;
 }
 
@@ -178,7 +186,12 @@ export function createWorker(options: CreateWorkerOptions): JobWorker {
 		},
 		releaseAll: { value: releaseAll },
 		running: { get: () => kicks.runner.running.size },
-		close: { value: unlisten },
+		close: {
+			value: () => {
+				unlisten();
+				kicks.close();
+			},
+		},
 	});
 	return worker;
 }

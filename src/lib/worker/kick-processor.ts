@@ -32,6 +32,7 @@ export class KickProcessor {
 	readonly #budget: WallClockBudget;
 	readonly #slots: Slots;
 	readonly #stores: Map<string, JobStore>;
+	#deadline: ReturnType<typeof setTimeout> | null = null;
 
 	constructor(options: CreateWorkerOptions, logger: WorkerLogger) {
 		this.#options = options;
@@ -69,6 +70,7 @@ export class KickProcessor {
 	async process(kick: Partial<KickRequest> = {}): Promise<KickReport> {
 		const report: KickReport = { claimed: [], outcomes: {}, stoppedBy: 'empty' };
 		if (this.#stopping) return { ...report, stoppedBy: 'shutdown' };
+		this.#armDeadline();
 		const store = this.#storeFor(kick.jobTable ?? null);
 		try {
 			return kick.jobId
@@ -87,6 +89,38 @@ export class KickProcessor {
 	async releaseAll(reason = 'the worker is shutting down'): Promise<void> {
 		this.#stopping = true;
 		await this.runner.releaseAll(reason);
+	}
+
+	/**
+	 * At the end of the budget (the wall clock less its margin) every job still
+	 * running is given back (released, its attempt not spent) before the
+	 * platform kills the isolate mid-await: the requeue wakes a fresh isolate,
+	 * which runs it again. Nothing is claimed after the deadline anyway (no job
+	 * fits). Armed by the first wake-up; does not keep a process alive.
+	 */
+	#armDeadline(): void {
+		if (this.#deadline !== null) return;
+		const remaining = this.#budget.remainingMs();
+		if (!Number.isFinite(remaining)) return;
+		const timer = setTimeout(() => void this.#handBack(), Math.max(0, remaining));
+		// A Node timer is unref'd by its own method; a Deno timer (a number) by Deno.unrefTimer.
+		if (typeof timer === 'number')
+			(globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno?.unrefTimer?.(timer);
+		else (timer as { unref?: () => void }).unref?.();
+		this.#deadline = timer;
+	}
+
+	async #handBack(): Promise<void> {
+		const running = this.runner.running.size;
+		if (running === 0 || this.#stopping) return;
+		const why = "the isolate's wall clock is nearly spent";
+		this.#logger.warn(`${PREFIX} ${why}: giving ${running} running job(s) back before it ends`);
+		await this.runner.releaseAll(why);
+	}
+
+	/** Stops the deadline timer (the worker is closed). */
+	close(): void {
+		if (this.#deadline !== null) clearTimeout(this.#deadline);
 	}
 
 	#storeFor(table: string | null): JobStore {

@@ -20,7 +20,7 @@ export interface Child {
 }
 
 /** Lines of output, and waits for one matching a pattern; shared by a child and its supervisor. */
-class LineLog {
+export class LineLog {
 	readonly lines: string[] = [];
 	#waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
 
@@ -104,7 +104,7 @@ export function startChild(
 	};
 }
 
-/** A child kept running by {@link supervise}. */
+/** A child kept running by a supervisor (the functions gateway's FunctionIsolates). */
 export interface SupervisedChild extends Child {
 	/** The incarnation running now. */
 	readonly current: Child;
@@ -112,73 +112,6 @@ export interface SupervisedChild extends Child {
 	readonly restarts: number;
 	/** Resolves with the next incarnation once it has been started again. */
 	nextStart(): Promise<Child>;
-}
-
-/**
- * Keeps a child running as the edge runtime keeps a function available: when
- * it dies while not stopped, it is started again (after a pause that grows
- * from 200 ms to 5 s while it keeps dying young). One `Child` to the caller:
- * `lines` and `waitForLine` span every incarnation; `exited` settles on stop.
- */
-export function supervise(
-	name: string,
-	start: (echo: (line: string) => void) => Child,
-	options: { log?: (line: string) => void } = {},
-): SupervisedChild {
-	const log = new LineLog();
-	let stopping = false;
-	let restarts = 0;
-	let pauseMs = 200;
-	let current = start((line) => log.push(line));
-	let started: ((child: Child) => void)[] = [];
-	let resolveExited!: (v: { code: number | null; signal: NodeJS.Signals | null }) => void;
-	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveExited = r));
-	const watch = (child: Child) => {
-		const startedAt = Date.now();
-		void child.exited.then((how) => {
-			if (stopping) return resolveExited(how);
-			pauseMs = Date.now() - startedAt > 30_000 ? 200 : Math.min(pauseMs * 2, 5000);
-			options.log?.(`${name} exited (${how.code ?? how.signal}); starting it again in ${pauseMs} ms`);
-			setTimeout(() => {
-				if (stopping) return resolveExited(how);
-				restarts++;
-				current = start((line) => log.push(line));
-				watch(current);
-				const waiting = started;
-				started = [];
-				waiting.forEach((resolve) => resolve(current));
-			}, pauseMs);
-		});
-	};
-	watch(current);
-	return {
-		name,
-		get process() {
-			return current.process;
-		},
-		get current() {
-			return current;
-		},
-		get restarts() {
-			return restarts;
-		},
-		lines: log.lines,
-		exited,
-		waitForLine(pattern, timeoutMs = 60_000) {
-			return log.waitFor(name, pattern, timeoutMs, null);
-		},
-		nextStart() {
-			return new Promise<Child>((resolve) => started.push(resolve));
-		},
-		kill() {
-			stopping = true;
-			current.kill();
-		},
-		async stop(graceMs = 5000) {
-			stopping = true;
-			await current.stop(graceMs);
-		},
-	};
 }
 
 /** Runs a command to completion; rejects with its output when it fails. */

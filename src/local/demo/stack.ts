@@ -20,8 +20,10 @@ import { startDispatcher, type Dispatcher } from '../dispatcher.ts';
 import { freePort } from '../postgres/embedded.ts';
 import { applyCompat, applyDemoSql, applyMigrations, projectRoot } from '../postgres/migrate.ts';
 import { createStandin, type Standin } from '../standin/server.ts';
+import { FunctionIsolates } from '../standin/function-isolates.ts';
+import { HOSTED_FUNCTION_LIMITS, type FunctionLimits } from '../standin/function-limits.ts';
 import { startDurablePostgres, type DurablePostgres } from './postgres.ts';
-import { run, startChild, supervise, type Child, type SupervisedChild } from './processes.ts';
+import { run, startChild, type Child, type SupervisedChild } from './processes.ts';
 
 /** The Supabase CLI's default JWT secret: with it the stand-in's keys are the CLI's well-known demo keys. */
 export const DEMO_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
@@ -71,8 +73,12 @@ export interface DemoStack {
 	databaseUrl: string | null;
 	standin: Standin | null;
 	dispatcher: Dispatcher | null;
-	/** The Deno worker, started again whenever it dies (null against a real project). */
-	worker: SupervisedChild | null;
+	/**
+	 * The Deno worker's isolates under the hosted limits: killed at their wall
+	 * clock or CPU limit, a fresh one for the next request, started again
+	 * whenever the newest dies (null against a real project).
+	 */
+	worker: (SupervisedChild & Pick<FunctionIsolates, 'kills' | 'limits' | 'peakCpuMs'>) | null;
 	/** The app (null when started with `app: false`). */
 	app: Child | null;
 	/**
@@ -106,6 +112,15 @@ export interface LocalDemoOptions {
 	workerTickMs?: number;
 	/** The heartbeat the worker declares at claim (JOBS_WORKER_HEARTBEAT_MS). @default the worker's own (5000) */
 	workerHeartbeatMs?: number;
+	/**
+	 * The limits the functions gateway holds the worker to, and the wall clock the
+	 * worker budgets for (JOBS_WORKER_WALL_CLOCK_MS). @default HOSTED_FUNCTION_LIMITS.free
+	 */
+	functionLimits?: FunctionLimits;
+	/** The worker's margin before its wall clock (JOBS_WORKER_MARGIN_MS). @default the worker's own (15 s) */
+	workerMarginMs?: number;
+	/** The worker function's entry point. @default functions/jobs-worker/index.ts */
+	workerEntry?: string;
 	/** Serve the app; false starts everything but the app (no build): its `url` is then the stand-in's. @default true */
 	app?: boolean;
 	/** Progress messages. */
@@ -203,6 +218,56 @@ async function startApp(
 }
 
 /**
+ * The jobs-worker function as the hosted platform runs it: each isolate a
+ * `deno run` of it, held to `options.functionLimits` by the gateway, and told
+ * the same wall clock so it gives its jobs back before the kill.
+ */
+function startWorkerIsolates(
+	root: string,
+	databaseUrl: string,
+	workerSecret: string,
+	options: LocalDemoOptions,
+	log: (m: string) => void,
+): FunctionIsolates {
+	const limits = options.functionLimits ?? HOSTED_FUNCTION_LIMITS.free;
+	const entry = options.workerEntry ?? 'functions/jobs-worker/index.ts';
+	const env = {
+		...process.env,
+		NO_COLOR: '1',
+		DENO_NO_UPDATE_CHECK: '1',
+		SUPABASE_DB_URL: databaseUrl,
+		JOBS_WORKER_SECRET: workerSecret,
+		// Each isolate listens where the system puts it and says where; the gateway reads it.
+		PORT: '0',
+		JOBS_WORKER_WALL_CLOCK_MS: String(limits.wallClockMs),
+		...(options.workerMarginMs !== undefined ? { JOBS_WORKER_MARGIN_MS: String(options.workerMarginMs) } : {}),
+		JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
+		...(options.workerHeartbeatMs ? { JOBS_WORKER_HEARTBEAT_MS: String(options.workerHeartbeatMs) } : {}),
+		DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
+	};
+	return new FunctionIsolates({
+		name: 'worker',
+		limits,
+		ready: /jobs-worker listening on (http:\/\/\S+)/,
+		log,
+		start: (keep) =>
+			startChild(
+				'worker',
+				join(root, 'node_modules/.bin/deno'),
+				['run', '-A', '--config', 'functions/jobs-worker/deno.json', entry],
+				{
+					cwd: root,
+					env,
+					echo: (line) => {
+						keep(line);
+						options.echo?.('worker', line);
+					},
+				},
+			),
+	});
+}
+
+/**
  * Starts the whole local stack and returns once the app answers.
  *
  * @example
@@ -243,42 +308,11 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 
 		const workerSecret = randomBytes(24).toString('base64url');
 		const worker = await step('Deno worker listening', async () => {
-			const port = await freePort();
-			// Supervised as the edge runtime would: a worker that dies is started again on the same port.
-			const child = supervise(
-				'worker',
-				(keep) =>
-					startChild(
-						'worker',
-						join(root, 'node_modules/.bin/deno'),
-						['run', '-A', '--config', 'functions/jobs-worker/deno.json', 'functions/jobs-worker/index.ts'],
-						{
-							cwd: root,
-							env: {
-								...process.env,
-								NO_COLOR: '1',
-								DENO_NO_UPDATE_CHECK: '1',
-								SUPABASE_DB_URL: databaseUrl,
-								JOBS_WORKER_SECRET: workerSecret,
-								PORT: String(port),
-								// A long-lived local server, not an isolate with a wall clock.
-								JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
-								JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
-								...(options.workerHeartbeatMs ? { JOBS_WORKER_HEARTBEAT_MS: String(options.workerHeartbeatMs) } : {}),
-								DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
-							},
-							echo: (line) => {
-								keep(line);
-								options.echo?.('worker', line);
-							},
-						},
-					),
-				{ log },
-			);
-			children.push(child);
-			cleanups.push(() => child.stop());
-			await child.waitForLine(/jobs-worker listening on/);
-			return { child, url: `http://127.0.0.1:${port}` };
+			const pool = startWorkerIsolates(root, databaseUrl, workerSecret, options, log);
+			children.push(pool);
+			cleanups.push(() => pool.stop());
+			await pool.started();
+			return pool;
 		});
 
 		const standin = await step('stand-in (REST, Realtime, functions) listening', async () => {
@@ -286,7 +320,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 				port: options.standinPort,
 				databaseUrl,
 				jwtSecret: DEMO_JWT_SECRET,
-				functions: { 'jobs-worker': { url: worker.url, verifyJwt: false } },
+				functions: { 'jobs-worker': { isolates: worker, verifyJwt: false } },
 			});
 			cleanups.push(() => s.close());
 			return s;
@@ -335,7 +369,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			databaseUrl,
 			standin,
 			dispatcher,
-			worker: worker.child,
+			worker,
 			app: null,
 			serveAppWith: async (node) => serve(await freePort(), node),
 			steps,
