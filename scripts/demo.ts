@@ -76,6 +76,7 @@ if (stack && !stopping) {
 	if (stack.mode === 'local')
 		console.log(`  Supabase stand-in: ${stack.supabaseUrl} (anon key ${stack.anonKey.slice(0, 16)}…)
   Database:          ${stack.databaseUrl}
+  Admin:             ${stack.url}/admin  (press "Sign in as admin" there: local stack only)
   Each browser is its own anonymous visitor. Ctrl-C stops everything.`);
 	else
 		console.log(`  Needs, on the project: the migrations (supabase db push), the jobs-worker function deployed,

@@ -106,7 +106,17 @@ describe('the admin dashboard, for an admin', () => {
 				errorCode: 'disk_full',
 			}),
 		);
-		expect(jobs.actions).toEqual(['cancel', 'tryAgain', 'replay', 'cancelMany', 'pause', 'resume', 'deleteFinished']);
+		expect(jobs.actions).toEqual([
+			'cancel',
+			'tryAgain',
+			'replay',
+			'cancelMany',
+			'pause',
+			'resume',
+			'setRateLimit',
+			'clearRateLimit',
+			'deleteFinished',
+		]);
 		expect(jobs.selected).toBeNull();
 	});
 
@@ -130,6 +140,38 @@ describe('the admin dashboard, for an admin', () => {
 		expect(paused.pausedAt).toBeInstanceOf(Date);
 		expect(await post(admin, 'resume', { kind: 'dash-analyse' })).toMatchObject({ ok: true, count: 1 });
 		expect((await loadAs(admin)).jobs.kinds.find((k) => k.kind === 'dash-analyse')!.pausedAt).toBeNull();
+	});
+
+	it('sets a kind’s rate limit (starts per seconds) and the next load shows it; clearing removes it', async () => {
+		expect(await post(admin, 'setRateLimit', { kind: 'dash-analyse', starts: '10', perSeconds: '1.5' })).toEqual({
+			action: 'setRateLimit',
+			ok: true,
+			kind: 'dash-analyse',
+			count: 1,
+		});
+		const limited = (await loadAs(admin)).jobs.kinds.find((k) => k.kind === 'dash-analyse')!;
+		expect(limited.rateLimit).toEqual({ starts: 10, perMs: 1500 });
+		expect(await post(admin, 'clearRateLimit', { kind: 'dash-analyse' })).toMatchObject({ ok: true, count: 1 });
+		expect((await loadAs(admin)).jobs.kinds.find((k) => k.kind === 'dash-analyse')!.rateLimit).toBeNull();
+	});
+
+	it('refuses a rate limit out of range with 400 naming the field, and sets nothing', async () => {
+		for (const [fields, field] of [
+			[{ starts: '0', perSeconds: '1' }, 'starts'],
+			[{ starts: '2.5', perSeconds: '1' }, 'starts'],
+			[{ perSeconds: '1' }, 'starts'],
+			[{ starts: '5', perSeconds: '0.01' }, 'perSeconds'],
+			[{ starts: '5', perSeconds: 'soon' }, 'perSeconds'],
+			[{ starts: '5', perSeconds: '86401' }, 'perSeconds'],
+		] as const)
+			expect(
+				await post(admin, 'setRateLimit', { kind: 'dash-analyse', ...fields }),
+				JSON.stringify(fields),
+			).toMatchObject({
+				status: 400,
+				data: { action: 'setRateLimit', ok: false, code: 'invalid_input', field },
+			});
+		expect((await loadAs(admin)).jobs.kinds.find((k) => k.kind === 'dash-analyse')!.rateLimit).toBeNull();
 	});
 
 	it('tries a failed job again: a new queued job linked to the old one, which the page can open', async () => {
@@ -198,18 +240,26 @@ describe('the admin dashboard, for anyone else', () => {
 		await expect(loadAs(plain)).rejects.toMatchObject({ status: 403 });
 	});
 
-	it.each(['cancel', 'tryAgain', 'replay', 'cancelMany', 'pause', 'resume', 'deleteFinished'] as const)(
-		'answers a visitor 403 from the %s action, and nothing changes',
-		async (name) => {
-			const fields = { id: failedId, kind: 'dash-analyse', to: '2030-01-01T00:00' };
-			await expect(post(plain, name, fields)).rejects.toMatchObject({ status: 403 });
-			const { jobs } = await loadAs(admin);
-			expect(jobs.kinds.find((k) => k.kind === 'dash-analyse')).toMatchObject({
-				pausedAt: null,
-				counts: expect.objectContaining({ queued: 2 }),
-			});
-		},
-	);
+	it.each([
+		'cancel',
+		'tryAgain',
+		'replay',
+		'cancelMany',
+		'pause',
+		'resume',
+		'setRateLimit',
+		'clearRateLimit',
+		'deleteFinished',
+	] as const)('answers a visitor 403 from the %s action, and nothing changes', async (name) => {
+		const fields = { id: failedId, kind: 'dash-analyse', to: '2030-01-01T00:00', starts: '1', perSeconds: '60' };
+		await expect(post(plain, name, fields)).rejects.toMatchObject({ status: 403 });
+		const { jobs } = await loadAs(admin);
+		expect(jobs.kinds.find((k) => k.kind === 'dash-analyse')).toMatchObject({
+			pausedAt: null,
+			rateLimit: null,
+			counts: expect.objectContaining({ queued: 2 }),
+		});
+	});
 
 	it('answers 403 when an app’s own check wrongly lets a non-admin in: the database refuses the admin calls', async () => {
 		const leaky = createAdminDashboard<{ url: URL; request: Request }>({

@@ -27,6 +27,8 @@ let app: Child;
 let appUrl: string;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let failedId: string;
+/** How long a form post and the page's update may take on a loaded 2-core runner (expect.poll waits 1 s unless told). */
+const POST_LANDS = { timeout: 15_000 };
 
 beforeAll(async () => {
 	db = await useTestDatabase();
@@ -98,7 +100,7 @@ describe('the admin dashboard in chromium', () => {
 		// Marked before the click: a full page load would clear it, an enhanced post keeps it.
 		await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
 		await page.getByRole('button', { name: 'Pause e2e-analyse' }).click();
-		await expect.poll(() => result(page).textContent()).toContain('e2e-analyse paused');
+		await expect.poll(() => result(page).textContent(), POST_LANDS).toContain('e2e-analyse paused');
 		expect(await queueRow(page, 'e2e-analyse').getByTestId('kind-state').textContent()).toBe('Paused');
 		expect(await page.getByRole('button', { name: 'Resume e2e-analyse' }).count()).toBe(1);
 		expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
@@ -114,13 +116,15 @@ describe('the admin dashboard in chromium', () => {
 		await page.goto(`${appUrl}/admin`);
 		await page.locator('.page[data-hydrated=true]').waitFor();
 		await page.getByRole('button', { name: `Try job ${failedId.slice(-8)} again` }).click();
-		await expect.poll(() => result(page).textContent()).toContain(`Job ${failedId.slice(-8)} queued again as job`);
+		await expect
+			.poll(() => result(page).textContent(), POST_LANDS)
+			.toContain(`Job ${failedId.slice(-8)} queued again as job`);
 		const [made] = await db.sql<{ id: string }[]>`select id from supabase_jobs.job where retry_of = ${failedId}`;
 		await result(page)
 			.getByRole('link', { name: `Open job ${made!.id.slice(-8)}` })
 			.click();
 		const opened = page.getByTestId('dashboard-job');
-		await expect.poll(() => opened.getAttribute('data-status')).toBe('queued');
+		await expect.poll(() => opened.getAttribute('data-status'), POST_LANDS).toBe('queued');
 		expect(await opened.locator('h2').textContent()).toBe(`Job ${made!.id.slice(-8)}`);
 		expect(await opened.textContent()).toContain('Tries again');
 		expect(await opened.getByRole('list', { name: `Timeline of job ${made!.id.slice(-8)}` }).count()).toBe(1);

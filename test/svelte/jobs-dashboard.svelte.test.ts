@@ -82,7 +82,17 @@ function data(over: Partial<JobsDashboardData> = {}): JobsDashboardData {
 		moreFailed: false,
 		filter: {},
 		selected: null,
-		actions: ['cancel', 'tryAgain', 'replay', 'cancelMany', 'pause', 'resume', 'deleteFinished'],
+		actions: [
+			'cancel',
+			'tryAgain',
+			'replay',
+			'cancelMany',
+			'pause',
+			'resume',
+			'setRateLimit',
+			'clearRateLimit',
+			'deleteFinished',
+		],
 		generatedAt: '2026-12-01T15:00:00.000Z',
 		...over,
 	};
@@ -123,12 +133,38 @@ describe('JobsDashboard queues', () => {
 			'Failed, last hour',
 			'At most running',
 			'State',
+			'Rate limit',
 			'Actions',
 		]);
 		const analyse = rowOf('analyse');
 		expect(analyse.querySelector('th[scope=row]')!.textContent).toBe('analyse');
 		expect(analyse.querySelector('[data-status=queued]')!.textContent).toBe('3');
 		expect([...analyse.querySelectorAll('td')].map((td) => td.textContent)[6]).toBe('7');
+	});
+
+	it('shows each kind’s rate limit with a labelled form to set it (filled with the current one) and, when set, to remove it', () => {
+		show({ data: data() });
+		expect(rowOf('mail').querySelector('[data-testid=kind-rate]')!.textContent).toBe('10 per 60 s');
+		expect(rowOf('analyse').querySelector('[data-testid=kind-rate]')!.textContent).toBe('none');
+		const set = button('Set rate limit of mail')!.form!;
+		expect(set.getAttribute('action')).toBe('?/setRateLimit');
+		const field = (name: string) => set.querySelector<HTMLInputElement>(`input[name=${name}]`)!;
+		expect([field('kind').value, field('starts').value, field('perSeconds').value]).toEqual(['mail', '10', '60']);
+		expect(field('starts').labels![0]!.textContent!.trim()).toMatch(/^Starts/);
+		expect(field('perSeconds').labels![0]!.textContent!.trim()).toMatch(/^per seconds/);
+		expect(button('Remove rate limit of mail')!.form!.getAttribute('action')).toBe('?/clearRateLimit');
+		expect(button('Remove rate limit of analyse'), 'nothing to remove').toBeUndefined();
+		expect(rowOf('analyse').querySelector<HTMLInputElement>('input[name=starts]')!.value).toBe('');
+	});
+
+	it('the tables scroll sideways inside a region the keyboard reaches, named by its section', () => {
+		show({ data: data() });
+		const region = target.querySelector('[data-testid=dashboard-queues] .sj-scroll')!;
+		expect([region.getAttribute('role'), region.getAttribute('tabindex'), region.getAttribute('aria-label')]).toEqual([
+			'region',
+			'0',
+			'Queues',
+		]);
 	});
 
 	it('says which kinds are paused or rate-limited, and offers resume for a paused kind and pause for the others', () => {

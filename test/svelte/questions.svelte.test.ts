@@ -5,43 +5,10 @@ import JobQuestion from '../../src/lib/svelte/components/JobQuestion.svelte';
 import TryAgainButton from '../../src/lib/svelte/components/TryAgainButton.svelte';
 import { InvalidJobInputError, NotRetryableError } from '../../src/lib/errors.ts';
 import type { AskedQuestion } from '../../src/lib/store/questions.ts';
+import { AskingSource, asked } from './fixtures/asking.ts';
 import type { JobSnapshot } from '../../src/lib/svelte/types.ts';
 import { WatchedJob } from '../../src/lib/svelte/watched-job.svelte.ts';
-import { deferred, FakeJobSource, snap, type Deferred } from './fixtures/sources.ts';
-
-/** A source whose question, answer and try again the test answers by hand. */
-class AskingSource extends FakeJobSource {
-	readonly questionCalls: { id: string; answer: Deferred<AskedQuestion | null> }[] = [];
-	readonly answerCalls: { id: string; value: unknown; answer: Deferred<unknown> }[] = [];
-	readonly tryAgainCalls: { id: string; answer: Deferred<JobSnapshot> }[] = [];
-
-	question(id: string): Promise<AskedQuestion | null> {
-		const answer = deferred<AskedQuestion | null>();
-		this.questionCalls.push({ id, answer });
-		return answer.promise;
-	}
-
-	answer(id: string, value: unknown): Promise<unknown> {
-		const answer = deferred<unknown>();
-		this.answerCalls.push({ id, value, answer });
-		return answer.promise;
-	}
-
-	tryAgain(id: string): Promise<JobSnapshot> {
-		const answer = deferred<JobSnapshot>();
-		this.tryAgainCalls.push({ id, answer });
-		return answer.promise;
-	}
-}
-
-const asked = (schema: Record<string, unknown>, prompt = 'Which language is it?'): AskedQuestion => ({
-	jobId: 'job-1',
-	key: 'ask-1',
-	prompt,
-	schema,
-	askedAt: new Date('2025-01-01T00:00:00Z'),
-	expiresAt: new Date('2025-01-02T00:00:00Z'),
-});
+import { snap } from './fixtures/sources.ts';
 
 let target: HTMLElement;
 let app: Record<string, unknown> | null = null;
@@ -123,7 +90,7 @@ describe('JobQuestion', () => {
 	it('a text answer the schema refuses is refused before any request, naming the field', async () => {
 		const source = await waitingOn(asked({ type: 'string', minLength: 1, maxLength: 50 }, 'Why?'));
 		const input = target.querySelector<HTMLInputElement>('input[type="text"]')!;
-		expect(input.getAttribute('aria-labelledby')).toBeTruthy();
+		expect(input.labels![0]!.textContent).toBe('Why?');
 		target.querySelector('form')!.requestSubmit();
 		flushSync();
 		expect(source.answerCalls).toEqual([]);

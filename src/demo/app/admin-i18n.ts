@@ -53,7 +53,10 @@ const en = {
 	payloadQuota: 'Of payload quota',
 	forbiddenTitle: 'Admins only',
 	forbidden:
-		'This page shows every user’s jobs, so it is for admins: users whose app_metadata.role is admin, set with the service role (Auth admin API or the dashboard).',
+		'This page shows every user’s jobs, so it is for admins: users whose app_metadata.role is admin. On a hosted project it is set with the service role (Auth admin API or the Supabase dashboard).',
+	localAdmin:
+		'This demo runs on the local stack, where there is no Auth service: you can make this visitor an admin here. (Not offered on a hosted project.)',
+	signInAsAdmin: 'Sign in as admin',
 	back: 'Back to the dashboard',
 	errorTitle: 'Something went wrong',
 };
@@ -109,7 +112,10 @@ const pt: AdminMessages = {
 	forbiddenTitle: 'Só para administradores',
 	forbidden:
 		'Esta página mostra os trabalhos de todos os usuários, por isso é para administradores: usuários ' +
-		'cujo app_metadata.role é admin, definido com a service role (API de administração do Auth ou o painel).',
+		'cujo app_metadata.role é admin. Num projeto hospedado, ele é definido com a service role (API de administração do Auth ou o painel do Supabase).',
+	localAdmin:
+		'Esta demonstração roda na pilha local, onde não há serviço de Auth: você pode tornar este visitante administrador aqui. (Não é oferecido num projeto hospedado.)',
+	signInAsAdmin: 'Entrar como administrador',
 	back: 'Voltar ao painel',
 	errorTitle: 'Algo deu errado',
 };

@@ -47,14 +47,51 @@ async function standinSignIn(
 		insert into auth.users (id, aud, role, is_anonymous, raw_app_meta_data)
 		values (${id}, 'authenticated', 'authenticated', true, ${standinSql.json({ provider: 'anonymous', providers: ['anonymous'] })})
 		on conflict (id) do nothing`;
+	// The token carries the user's app_metadata as stored, as GoTrue's does (a local admin stays one on refresh).
+	const [user] = await standinSql<{ app_metadata: Record<string, unknown> | null }[]>`
+		select raw_app_meta_data as app_metadata from auth.users where id = ${id}`;
 	const accessToken = await mintUserToken(config.jwtSecret, id, {
 		issuer: `${supabaseUrl}/auth/v1`,
 		expiresIn: STANDIN_TTL_SECONDS,
 		isAnonymous: true,
 		email: '',
-		claims: { app_metadata: { provider: 'anonymous', providers: ['anonymous'] } },
+		claims: { app_metadata: user?.app_metadata ?? { provider: 'anonymous', providers: ['anonymous'] } },
 	});
 	return { accessToken, refreshToken: null, userId: id, expiresAt: decodeJwt(accessToken).exp! };
+}
+
+/**
+ * Whether this demo may offer "sign in as admin": only on the local stack,
+ * where the server itself mints the tokens (the stand-in's secret) and the
+ * Supabase it talks to is on this machine. A deploy against a hosted project
+ * has neither, so the offer never appears there.
+ *
+ * @example
+ * if (offersLocalAdmin(locals.config)) await signInAsLocalAdmin(locals.config, locals.session);
+ */
+export function offersLocalAdmin(config: DemoConfig): boolean {
+	if (config.auth.mode !== 'standin') return false;
+	const host = new URL(config.supabaseUrl).hostname;
+	return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Makes the visitor an admin on the local stack: app_metadata.role = 'admin'
+ * stored on their user (what the Auth admin API does on a hosted project),
+ * and a new token that says so. Refused anywhere {@link offersLocalAdmin} is false.
+ *
+ * @example
+ * setSessionCookie(cookies, await signInAsLocalAdmin(locals.config, locals.session));
+ */
+export async function signInAsLocalAdmin(config: DemoConfig, session: DemoSession): Promise<DemoSession> {
+	if (!offersLocalAdmin(config) || config.auth.mode !== 'standin')
+		throw new Error('Signing in as admin is offered on the local stack only');
+	// Signed in first: the visitor's user row exists before it is changed.
+	await standinSignIn(config.auth, config.supabaseUrl, session.userId);
+	await standinSql!`
+		update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || '{"role": "admin"}'::jsonb
+		 where id = ${session.userId}`;
+	return await standinSignIn(config.auth, config.supabaseUrl, session.userId);
 }
 
 /**

@@ -28,7 +28,7 @@ export interface AskedQuestion {
 	key: string;
 	/** What the person is asked, in their language. */
 	prompt: string;
-	/** The JSON Schema an answer must satisfy: an enum is a choice, a boolean a yes/no, a string a text. */
+	/** The JSON Schema an answer must satisfy (JobQuestion lays the field out from it: an enum is a choice, a number a number field, ...). */
 	schema: AnswerSchema;
 	askedAt: Date;
 	/** Unanswered by then, the job fails (`error_code` `question_unanswered`). */

@@ -94,8 +94,10 @@ export { default as JobTimeline } from './components/JobTimeline.svelte';
 export type { JobTimelineEntry } from '../store/job-timeline.ts';
 
 /**
- * The question a waiting job asks its owner (`ctx.ask`): a choice, yes/no or a
- * text, read from its schema; the refusal shown with the field named.
+ * The question a waiting job asks its owner (`ctx.ask`), laid out from its JSON
+ * Schema: one or several of a list, yes/no, a number in its bounds, a date, a
+ * text with its pattern; what an answer must be said under the field, and a
+ * refusal shown with the field named.
  *
  * @example
  * <JobQuestion {job} labels={{ en: 'English', 'pt-BR': 'Português' }} />

@@ -86,6 +86,27 @@ export interface JobMessages {
 		answerBy: string;
 		/** An answer refused; `{field}` names the field at fault. */
 		refused: string;
+		/** No answer given where one is needed. */
+		required: string;
+		/** What an answer must be (the hint under the field, and why a value was refused): its kind... */
+		number: string;
+		integer: string;
+		date: string;
+		dateTime: string;
+		text: string;
+		chooseOne: string;
+		chooseAny: string;
+		/** ...and its bounds; `{n}`, `{min}`, `{max}` and `{pattern}` are replaced. */
+		atLeast: string;
+		atMost: string;
+		moreThan: string;
+		lessThan: string;
+		chooseAtLeast: string;
+		chooseAtMost: string;
+		chooseBetween: string;
+		atLeastChars: string;
+		atMostChars: string;
+		pattern: string;
 	};
 	/** Start a failed or cancelled job again (TryAgainButton). */
 	tryAgain: string;
@@ -166,6 +187,24 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 			no: 'No',
 			answerBy: 'Please answer by {time}.',
 			refused: 'This answer was not accepted ({field}):',
+			required: 'An answer is needed.',
+			number: 'A number',
+			integer: 'A whole number',
+			date: 'A date (year-month-day)',
+			dateTime: 'A date and time',
+			text: 'Text',
+			chooseOne: 'Choose one',
+			chooseAny: 'Choose any of them',
+			atLeast: 'at least {n}',
+			atMost: 'at most {n}',
+			moreThan: 'more than {n}',
+			lessThan: 'less than {n}',
+			chooseAtLeast: 'Choose at least {n}',
+			chooseAtMost: 'Choose at most {n}',
+			chooseBetween: 'Choose from {min} to {max}',
+			atLeastChars: 'at least {n} characters',
+			atMostChars: 'at most {n} characters',
+			pattern: 'matching the pattern {pattern}',
 		},
 		tryAgain: 'Try again',
 		tryingAgain: 'Starting again…',
@@ -233,6 +272,24 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 			no: 'Não',
 			answerBy: 'Responda até {time}.',
 			refused: 'Esta resposta não foi aceita ({field}):',
+			required: 'É preciso responder.',
+			number: 'Um número',
+			integer: 'Um número inteiro',
+			date: 'Uma data (ano-mês-dia)',
+			dateTime: 'Uma data e hora',
+			text: 'Texto',
+			chooseOne: 'Escolha uma opção',
+			chooseAny: 'Escolha quantas quiser',
+			atLeast: 'no mínimo {n}',
+			atMost: 'no máximo {n}',
+			moreThan: 'maior que {n}',
+			lessThan: 'menor que {n}',
+			chooseAtLeast: 'Escolha pelo menos {n}',
+			chooseAtMost: 'Escolha no máximo {n}',
+			chooseBetween: 'Escolha de {min} a {max}',
+			atLeastChars: 'no mínimo {n} caracteres',
+			atMostChars: 'no máximo {n} caracteres',
+			pattern: 'no formato {pattern}',
 		},
 		tryAgain: 'Tentar de novo',
 		tryingAgain: 'Começando de novo…',

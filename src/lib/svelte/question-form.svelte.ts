@@ -1,30 +1,17 @@
 import type { z } from 'zod';
 import { isJobError } from '../errors.ts';
 import { answerProblem, schemaOfQuestion, type AskedQuestion } from '../store/questions.ts';
+import { questionShape, type QuestionShape } from './question-shape.ts';
 
 /**
- * How a question is answered, read from its JSON Schema: a choice (an enum),
- * yes or no (a boolean), a text (a string); anything else is not rendered.
+ * Why an answer was refused: the message, the field it names, and whether the
+ * check here refused it (the shape's own sentence then says what it must be)
+ * or the database did (its message says why).
  */
-export type QuestionShape =
-	| { kind: 'choice'; options: readonly string[] }
-	| { kind: 'yesno' }
-	| { kind: 'text'; maxLength: number | null }
-	| { kind: 'unsupported' };
-
-/**
- * The shape of a question's answer, for the common cases.
- *
- * @example
- * questionShape({ type: 'string', enum: ['en', 'pt-BR'] }); // { kind: 'choice', options: ['en', 'pt-BR'] }
- */
-export function questionShape(schema: Record<string, unknown>): QuestionShape {
-	const options = schema.enum;
-	if (Array.isArray(options) && options.every((o) => typeof o === 'string')) return { kind: 'choice', options };
-	if (schema.type === 'boolean') return { kind: 'yesno' };
-	if (schema.type === 'string')
-		return { kind: 'text', maxLength: typeof schema.maxLength === 'number' ? schema.maxLength : null };
-	return { kind: 'unsupported' };
+export interface QuestionRefusal {
+	message: string;
+	field: string | null;
+	checkedHere: boolean;
 }
 
 /**
@@ -50,7 +37,7 @@ export class QuestionForm {
 	readonly #job: () => AnsweringJob;
 	#value = $state<unknown>(undefined);
 	#submitting = $state(false);
-	#error = $state.raw<{ message: string; field: string | null } | null>(null);
+	#error = $state.raw<QuestionRefusal | null>(null);
 	/** The question the value belongs to: a new question starts over. */
 	#for: string | null = null;
 
@@ -86,7 +73,7 @@ export class QuestionForm {
 	}
 
 	/** Why the last answer was refused, and which field (`answer`, `answer.language`); null otherwise. */
-	get error(): { message: string; field: string | null } | null {
+	get error(): QuestionRefusal | null {
 		return this.#error;
 	}
 
@@ -103,19 +90,22 @@ export class QuestionForm {
 		} catch {
 			// A schema zod cannot read back: the database still checks it.
 		}
-		const problem = schema ? answerProblem(schema, this.value) : null;
+		// Nothing ticked is an empty list, not no answer.
+		const value = this.value === undefined && this.shape.kind === 'several' ? [] : this.value;
+		const problem = schema ? answerProblem(schema, value) : null;
 		if (problem) {
-			this.#error = { message: problem.message, field: problem.field };
+			this.#error = { message: problem.message, field: problem.field, checkedHere: true };
 			return;
 		}
 		this.#submitting = true;
 		this.#error = null;
 		try {
-			await this.#job().answer(this.value);
+			await this.#job().answer(value);
 		} catch (e) {
 			this.#error = {
 				message: e instanceof Error ? e.message : String(e),
 				field: isJobError(e, 'invalid_input') ? e.field : null,
+				checkedHere: false,
 			};
 		} finally {
 			this.#submitting = false;

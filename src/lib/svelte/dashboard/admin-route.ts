@@ -19,7 +19,7 @@ import {
 	type DashboardFilter,
 	type JobsDashboardData,
 } from './dashboard-data.ts';
-import { matchesFilter, readFilter, readJobId, readKind } from './dashboard-forms.ts';
+import { matchesFilter, readFilter, readJobId, readKind, readRateLimit } from './dashboard-forms.ts';
 
 /**
  * What the dashboard calls on a store: a `JobStore` acting as the visitor.
@@ -36,6 +36,7 @@ export type AdminDashboardStore = Pick<
 	| 'cancelMany'
 	| 'pauseKind'
 	| 'resumeKind'
+	| 'setRateLimit'
 	| 'deleteFinished'
 >;
 
@@ -52,6 +53,8 @@ const ALL_ACTIONS: readonly DashboardActionName[] = [
 	'cancelMany',
 	'pause',
 	'resume',
+	'setRateLimit',
+	'clearRateLimit',
 	'deleteFinished',
 ];
 
@@ -169,6 +172,16 @@ const RUN: Record<DashboardActionName, (store: AdminDashboardStore, form: FormDa
 		const kind = readKind(form);
 		return { kind, count: (await store.resumeKind(kind)) ? 1 : 0 };
 	},
+	setRateLimit: async (store, form) => {
+		const kind = readKind(form);
+		await store.setRateLimit(kind, readRateLimit(form));
+		return { kind, count: 1 };
+	},
+	clearRateLimit: async (store, form) => {
+		const kind = readKind(form);
+		await store.setRateLimit(kind, null);
+		return { kind, count: 1 };
+	},
 	deleteFinished: async (store, form) => {
 		const f = readFilter(form);
 		if (f.to === undefined) throw invalid('to', 'to is required: finished jobs are deleted up to a time');
@@ -204,7 +217,7 @@ async function runAction(
  * failed jobs (filtered by kind, error code and time), and the job opened with
  * `?job=<id>` with its timeline; `actions` cancel, try again and replay (one,
  * or in bulk by filter), pause and resume a kind, cancel a kind's unfinished
- * jobs, and delete finished jobs. Every one asks `isAdmin(event)` first and
+ * jobs, set or clear a kind's rate limit, and delete finished jobs. Every one asks `isAdmin(event)` first and
  * answers 403 when it says no (so does a database refusal). Actions answer
  * `{ action, ok, count }`, or `fail(400, { field, message })` for bad input,
  * for the page's live region; they work as plain form posts.

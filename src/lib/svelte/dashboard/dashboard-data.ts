@@ -45,7 +45,15 @@ export interface DashboardFilter {
  * The names of the dashboard's form actions.
  */
 export type DashboardActionName =
-	'cancel' | 'tryAgain' | 'replay' | 'cancelMany' | 'pause' | 'resume' | 'deleteFinished';
+	| 'cancel'
+	| 'tryAgain'
+	| 'replay'
+	| 'cancelMany'
+	| 'pause'
+	| 'resume'
+	| 'setRateLimit'
+	| 'clearRateLimit'
+	| 'deleteFinished';
 
 /**
  * What the page shows: the route's `load` returns it.

@@ -3,7 +3,9 @@
  * failed-jobs filter, a job id, a kind. Bad input throws InvalidJobInputError
  * naming the field the form sent, before anything reaches the database.
  */
+import { RATE_PER_MS_MAX, RATE_PER_MS_MIN, RATE_STARTS_MAX } from '../../internal/limits.ts';
 import { checkKind, invalid, isJobId } from '../../store/input-checks.ts';
+import type { RateLimit } from '../../store/store-options.ts';
 import type { DashboardFilter } from './dashboard-data.ts';
 
 type Fields = Pick<URLSearchParams, 'get'> | Pick<FormData, 'get'>;
@@ -70,4 +72,31 @@ export function matchesFilter(
 	if (filter.from !== undefined && (at === null || at < filter.from)) return false;
 	if (filter.to !== undefined && (at === null || at >= filter.to)) return false;
 	return true;
+}
+
+/** A number typed into a form field, required. */
+function number(fields: Fields, name: string, what: string): number {
+	const value = text(fields, name);
+	if (value === undefined) throw invalid(name, `${name} is required: ${what}`);
+	const n = Number(value);
+	if (!Number.isFinite(n)) throw invalid(name, `${name} is a number: ${what}; got ${value.slice(0, 40)}`);
+	return n;
+}
+
+/**
+ * A kind's rate limit as the form sends it: `starts` (a whole number) per
+ * `perSeconds` (seconds, to the millisecond).
+ */
+export function readRateLimit(fields: Fields): RateLimit {
+	const starts = number(fields, 'starts', 'how many jobs start per window');
+	if (!(Number.isInteger(starts) && starts >= 1 && starts <= RATE_STARTS_MAX))
+		throw invalid('starts', `starts is a whole number from 1 to ${RATE_STARTS_MAX}; got ${starts}`);
+	const seconds = number(fields, 'perSeconds', 'the window, in seconds');
+	const perMs = Math.round(seconds * 1000);
+	if (!(perMs >= RATE_PER_MS_MIN && perMs <= RATE_PER_MS_MAX))
+		throw invalid(
+			'perSeconds',
+			`perSeconds is from ${RATE_PER_MS_MIN / 1000} to ${RATE_PER_MS_MAX / 1000} seconds; got ${seconds}`,
+		);
+	return { starts, perMs };
 }

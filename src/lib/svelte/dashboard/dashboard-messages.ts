@@ -22,6 +22,13 @@ export interface DashboardMessages {
 	rateLimited: string;
 	/** `{starts}` per `{seconds}` s. */
 	rateLimit: string;
+	/** The queue table's column, and its form: `{starts}` per `{seconds}` s; set or remove. */
+	rateColumn: string;
+	noRateLimit: string;
+	starts: string;
+	perSeconds: string;
+	setRate: string;
+	clearRate: string;
 	maxRunning: string;
 	actions: string;
 	pause: string;
@@ -67,6 +74,8 @@ export interface DashboardMessages {
 		cancelMany: string;
 		pause: string;
 		resume: string;
+		setRateLimit: string;
+		clearRateLimit: string;
 		deleteFinished: string;
 	};
 	refused: string;
@@ -92,6 +101,12 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 		paused: 'Paused',
 		rateLimited: 'Rate-limited',
 		rateLimit: '{starts} per {seconds} s',
+		rateColumn: 'Rate limit',
+		noRateLimit: 'none',
+		starts: 'Starts',
+		perSeconds: 'per seconds',
+		setRate: 'Set rate limit of {kind}',
+		clearRate: 'Remove rate limit of {kind}',
 		maxRunning: 'At most running',
 		actions: 'Actions',
 		pause: 'Pause {kind}',
@@ -136,6 +151,8 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 			cancelMany: '{n} queued {kind} jobs cancelled.',
 			pause: '{kind} paused: no new job of this kind starts.',
 			resume: '{kind} resumed.',
+			setRateLimit: 'Rate limit of {kind} set.',
+			clearRateLimit: 'Rate limit of {kind} removed.',
 			deleteFinished: '{n} finished jobs deleted.',
 		},
 		refused: 'Not done: {message}',
@@ -153,6 +170,12 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 		paused: 'Pausada',
 		rateLimited: 'Com limite de ritmo',
 		rateLimit: '{starts} a cada {seconds} s',
+		rateColumn: 'Limite de ritmo',
+		noRateLimit: 'nenhum',
+		starts: 'Inícios',
+		perSeconds: 'a cada (segundos)',
+		setRate: 'Definir limite de ritmo de {kind}',
+		clearRate: 'Remover limite de ritmo de {kind}',
 		maxRunning: 'Máximo em execução',
 		actions: 'Ações',
 		pause: 'Pausar {kind}',
@@ -197,6 +220,8 @@ export const DASHBOARD_MESSAGES: Readonly<Record<JobLocale, DashboardMessages>> 
 			cancelMany: '{n} trabalhos {kind} na fila cancelados.',
 			pause: '{kind} pausado: nenhum trabalho novo deste tipo começa.',
 			resume: '{kind} retomado.',
+			setRateLimit: 'Limite de ritmo de {kind} definido.',
+			clearRateLimit: 'Limite de ritmo de {kind} removido.',
 			deleteFinished: '{n} trabalhos encerrados excluídos.',
 		},
 		refused: 'Não foi feito: {message}',
