@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** `22.0.0` of `>=22.0.0`: the lowest Node package.json `engines` admits (a lone `>=` bound is the only form allowed). */
+/** `22.12.0` of `>=22.12.0`: the lowest Node package.json `engines` admits (a lone `>=` bound is the only form allowed). */
 export function engineFloor(pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))) {
 	const range = pkg.engines?.node ?? '';
 	const floor = /^>=\s*(\d+\.\d+\.\d+)$/.exec(range.trim())?.[1];
@@ -24,10 +24,16 @@ export function engineFloor(pkg = JSON.parse(readFileSync(join(ROOT, 'package.js
 	return floor;
 }
 
-/** The versions the tests add, each as npm names it: the floor of `engines` exactly, and the newest 24. */
+/**
+ * The versions the tests add, each as npm names it: the floor of `engines` exactly, and the newest 24.
+ * @type {Record<'floor' | '24', string>}
+ */
 export const NODE_VERSIONS = { floor: engineFloor(), 24: '24' };
 
-/** The path of the Node binary of `version` (`22.0.0`, `24`), fetched from the npm registry the first time. */
+/**
+ * The path of the Node binary of `version` (`22.12.0`, `24`), fetched from the npm registry the first time.
+ * @param {string} version
+ */
 export function provideNode(version) {
 	const dir = join(ROOT, '.local', `node-${version}`);
 	const bin = join(dir, 'bin/node');
@@ -51,7 +57,7 @@ export function provideNodes() {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-	const name = process.argv[2] ?? '';
+	const name = /** @type {keyof typeof NODE_VERSIONS} */ (process.argv[2] ?? '');
 	if (!(name in NODE_VERSIONS)) {
 		console.error(`usage: node scripts/nodes.mjs ${Object.keys(NODE_VERSIONS).join('|')}`);
 		process.exit(2);

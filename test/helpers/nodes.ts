@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { NODE_VERSIONS, provideNode } from '../../scripts/nodes.mjs';
 
 export interface ServerNode {
-	/** `Node 22.0.0`, `Node 24`, `Node 20` (this process's). */
+	/** `Node 22.12.0`, `Node 24`, `Node 20` (this process's). */
 	name: string;
 	major: number;
 	path: string;
