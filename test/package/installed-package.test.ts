@@ -47,8 +47,6 @@ let initOutput: string;
 /** What `npm install` of the consumer printed, on the floor of `engines`. */
 let installLog: string;
 const children: Child[] = [];
-/** The app's vite build, made once for the servers of every Node. */
-let built: Promise<unknown> | null = null;
 /** What the app's client is created with (nothing contacts it during server rendering). */
 const PUBLIC_ENV = { PUBLIC_SUPABASE_URL: 'http://127.0.0.1:9', PUBLIC_SUPABASE_PUBLISHABLE_KEY: 'publishable-key' };
 
@@ -165,11 +163,19 @@ describe('the packed package', () => {
 		);
 	}
 
+	it(
+		'vite build of the SvelteKit app, on the floor of engines (the build every Node below serves)',
+		async () => {
+			await sh(NODE_FLOOR, ['node_modules/vite/bin/vite.js', 'build'], app);
+			await expect(readFile(join(app, 'build/index.js'), 'utf8')).resolves.toContain('Listening on');
+		},
+		SLOW,
+	);
+
 	for (const node of SERVER_NODES) {
 		it(
 			`a SvelteKit app in the README's shape (createServerClient in hooks, WatchedJob over a browser-only client): vite build, then node build on ${node.name} renders the bar on the server`,
 			async () => {
-				await (built ??= sh(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], app));
 				const port = await freePort();
 				const server = start(`node build (${node.name})`, node.path, ['build'], {
 					PORT: String(port),
