@@ -174,7 +174,7 @@ describe('the packed package', () => {
 
 	for (const node of SERVER_NODES) {
 		it(
-			`a SvelteKit app in the README's shape (createServerClient in hooks, WatchedJob over a browser-only client): vite build, then node build on ${node.name} renders the bar on the server`,
+			`a SvelteKit app in the README's shape (createServerClient in hooks, WatchedJob over a browser-only client): node build on ${node.name} renders the bar on the server`,
 			async () => {
 				const port = await freePort();
 				const server = start(`node build (${node.name})`, node.path, ['build'], {
