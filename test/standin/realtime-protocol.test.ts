@@ -177,22 +177,18 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		});
 	});
 
-	it('delivers a broadcast whose NOTIFY was lost (a database restart drops LISTEN), once', async () => {
+	it('sends a row inserted directly into realtime.messages whatever its extension, and drops one with no private flag', async () => {
 		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
-		await s.join('realtime:lost', { config: { private: false } });
-		// Triggers off: the row lands without the NOTIFY, as when the LISTEN connection was down.
-		await f.db.sql.begin(async (tx) => {
-			await tx`set local session_replication_role = replica`;
-			await tx`select realtime.send(${tx.json({ n: 2 })}, 'late', 'lost', false)`;
-		});
+		await s.join('realtime:direct', { config: { private: false } });
+		const invalid = f.standin.realtime.stats().dropped.invalid;
+		await f.db
+			.sql`insert into realtime.messages (topic, extension, event, payload, private) values ('direct', 'broadcast', 'no-flag', '{}', null)`;
+		await f.db
+			.sql`insert into realtime.messages (topic, extension, event, payload, private) values ('direct', 'presence', 'sent', '{}', false)`;
 		const msg = await s.next((fr) => fr.event === 'broadcast');
-		const [row] = await f.db.sql<{ id: string }[]>`select id::text from realtime.messages where topic = 'lost'`;
-		expect(msg).toMatchObject({ payload: { event: 'late', payload: { n: 2 }, meta: { id: row!.id } } });
-		// Sent once: by the time the next broadcast arrives, the lost one came exactly once.
-		await f.db.sql`select realtime.send(${f.db.sql.json({ n: 3 })}, 'after', 'lost', false)`;
-		await s.next((fr) => fr.event === 'broadcast' && (fr.payload as { event?: string }).event === 'after');
-		const events = s.frames.filter((fr) => !Buffer.isBuffer(fr) && fr.event === 'broadcast');
-		expect(events.map((fr) => (fr as { payload: { event: string } }).payload.event)).toEqual(['late', 'after']);
+		expect(msg.payload).toMatchObject({ event: 'sent' });
+		expect(f.standin.realtime.stats().dropped.invalid).toBe(invalid + 1);
+		expect(s.frames.filter((fr) => !Buffer.isBuffer(fr) && fr.event === 'broadcast')).toHaveLength(1);
 	});
 
 	it('refuses the websocket handshake for a bad API key with 401 {error}', async () => {
