@@ -7,7 +7,7 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll } from 'vitest';
 import WebSocket from 'ws';
-import { createStandin, type Standin } from '../../src/local/standin/server.ts';
+import { createStandin, type Standin, type StandinOptions } from '../../src/local/standin/server.ts';
 import { createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 export const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
@@ -18,10 +18,13 @@ export interface StandinFixture {
 	clients: SupabaseClient[];
 }
 
-export async function useStandin(setupSql?: string): Promise<StandinFixture> {
+export async function useStandin(
+	setupSql?: string,
+	options: Partial<Omit<StandinOptions, 'databaseUrl' | 'jwtSecret'>> = {},
+): Promise<StandinFixture> {
 	const db = await useTestDatabase();
 	if (setupSql) await db.sql.unsafe(setupSql);
-	const standin = await createStandin({ databaseUrl: db.url, jwtSecret: JWT_SECRET });
+	const standin = await createStandin({ ...options, databaseUrl: db.url, jwtSecret: JWT_SECRET });
 	const fixture: StandinFixture = { db, standin, clients: [] };
 	afterAll(async () => {
 		await Promise.all(fixture.clients.map((c) => c.removeAllChannels()));

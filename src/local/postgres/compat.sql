@@ -115,10 +115,20 @@ grant execute on function auth.uid(), auth.role(), auth.email(), auth.jwt() to a
 -- realtime: Broadcast from Database stores messages in realtime.messages; the
 -- Realtime server streams new rows to the subscribers of their topic, and at join
 -- probes SELECT (and INSERT) on this table as the user with realtime.topic set.
+-- As upstream (supabase/realtime migrations MessagesPartitioning, MessagesUsingUuid,
+-- CreateMessagesReplayIndex) the table is partitioned by day on inserted_at, one
+-- partition realtime.messages_YYYY_MM_DD a day: with none holding now, an insert
+-- fails (23514). Realtime creates yesterday's to today + 3's when the project
+-- connects and again every few hours (its janitor); here those of the day the
+-- table is made, as a project's first connection would (the local stand-in
+-- keeps them going, src/local/standin/realtime/tenant.ts).
 create schema if not exists realtime;
 grant usage on schema realtime to anon, authenticated, service_role;
 
 do $$
+declare
+  today date := (now() at time zone 'UTC')::date;
+  day date;
 begin
   if to_regclass('realtime.messages') is null then
     create table realtime.messages (
@@ -131,10 +141,14 @@ begin
       inserted_at timestamp without time zone not null default now(),
       id uuid not null default gen_random_uuid(),
       primary key (id, inserted_at)
-    );
+    ) partition by range (inserted_at);
     alter table realtime.messages enable row level security;
     create index messages_inserted_at_topic_index on realtime.messages (inserted_at desc, topic)
       where extension = 'broadcast' and private is true;
+    for day in select generate_series(today - 1, today + 3, interval '1 day')::date loop
+      execute format('create table realtime.%I partition of realtime.messages for values from (%L) to (%L)',
+                     'messages_' || to_char(day, 'YYYY_MM_DD'), day::timestamp, (day + 1)::timestamp);
+    end loop;
   end if;
 end
 $$;

@@ -28,6 +28,8 @@ async function main(): Promise<void> {
 		jwtSecret: process.env.JWT_SECRET ?? DEFAULT_SECRET,
 		port: Number(process.env.STANDIN_PORT ?? 54321),
 		functions,
+		// Realtime's quotas and timings as JSON, e.g. STANDIN_REALTIME='{"maxEventsPerSecond":500}'.
+		...(process.env.STANDIN_REALTIME ? { realtime: JSON.parse(process.env.STANDIN_REALTIME) as object } : {}),
 	});
 	console.log(`supabase-jobs stand-in (local development only) listening
   SUPABASE_URL=${standin.url}

@@ -18,6 +18,7 @@ import { proxyFunction, type FunctionTarget } from './functions-proxy.ts';
 import { mintApiKey, mintUserToken, type UserTokenOptions } from './jwt.ts';
 import { createRealtimeEndpoint } from './realtime/endpoint.ts';
 import { RealtimeHub } from './realtime/hub.ts';
+import { emptyStats, resolveLimits, type RealtimeLimits, type RealtimeStats } from './realtime/limits.ts';
 import { handleRest, type RestConfig } from './rest/router.ts';
 import { SchemaCache } from './rest/schema.ts';
 
@@ -39,8 +40,23 @@ export interface StandinOptions {
 	authenticatorUrl?: string;
 	/** Sees every statement the stand-in sends. */
 	onQuery?: (event: QueryEvent) => void;
-	/** Where internal errors go (default: console.error when SUPABASE_JOBS_STANDIN_DEBUG is set). */
+	/** Where internal errors and Realtime's log lines go (default: console.error when SUPABASE_JOBS_STANDIN_DEBUG is set). */
 	log?: (error: unknown) => void;
+	/** Realtime's quotas and timings (hosted Free plan values by default; realtime/limits.ts). */
+	realtime?: Partial<RealtimeLimits>;
+}
+
+/** Realtime's counters and the hooks tests use to put the tenant in a state hosted reaches only with time. */
+export interface StandinRealtime {
+	/** The limits in force. */
+	readonly limits: RealtimeLimits;
+	/** What was counted since creation or the last reset (kept across stop()/start()). */
+	stats(): RealtimeStats;
+	resetStats(): void;
+	/** The janitor's pass now: partitions older than the retention dropped, yesterday to today + 3 created. */
+	runJanitor(): Promise<void>;
+	/** The tenant as after ~11 minutes without users: replication stopped; the next join connects it again. */
+	goIdle(): void;
 }
 
 export interface Standin {
@@ -61,6 +77,7 @@ export interface Standin {
 	start(): Promise<void>;
 	/** stop(), for good. */
 	close(): Promise<void>;
+	realtime: StandinRealtime;
 }
 
 interface Running {
@@ -90,6 +107,8 @@ const CORS = {
 export async function createStandin(options: StandinOptions): Promise<Standin> {
 	const host = options.host ?? '127.0.0.1';
 	const exposed = options.exposedSchemas ?? ['public'];
+	const limits = resolveLimits(options.realtime);
+	const stats = emptyStats();
 	const log =
 		options.log ??
 		((e: unknown) => {
@@ -158,6 +177,12 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			res.writeHead(out.status, out.headers).end(out.body ?? undefined);
 			return;
 		}
+		if (url.pathname === '/standin/v1/realtime/stats' && method === 'GET') {
+			// Stand-in only (no such route on hosted): the counters, for a bench in another process.
+			if (keyRefused()) return;
+			res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(r.hub.snapshot()));
+			return;
+		}
 		if (url.pathname.startsWith('/functions/v1/')) {
 			await proxyFunction(
 				options.functions ?? {},
@@ -191,7 +216,8 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		const pgrst = await dbs.admin.listen('pgrst', (payload) => {
 			if (payload === 'reload schema' || payload === '') cache.reload();
 		});
-		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log);
+		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log, limits);
+		hub.stats = stats;
 		await hub.listen();
 		const endpoint = createRealtimeEndpoint(hub);
 		const server = createServer();
@@ -267,6 +293,16 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		stop,
 		start,
 		close: stop,
+		realtime: {
+			limits,
+			stats: () => running?.hub.snapshot() ?? { ...structuredClone(stats), messagesPerSecond: 0, replication: 'idle' },
+			resetStats: () => void Object.assign(stats, emptyStats()),
+			runJanitor: async () => {
+				if (!running) throw new Error('the stand-in is stopped');
+				await running.hub.tenant.runJanitor();
+			},
+			goIdle: () => running?.hub.tenant.disconnect(),
+		},
 	};
 	return standin;
 }

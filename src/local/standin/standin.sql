@@ -1,9 +1,11 @@
 -- Stand-in only SQL, applied by the local stand-in at start; NEVER a migration.
 -- Supabase Realtime streams new realtime.messages rows from logical replication
--- (lib/realtime/tenants/replication_connection.ex). The stand-in has no
--- replication slot, so a trigger NOTIFYs the new row's id at commit and the
--- stand-in reads the row back. Rolled-back inserts (Realtime's own
--- authorization probes) are never delivered, exactly as with replication.
+-- (lib/realtime/tenants/replication_connection.ex), whatever their extension.
+-- The stand-in has no replication slot, so a trigger NOTIFYs the new row's id
+-- and its transaction's id at commit and the stand-in reads the row back; the
+-- transaction id tells whether it committed before replication was ready
+-- (realtime/tenant.ts). Rolled-back inserts (Realtime's own authorization
+-- probes) are never delivered, exactly as with replication.
 create schema if not exists supabase_jobs_standin;
 
 create or replace function supabase_jobs_standin.notify_broadcast() returns trigger
@@ -11,9 +13,8 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  if new.extension = 'broadcast' then
-    perform pg_notify('supabase_jobs_standin_broadcast', new.id::text);
-  end if;
+  perform pg_catalog.pg_notify('supabase_jobs_standin_broadcast',
+                               new.id::text operator(pg_catalog.||) ':' operator(pg_catalog.||) pg_catalog.pg_current_xact_id()::text);
   return null;
 end
 $$;

@@ -28,6 +28,8 @@ export interface Channel {
 	presenceEnabled: boolean;
 	postgresChanges: PostgresBinding[];
 	confirmTimer: NodeJS.Timeout | null;
+	/** While a `replication_ready` channel waits for the tenant's replication. */
+	readyTimer: NodeJS.Timeout | null;
 }
 
 /** `:erlang.phash2/1`-like: a stable integer in 0..2^27-1 for a binding's params. */
@@ -59,6 +61,19 @@ export function tokenJoinReason(error: RealtimeTokenError): string {
 		case 'signer':
 			return `JwtSignerError: ${error.message}`;
 	}
+}
+
+/** Join refusals for quotas and the tenant's database (realtime_channel.ex `join/3` `else` branches). */
+export const JOIN_REFUSALS = {
+	tooManyChannels: 'ChannelRateLimitReached: Too many channels',
+	tooManyJoins: 'ClientJoinRateLimitReached: Too many joins per second',
+	missingPartition: 'MissingPartition: Realtime was unable to find the expected messages partition',
+} as const;
+
+/** Whether `e` is the error of an insert into realtime.messages with no partition for it (authorization.ex). */
+export function isMissingPartition(e: unknown): boolean {
+	const err = e as { code?: string; table_name?: string } | null;
+	return err?.code === '23514' && err.table_name === 'messages';
 }
 
 export function unauthorizedMessage(subTopic: string): string {

@@ -12,6 +12,8 @@ import { canWriteBroadcast, readPolicies } from './authorize.ts';
 import {
 	bindingId,
 	confirmInterval,
+	isMissingPartition,
+	JOIN_REFUSALS,
 	tokenJoinReason,
 	unauthorizedMessage,
 	type Channel,
@@ -29,6 +31,8 @@ import type { RealtimeHub } from './hub.ts';
 
 export class Connection {
 	readonly channels = new Map<string, Channel>();
+	/** Counted among the tenant's users once a channel joined (UsersCounter.add), until the socket closes. */
+	joinedOnce = false;
 	private queue: Promise<void> = Promise.resolve();
 
 	constructor(
@@ -58,7 +62,10 @@ export class Connection {
 	}
 
 	dispose(): void {
-		for (const c of this.channels.values()) if (c.confirmTimer) clearTimeout(c.confirmTimer);
+		for (const c of this.channels.values()) {
+			if (c.confirmTimer) clearTimeout(c.confirmTimer);
+			if (c.readyTimer) clearTimeout(c.readyTimer);
+		}
 		this.channels.clear();
 		this.hub.remove(this);
 	}
@@ -90,12 +97,13 @@ export class Connection {
 	/** phx_close for a channel (Phoenix `on_exit_message`, ref = join_ref). */
 	close(channel: Channel): void {
 		if (channel.confirmTimer) clearTimeout(channel.confirmTimer);
+		if (channel.readyTimer) clearTimeout(channel.readyTimer);
 		this.channels.delete(channel.topic);
 		this.push(channel.topic, channel.joinRef, channel.joinRef, 'phx_close', {});
 	}
 
 	/** `shutdown_response/2`: a system error message, then the channel stops (phx_close). */
-	private shutdown(channel: Channel, message: string): void {
+	shutdown(channel: Channel, message: string): void {
 		this.push(channel.topic, channel.joinRef, null, 'system', {
 			extension: 'system',
 			status: 'error',
@@ -103,6 +111,46 @@ export class Connection {
 			channel: channel.subTopic,
 		});
 		this.close(channel);
+	}
+
+	/**
+	 * The project's quotas, in upstream's order (`limit_joins`, `limit_channels`):
+	 * the refusal reason, or null. Too many joins also drops the socket.
+	 */
+	private overQuota(): string | null {
+		const { hub } = this;
+		if (hub.joins.triggered) {
+			hub.stats.refused.joins++;
+			setImmediate(() => this.ws.close());
+			return JOIN_REFUSALS.tooManyJoins;
+		}
+		hub.joins.add();
+		if (this.channels.size >= hub.limits.maxChannelsPerClient) {
+			hub.stats.refused.channels++;
+			return JOIN_REFUSALS.tooManyChannels;
+		}
+		return null;
+	}
+
+	/** Reads a private channel's policies; the refusal reason when the user may read nothing. */
+	private async authorize(channel: Channel): Promise<string | null> {
+		try {
+			channel.policies = await readPolicies(
+				this.hub.admin,
+				{ topic: channel.subTopic, claims: channel.claims, headers: this.headers },
+				channel.presenceEnabled,
+			);
+		} catch (e) {
+			this.hub.log(e);
+			if (isMissingPartition(e)) {
+				this.hub.stats.refused.missingPartition++;
+				return JOIN_REFUSALS.missingPartition;
+			}
+			channel.policies = { broadcast: false, presence: channel.presenceEnabled ? false : null };
+		}
+		if (!channel.policies.broadcast && !channel.policies.presence)
+			return `Unauthorized: ${unauthorizedMessage(channel.subTopic)}`;
+		return null;
 	}
 
 	private async join(m: InboundMessage): Promise<void> {
@@ -118,66 +166,84 @@ export class Connection {
 		>;
 		const broadcast = (config.broadcast ?? {}) as Record<string, unknown>;
 		const presence = (config.presence ?? {}) as Record<string, unknown>;
+		const quota = this.overQuota();
+		if (quota) return this.reply(m, 'error', { reason: quota });
 		const given = payload.access_token ?? payload.user_token;
 		const accessToken = typeof given === 'string' && !given.startsWith('sb_') ? given : this.apiKey;
 		const verified = await verifyForRealtime(this.hub.jwtSecret, accessToken, this.hub.mayBecome);
 		if (!verified.ok) return this.reply(m, 'error', { reason: tokenJoinReason(verified.error) });
-		const isPrivate = config.private === true;
-		const presenceEnabled = presence.enabled === true;
 		const channel: Channel = {
 			topic: m.topic,
 			subTopic,
 			joinRef: m.joinRef ?? m.ref,
-			isPrivate,
+			isPrivate: config.private === true,
 			accessToken,
 			claims: verified.claims,
 			policies: null,
 			canWrite: null,
 			selfBroadcast: broadcast.self === true,
 			ackBroadcast: broadcast.ack === true,
-			presenceEnabled,
+			presenceEnabled: presence.enabled === true,
 			postgresChanges: [],
 			confirmTimer: null,
+			readyTimer: null,
 		};
-		if (isPrivate) {
-			try {
-				channel.policies = await readPolicies(
-					this.hub.admin,
-					{ topic: subTopic, claims: verified.claims, headers: this.headers },
-					presenceEnabled,
-				);
-			} catch (e) {
-				this.hub.log(e);
-				channel.policies = { broadcast: false, presence: presenceEnabled ? false : null };
-			}
-			if (!channel.policies.broadcast && !channel.policies.presence) {
-				return this.reply(m, 'error', { reason: `Unauthorized: ${unauthorizedMessage(subTopic)}` });
-			}
-		}
+		// `Connect.lookup_or_start_connection`: an idle tenant connects now, its replication later.
+		await this.hub.tenant.ensureConnected();
+		const refused = channel.isPrivate ? await this.authorize(channel) : null;
+		if (refused) return this.reply(m, 'error', { reason: refused });
 		const bindings = Array.isArray(config.postgres_changes) ? (config.postgres_changes as unknown[]) : [];
 		channel.postgresChanges = bindings
 			.filter((b): b is Record<string, unknown> => b !== null && typeof b === 'object')
 			.map((params): PostgresBinding => ({ params, id: bindingId(params) }));
 		this.channels.set(m.topic, channel);
+		this.joinedOnce = true;
 		this.scheduleConfirm(channel);
 		this.reply(m, 'ok', { postgres_changes: channel.postgresChanges.map((b) => ({ ...b.params, id: b.id })) });
-		if (channel.postgresChanges.length > 0) {
-			try {
-				await this.hub.changes.subscribe(channel.postgresChanges);
-				this.push(m.topic, channel.joinRef, null, 'system', {
-					extension: 'postgres_changes',
-					status: 'ok',
-					message: 'Subscribed to PostgreSQL',
-					channel: subTopic,
-				});
-			} catch (e) {
-				this.push(m.topic, channel.joinRef, null, 'system', {
-					extension: 'postgres_changes',
-					status: 'error',
-					message: e instanceof Error ? e.message : String(e),
-					channel: subTopic,
-				});
-			}
+		if (broadcast.replication_ready === true || broadcast.replication_ready === 'true')
+			this.notifyReplicationReady(channel, Date.now() + this.hub.limits.replicationReadyTimeoutMs);
+		if (channel.postgresChanges.length > 0) await this.subscribeChanges(channel);
+	}
+
+	private async subscribeChanges(channel: Channel): Promise<void> {
+		try {
+			await this.hub.changes.subscribe(channel.postgresChanges);
+			this.push(channel.topic, channel.joinRef, null, 'system', {
+				extension: 'postgres_changes',
+				status: 'ok',
+				message: 'Subscribed to PostgreSQL',
+				channel: channel.subTopic,
+			});
+		} catch (e) {
+			this.push(channel.topic, channel.joinRef, null, 'system', {
+				extension: 'postgres_changes',
+				status: 'error',
+				message: e instanceof Error ? e.message : String(e),
+				channel: channel.subTopic,
+			});
+		}
+	}
+
+	/**
+	 * `handle_info(:notify_replication_ready, ...)`: once the tenant's replication
+	 * is ready, a system message; checked every 500 ms; past the deadline the
+	 * channel is shut down.
+	 */
+	private notifyReplicationReady(channel: Channel, deadline: number): void {
+		channel.readyTimer = null;
+		if (this.channels.get(channel.topic) !== channel) return;
+		if (this.hub.tenant.state === 'ready') {
+			this.push(channel.topic, channel.joinRef, null, 'system', {
+				extension: 'system',
+				status: 'ok',
+				message: 'Replication connection established',
+				channel: channel.subTopic,
+			});
+		} else if (Date.now() >= deadline) {
+			this.shutdown(channel, 'Replication connection was not established in time');
+		} else {
+			channel.readyTimer = setTimeout(() => this.notifyReplicationReady(channel, deadline), 500);
+			channel.readyTimer.unref();
 		}
 	}
 
@@ -219,6 +285,8 @@ export class Connection {
 				);
 			} catch (e) {
 				this.hub.log(e);
+				if (isMissingPartition(e))
+					return this.shutdown(channel, 'Realtime was unable to connect to the project database');
 				channel.policies = { broadcast: false, presence: channel.presenceEnabled ? false : null };
 			}
 			if (!channel.policies.broadcast && !channel.policies.presence)
@@ -250,6 +318,7 @@ export class Connection {
 			}
 			if (!channel.canWrite) return;
 		}
+		this.hub.received();
 		this.hub.fanOut(channel, m.userBroadcast ?? null, m.payload);
 		if (channel.ackBroadcast) this.reply(m, 'ok', {});
 	}

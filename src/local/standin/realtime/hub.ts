@@ -1,40 +1,62 @@
 /**
  * Every open Realtime socket, and delivery to the channels joined on them:
- * - Broadcast from Database: realtime.messages rows (extension 'broadcast')
- *   arrive by NOTIFY (standin.sql) and go to channels of that topic whose
+ * - Broadcast from Database: realtime.messages rows arrive by NOTIFY
+ *   (standin.sql) while the tenant's replication is ready (tenant.ts: rows
+ *   committed before it are never sent) and go to channels of that topic whose
  *   private flag equals the row's, and for private ones only where the read
  *   policy allowed broadcast (MessageDispatcher `broadcast_read?` check), as a
- *   user broadcast with metadata `{id}` (replication_connection.ex).
+ *   user broadcast with metadata `{id}`. A row missing a field, over the
+ *   payload limit or arriving while the message rate is over the quota is
+ *   dropped with a log line (replication_connection.ex `handle_message`);
  * - client broadcasts between sockets (BroadcastHandler `send_message`);
  * - postgres_changes (postgres-changes.ts).
- * Deliveries are handled one at a time so subscribers see commit order.
+ * Every delivery to every channel counts toward the project's message rate
+ * (MessageDispatcher sends `:update_rate_counter`); a channel that receives a
+ * message while the rate is over the quota is shut down with "Too many
+ * messages per second" (realtime_channel.ex). Deliveries are handled one at a
+ * time so subscribers see commit order.
  */
 import type { Sql } from '../db.ts';
 import { authenticatorMayBecome, type RoleCheck } from '../jwt.ts';
 import type { Channel } from './channel.ts';
 import type { Connection } from './connection.ts';
+import { emptyStats, payloadTooLarge, RateCounter, type RealtimeLimits, type RealtimeStats } from './limits.ts';
 import { bindingMatches, PostgresChanges } from './postgres-changes.ts';
 import type { UserBroadcast } from './serializer.ts';
+import { RealtimeTenant } from './tenant.ts';
 
 export const BROADCAST_CHANNEL = 'supabase_jobs_standin_broadcast';
 export const CHANGES_CHANNEL = 'supabase_jobs_standin_changes';
-/** How often the stand-in looks for broadcasts whose NOTIFY was lost. */
-const SWEEP_MS = 500;
-/** How far back before the newest delivered broadcast a sweep looks (transactions commit out of start order). */
-const SWEEP_MARGIN_MS = 5000;
+
+interface Notified {
+	id: string;
+	xid: bigint;
+}
+
+interface MessageRow {
+	id: string;
+	topic: string;
+	event: string | null;
+	payload: string | null;
+	private: boolean | null;
+	inserted_at: string | null;
+}
 
 export class RealtimeHub {
 	readonly connections = new Set<Connection>();
 	readonly changes: PostgresChanges;
+	readonly tenant: RealtimeTenant;
+	/** Messages per second for the project (`Tenants.events_per_second_rate`). */
+	readonly events: RateCounter;
+	/** Joins per second for the project (`Tenants.joins_per_second_rate`). */
+	readonly joins: RateCounter;
+	stats = emptyStats();
 	private queue: Promise<void> = Promise.resolve();
 	private unlisten: (() => Promise<void>)[] = [];
-	private sweeper: ReturnType<typeof setInterval> | undefined;
-	/** Broadcast ids notified and not read yet. */
-	private notified: string[] = [];
-	/** Broadcasts already delivered (the newest 20,000), so a sweep never sends one twice. */
-	private readonly delivered = new Set<string>();
-	/** inserted_at of the newest broadcast delivered (ISO, no zone, as the column). */
-	private newest: string | null = null;
+	/** Broadcasts notified and not read yet. */
+	private notified: Notified[] = [];
+	/** Broadcasts notified while replication was starting: decided when it is ready. */
+	private held: Notified[] = [];
 
 	/** Which roles outside anon, authenticated and service_role a token may name (jwt.ts). */
 	readonly mayBecome: RoleCheck;
@@ -43,9 +65,29 @@ export class RealtimeHub {
 		readonly admin: Sql,
 		readonly jwtSecret: string,
 		readonly log: (e: unknown) => void,
+		readonly limits: RealtimeLimits,
 	) {
 		this.changes = new PostgresChanges(admin);
 		this.mayBecome = authenticatorMayBecome(admin);
+		const { rateTickMs, rateBuckets } = limits;
+		this.events = new RateCounter(
+			() => limits.maxEventsPerSecond,
+			rateTickMs,
+			rateBuckets,
+			() => log('MessagePerSecondRateLimitReached: Too many messages per second'),
+		);
+		this.joins = new RateCounter(
+			() => limits.maxJoinsPerSecond,
+			rateTickMs,
+			rateBuckets,
+			() => log('ClientJoinRateLimitReached: Too many joins per second'),
+		);
+		this.tenant = new RealtimeTenant(admin, limits, log, () => {
+			let users = 0;
+			for (const c of this.connections) if (c.joinedOnce) users++;
+			return users;
+		});
+		this.tenant.onReady = () => this.accept(this.held.splice(0));
 	}
 
 	add(c: Connection): void {
@@ -56,24 +98,38 @@ export class RealtimeHub {
 		this.connections.delete(c);
 	}
 
+	/** What was counted (the quota as hosted counts it, drops, closes, refusals). */
+	snapshot(): RealtimeStats {
+		return {
+			...structuredClone(this.stats),
+			messagesPerSecond: this.events.avg,
+			replication: this.tenant.state,
+		};
+	}
+
 	private *channels(subTopic: string): Generator<[Connection, Channel]> {
 		for (const conn of this.connections)
 			for (const ch of conn.channels.values()) if (ch.subTopic === subTopic) yield [conn, ch];
 	}
 
 	async listen(): Promise<void> {
-		const b = await this.admin.listen(BROADCAST_CHANNEL, (id) => {
-			// Notifications that arrive while a delivery runs are read together, in one query.
-			this.notified.push(id);
-			if (this.notified.length === 1) this.enqueue(() => this.deliverMessages(this.notified.splice(0)));
+		const b = await this.admin.listen(BROADCAST_CHANNEL, (text) => {
+			const [id, xid] = text.split(':');
+			if (!id || !xid) return;
+			const n = { id, xid: BigInt(xid) };
+			if (this.tenant.state === 'idle') this.stats.dropped.beforeReplication++;
+			else if (this.tenant.state === 'starting') this.held.push(n);
+			else this.accept([n]);
 		});
 		const c = await this.admin.listen(CHANGES_CHANNEL, (id) => this.enqueue(() => this.deliverChange(id)));
 		this.unlisten = [b.unlisten, c.unlisten];
-		this.sweeper = setInterval(() => this.enqueue(() => this.sweep()), SWEEP_MS);
+		await this.tenant.start();
 	}
 
 	async stop(): Promise<void> {
-		clearInterval(this.sweeper);
+		this.tenant.stop();
+		this.events.stop();
+		this.joins.stop();
 		await Promise.all(this.unlisten.map((u) => u().catch(() => {})));
 		await this.queue;
 	}
@@ -82,84 +138,98 @@ export class RealtimeHub {
 		this.queue = this.queue.then(work).catch((e: unknown) => this.log(e));
 	}
 
-	/**
-	 * Delivers the broadcasts whose NOTIFY never came. Supabase Realtime reads
-	 * realtime.messages from the WAL and resumes after a database restart;
-	 * a NOTIFY sent while the LISTEN connection was down is gone for good (and
-	 * postgres.js gives up re-listening when its first try finds the server
-	 * still down), so the stand-in reads what arrived since the newest message
-	 * it delivered (with a margin: inserted_at is the transaction's start).
-	 */
-	private async sweep(): Promise<void> {
-		const since = this.newest ?? new Date(Date.now() - SWEEP_MARGIN_MS).toISOString();
-		const rows = await this.admin.unsafe<{ id: string }[]>(
-			`select id::text as id from realtime.messages
-			 where extension = 'broadcast' and inserted_at >= $1::timestamp - make_interval(secs => $2)
-			 order by inserted_at, id limit 1000`,
-			[since, SWEEP_MARGIN_MS / 1000],
-		);
-		await this.deliverMessages(rows.map((r) => r.id));
-	}
-
-	private markDelivered(id: string, insertedAt: string): void {
-		this.delivered.add(id);
-		if (this.delivered.size > 20_000) {
-			const oldest = this.delivered.values().next().value;
-			if (oldest !== undefined) this.delivered.delete(oldest);
+	/** Broadcasts replication streams: those committed after it became ready. */
+	private accept(ns: Notified[]): void {
+		for (const n of ns) {
+			if (this.tenant.committedBeforeReady(n.xid)) {
+				this.stats.dropped.beforeReplication++;
+				continue;
+			}
+			// Notifications that arrive while a delivery runs are read together, in one query.
+			this.notified.push(n);
+			if (this.notified.length === 1) this.enqueue(() => this.deliverMessages(this.notified.splice(0)));
 		}
-		if (this.newest === null || insertedAt > this.newest) this.newest = insertedAt;
 	}
 
-	/** Delivers the broadcasts `ids` not delivered yet, in the order given (NOTIFY order is commit order). */
-	private async deliverMessages(ids: string[]): Promise<void> {
-		const wanted = ids.filter((id) => !this.delivered.has(id));
-		if (wanted.length === 0) return;
-		const rows = await this.admin.unsafe<
-			{
-				id: string;
-				topic: string;
-				event: string | null;
-				payload: string | null;
-				private: boolean | null;
-				inserted_at: string;
-			}[]
-		>(
+	/** Counts one delivery to `ch`; over the quota the channel is shut down (`handle_info(:update_rate_counter)`). */
+	delivered(conn: Connection, ch: Channel): void {
+		this.stats.messages++;
+		this.stats.deliveries++;
+		this.events.add();
+		if (this.events.triggered && conn.channels.get(ch.topic) === ch) {
+			this.stats.closedForRate++;
+			conn.shutdown(ch, 'Too many messages per second');
+		}
+	}
+
+	/** A message a client sent: counted once (BroadcastHandler `increment_rate_counter`). */
+	received(): void {
+		this.stats.messages++;
+		this.events.add();
+	}
+
+	/** Why replication would not send `row` (ReplicationConnection `handle_message`), or null. */
+	private refusal(row: MessageRow): string | null {
+		if (row.inserted_at === null || row.event === null || row.private === null || row.payload === null) {
+			this.stats.dropped.invalid++;
+			return 'UnableToBroadcastChanges: a required field is missing';
+		}
+		if (payloadTooLarge(this.limits, Buffer.byteLength(row.payload, 'utf8'))) {
+			this.stats.dropped.payloadSize++;
+			return 'UnableToBroadcastChanges: :payload_size_exceeded';
+		}
+		if (this.events.triggered) {
+			this.stats.dropped.rate++;
+			return 'UnableToBroadcastChanges: :too_many_requests';
+		}
+		return null;
+	}
+
+	/** Delivers the broadcasts notified, in the order given (NOTIFY order is commit order). */
+	private async deliverMessages(ns: Notified[]): Promise<void> {
+		const rows = await this.admin.unsafe<MessageRow[]>(
 			`select id::text as id, topic, event, payload::text as payload, private,
 			        to_char(inserted_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') as inserted_at
 			 from realtime.messages
-			 where id in (select pg_catalog.jsonb_array_elements_text($1::jsonb)::uuid) and extension = 'broadcast'`,
-			[JSON.stringify(wanted)],
+			 where id in (select pg_catalog.jsonb_array_elements_text($1::jsonb)::uuid)`,
+			[JSON.stringify(ns.map((n) => n.id))],
 		);
 		const byId = new Map(rows.map((r) => [r.id, r]));
-		for (const id of wanted) {
+		for (const { id } of ns) {
 			const row = byId.get(id);
-			if (!row || this.delivered.has(id)) continue;
-			this.markDelivered(row.id, row.inserted_at);
-			if (row.event === null || row.payload === null) continue;
-			const isPrivate = row.private === true;
+			if (!row) continue;
+			const refused = this.refusal(row);
+			if (refused) {
+				this.log(refused);
+				continue;
+			}
+			this.stats.messages++;
+			this.events.add();
 			const b: UserBroadcast = {
 				topic: row.topic,
-				userEvent: row.event,
+				userEvent: row.event!,
 				encoding: 'json',
-				payload: Buffer.from(row.payload, 'utf8'),
+				payload: Buffer.from(row.payload!, 'utf8'),
 				metadata: { id: row.id },
 			};
-			for (const [conn, ch] of this.channels(row.topic)) {
-				if (ch.isPrivate !== isPrivate) continue;
-				if (isPrivate && ch.policies?.broadcast !== true) continue;
+			for (const [conn, ch] of [...this.channels(row.topic)]) {
+				if (ch.isPrivate !== row.private) continue;
+				if (ch.isPrivate && ch.policies?.broadcast !== true) continue;
 				conn.deliverUserBroadcast(ch, b);
+				this.delivered(conn, ch);
 			}
 		}
 	}
 
 	/** A broadcast a client sent on `from`: to the topic's other channels (and itself with `self`). */
 	fanOut(from: Channel, userBroadcast: UserBroadcast | null, payload: unknown): void {
-		for (const [conn, ch] of this.channels(from.subTopic)) {
+		for (const [conn, ch] of [...this.channels(from.subTopic)]) {
 			if (ch === from && !from.selfBroadcast) continue;
 			if (ch.isPrivate !== from.isPrivate) continue;
 			if (ch.isPrivate && ch.policies?.broadcast !== true) continue;
 			if (userBroadcast) conn.deliverUserBroadcast(ch, { ...userBroadcast, metadata: null });
 			else conn.deliverJson(ch, 'broadcast', payload);
+			this.delivered(conn, ch);
 		}
 	}
 
@@ -167,8 +237,8 @@ export class RealtimeHub {
 		const change = await this.changes.read(id);
 		if (!change) return;
 		const meta = await this.changes.tableMeta(change.schema, change.table);
-		for (const conn of this.connections) {
-			for (const ch of conn.channels.values()) {
+		for (const conn of [...this.connections]) {
+			for (const ch of [...conn.channels.values()]) {
 				const ids = ch.postgresChanges.filter((b) => bindingMatches(b.params, change)).map((b) => b.id);
 				if (ids.length === 0) continue;
 				if (!(await this.changes.visibleTo(change, ch.claims))) continue;
@@ -183,6 +253,7 @@ export class RealtimeHub {
 				if (change.type !== 'DELETE') data.record = change.record;
 				if (change.type !== 'INSERT') data.old_record = change.old_record;
 				conn.deliverJson(ch, 'postgres_changes', { ids, data });
+				this.delivered(conn, ch);
 			}
 		}
 	}
