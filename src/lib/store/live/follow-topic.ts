@@ -1,7 +1,9 @@
 /**
  * watch over a push transport: the loop behind JobStore.watch when the
  * adapter has Realtime. While the topic is live it waits on messages only
- * (no query per tick); whenever the topic is not live — before the join,
+ * (no query per tick), reading a queued or running job again only when no
+ * message came for `quietReadMs` (a message lost to a quota or to a
+ * replication not yet running); whenever the topic is not live — before the join,
  * after a connection loss, after a refusal — it polls like the plain watch,
  * and it re-reads the row on every status change, because changes committed
  * while not joined are never replayed.
@@ -124,18 +126,24 @@ async function* followOnTopic<R extends Job>(
 	/** The newest state known (yielded or not): broadcasts merge into it. */
 	let current = first;
 	const link: Link = { live: false, caughtUp };
+	/** When the watch last heard of its job (a message or a read): a queued or running job is read again quietReadMs later. */
+	let heardAt = Date.now();
 	while (!isTerminalStatus(last.status)) {
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) throw watch.timeout(last);
 		// A heartbeat writes no message: when the declared beats are due to
 		// have been missed, a read tells whether the worker is still there
 		// (and, once it is silent, every interval whether it came back).
-		const checkAt = current.workerSilent ? Date.now() + intervalMs : liveness.silentAt(current);
+		const checkAt = Math.min(
+			current.workerSilent ? Date.now() + intervalMs : liveness.silentAt(current),
+			current.status === 'queued' || current.status === 'running' ? heardAt + watch.quietReadMs : Infinity,
+		);
 		const quiet = link.live && !watch.owed ? remaining : Math.min(intervalMs, remaining);
 		const event = await watch.next(Math.min(quiet, Math.max(0, checkAt - Date.now())), signal);
 		if (event === 'aborted') return;
 		const states = await candidateStates(watch, router, event, link, { last, current, checkAt });
 		if (states === null) continue;
+		heardAt = Date.now();
 		if (signal?.aborted) return;
 		for (const state of states) {
 			if (isOlderState(state, current)) continue;
