@@ -378,9 +378,10 @@ export interface WatchOptions {
 	transport?: 'auto' | 'poll';
 	/**
 	 * Told how the job's Realtime topic stands, e.g. for a "live" badge: `live`
-	 * once joined AND the row re-read (every change from then on arrives),
-	 * `down` when the connection was lost (polling until it rejoins),
-	 * `refused` when Realtime is refused or unreachable (polling to the end).
+	 * once joined, replication ready AND the row re-read (every change from
+	 * then on arrives), `down` when the connection was lost or a join was
+	 * refused for a reason that passes (polling until it joins again),
+	 * `refused` when the topic's policy refuses it (polling to the end).
 	 * Never called when the store polls from the start.
 	 */
 	onRealtime?: (status: JobTopicStatus) => void;
