@@ -177,6 +177,20 @@ describe('realtime protocol (vsn 1.0.0 frames)', () => {
 		});
 	});
 
+	it('sends a row inserted directly into realtime.messages whatever its extension, and drops one with no private flag', async () => {
+		const s = await RawSocket.open(f.standin.url, f.standin.anonKey);
+		await s.join('realtime:direct', { config: { private: false } });
+		const invalid = f.standin.realtime.stats().dropped.invalid;
+		await f.db
+			.sql`insert into realtime.messages (topic, extension, event, payload, private) values ('direct', 'broadcast', 'no-flag', '{}', null)`;
+		await f.db
+			.sql`insert into realtime.messages (topic, extension, event, payload, private) values ('direct', 'presence', 'sent', '{}', false)`;
+		const msg = await s.next((fr) => fr.event === 'broadcast');
+		expect(msg.payload).toMatchObject({ event: 'sent' });
+		expect(f.standin.realtime.stats().dropped.invalid).toBe(invalid + 1);
+		expect(s.frames.filter((fr) => !Buffer.isBuffer(fr) && fr.event === 'broadcast')).toHaveLength(1);
+	});
+
 	it('refuses the websocket handshake for a bad API key with 401 {error}', async () => {
 		const ws = new WebSocket(`${f.standin.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=nope&vsn=1.0.0`);
 		const status = await new Promise<number>((resolve) =>

@@ -10,7 +10,8 @@
  */
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { describe, expect, it } from 'vitest';
-import { client, RawSocket, useStandin } from './helpers.ts';
+import { createStandin } from '../../src/local/standin/server.ts';
+import { client, JWT_SECRET, RawSocket, useStandin } from './helpers.ts';
 
 const logged: string[] = [];
 const f = await useStandin(undefined, { log: (e) => logged.push(String(e)) });
@@ -49,9 +50,13 @@ describe('message rate', () => {
 		// 100 rows to 3 subscribers in one transaction: 400 messages: over the limit while the burst is among the last 50 ticks (5 s).
 		await rated.db
 			.sql`select realtime.send(jsonb_build_object('n', n), 'burst', 'busy', false) from generate_series(1, 100) n`;
+		// Every burst row is either delivered or (once a tick saw the rate) dropped.
+		const bursts = () => a!.frames.filter((fr) => !Buffer.isBuffer(fr) && fr.event === 'broadcast').length;
+		await until(() => bursts() + stats().dropped.rate === 100);
 		await until(() => stats().messagesPerSecond >= 50);
+		const dropped = stats().dropped.rate;
 		await rated.db.sql`select realtime.send('{}'::jsonb, 'dropped', 'busy', false)`;
-		await until(() => stats().dropped.rate === 1);
+		await until(() => stats().dropped.rate === dropped + 1);
 		// A client broadcast still goes out; each channel that receives it is shut down.
 		a!.send('realtime:busy', 'broadcast', { type: 'broadcast', event: 'ping', payload: {} }, '1');
 		for (const s of [b!, c!]) {
@@ -119,5 +124,33 @@ describe('joins per second', () => {
 		expect(refused).toEqual({ reason: 'ClientJoinRateLimitReached: Too many joins per second' });
 		await closed;
 		expect(joins.standin.realtime.stats().refused.joins).toBe(1);
+	});
+});
+
+describe('limits and counters', () => {
+	it('refuses a bad limit naming the field, before starting anything', async () => {
+		const bad = { databaseUrl: f.db.url, jwtSecret: JWT_SECRET };
+		await expect(createStandin({ ...bad, realtime: { maxEventsPerSecond: -1 } })).rejects.toThrow(
+			new TypeError('realtime.maxEventsPerSecond must be a finite number >= 0'),
+		);
+		await expect(createStandin({ ...bad, realtime: { startIdle: 'yes' as never } })).rejects.toThrow(
+			new TypeError('realtime.startIdle must be a boolean'),
+		);
+	});
+
+	it('serves the counters over HTTP to a holder of a project key, as stats() gives them', async () => {
+		const url = `${f.standin.url}/standin/v1/realtime/stats`;
+		expect((await fetch(url)).status).toBe(401);
+		const res = await fetch(url, { headers: { apikey: f.standin.serviceRoleKey } });
+		expect(res.status).toBe(200);
+		const body = (await res.json()) as Record<string, unknown>;
+		expect(Object.keys(body).sort()).toEqual(Object.keys(f.standin.realtime.stats()).sort());
+		expect(body.replication).toBe('ready');
+		expect(f.standin.realtime.limits).toMatchObject({
+			maxEventsPerSecond: 100,
+			maxPayloadSizeKb: 256,
+			maxChannelsPerClient: 100,
+			maxJoinsPerSecond: 100,
+		});
 	});
 });

@@ -105,6 +105,34 @@ describe('replication window', () => {
 	});
 });
 
+describe('a dropped replication connection (a database restart)', () => {
+	it('loses what is committed while it is down and comes back by itself', async () => {
+		const s = await RawSocket.open(quick.standin.url, quick.standin.anonKey);
+		await s.join('realtime:restart', { config: { private: false } });
+		await until(() => quick.standin.realtime.stats().replication === 'ready');
+		const db = quick.db.sql;
+		await db`select pg_terminate_backend(pid) from pg_stat_activity
+		         where application_name = 'supabase-jobs-standin-replication' and datname = current_database()`;
+		await send('restart', 'lost', db);
+		// Back within a bounded time: a probe sent every 200 ms eventually arrives.
+		const arrived = s.next((fr) => fr.event === 'broadcast');
+		let n = 0;
+		// postgres.js runs a query only once it is awaited or given a handler.
+		const probing = setInterval(() => send('restart', `probe-${n++}`, db).catch(() => {}), 200);
+		try {
+			await Promise.race([
+				arrived,
+				new Promise((_, reject) => setTimeout(() => reject(new Error('not back')), 10_000)),
+			]);
+		} finally {
+			clearInterval(probing);
+		}
+		const events = s.frames.filter((fr) => !Buffer.isBuffer(fr) && fr.event === 'broadcast');
+		expect(events.map((fr) => (fr as { payload: { event: string } }).payload.event)).not.toContain('lost');
+		s.ws.close();
+	});
+});
+
 describe('replication that is not ready in time', () => {
 	it("shuts a replication_ready channel down with upstream's system error", async () => {
 		const g = slow;

@@ -216,7 +216,7 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		const pgrst = await dbs.admin.listen('pgrst', (payload) => {
 			if (payload === 'reload schema' || payload === '') cache.reload();
 		});
-		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log, limits);
+		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log, limits, options.databaseUrl);
 		hub.stats = stats;
 		await hub.listen();
 		const endpoint = createRealtimeEndpoint(hub);

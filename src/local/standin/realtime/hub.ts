@@ -22,11 +22,9 @@ import type { Channel } from './channel.ts';
 import type { Connection } from './connection.ts';
 import { emptyStats, payloadTooLarge, RateCounter, type RealtimeLimits, type RealtimeStats } from './limits.ts';
 import { bindingMatches, PostgresChanges } from './postgres-changes.ts';
+import { ReplicationListener } from './replication.ts';
 import type { UserBroadcast } from './serializer.ts';
 import { RealtimeTenant } from './tenant.ts';
-
-export const BROADCAST_CHANNEL = 'supabase_jobs_standin_broadcast';
-export const CHANGES_CHANNEL = 'supabase_jobs_standin_changes';
 
 interface Notified {
 	id: string;
@@ -52,7 +50,7 @@ export class RealtimeHub {
 	readonly joins: RateCounter;
 	stats = emptyStats();
 	private queue: Promise<void> = Promise.resolve();
-	private unlisten: (() => Promise<void>)[] = [];
+	private readonly replication: ReplicationListener;
 	/** Broadcasts notified and not read yet. */
 	private notified: Notified[] = [];
 	/** Broadcasts notified while replication was starting: decided when it is ready. */
@@ -66,6 +64,8 @@ export class RealtimeHub {
 		readonly jwtSecret: string,
 		readonly log: (e: unknown) => void,
 		readonly limits: RealtimeLimits,
+		/** Where the replication connection logs in (the superuser URL). */
+		databaseUrl: string,
 	) {
 		this.changes = new PostgresChanges(admin);
 		this.mayBecome = authenticatorMayBecome(admin);
@@ -88,6 +88,17 @@ export class RealtimeHub {
 			return users;
 		});
 		this.tenant.onReady = () => this.accept(this.held.splice(0));
+		this.replication = new ReplicationListener(databaseUrl, {
+			broadcast: (text) => this.notify(text),
+			change: (id) => this.enqueue(() => this.deliverChange(id)),
+			up: () => this.tenant.replicationUp(),
+			down: () => {
+				this.held = [];
+				this.tenant.replicationDown();
+			},
+			log,
+		});
+		this.tenant.canReplicate = () => this.replication.up;
 	}
 
 	add(c: Connection): void {
@@ -112,17 +123,18 @@ export class RealtimeHub {
 			for (const ch of conn.channels.values()) if (ch.subTopic === subTopic) yield [conn, ch];
 	}
 
+	/** A realtime.messages row replication streamed (`<id>:<transaction id>`). */
+	private notify(text: string): void {
+		const [id, xid] = text.split(':');
+		if (!id || !xid) return;
+		const n = { id, xid: BigInt(xid) };
+		if (this.tenant.state === 'idle') this.stats.dropped.beforeReplication++;
+		else if (this.tenant.state === 'starting') this.held.push(n);
+		else this.accept([n]);
+	}
+
 	async listen(): Promise<void> {
-		const b = await this.admin.listen(BROADCAST_CHANNEL, (text) => {
-			const [id, xid] = text.split(':');
-			if (!id || !xid) return;
-			const n = { id, xid: BigInt(xid) };
-			if (this.tenant.state === 'idle') this.stats.dropped.beforeReplication++;
-			else if (this.tenant.state === 'starting') this.held.push(n);
-			else this.accept([n]);
-		});
-		const c = await this.admin.listen(CHANGES_CHANNEL, (id) => this.enqueue(() => this.deliverChange(id)));
-		this.unlisten = [b.unlisten, c.unlisten];
+		await this.replication.start();
 		await this.tenant.start();
 	}
 
@@ -130,7 +142,7 @@ export class RealtimeHub {
 		this.tenant.stop();
 		this.events.stop();
 		this.joins.stop();
-		await Promise.all(this.unlisten.map((u) => u().catch(() => {})));
+		await this.replication.stop();
 		await this.queue;
 	}
 

@@ -46,6 +46,8 @@ export class RealtimeTenant {
 	private emptyChecks = 0;
 	/** Called each time replication becomes ready (the hub flushes what it held meanwhile). */
 	onReady: () => void = () => {};
+	/** Whether the replication connection is up (replication.ts). */
+	canReplicate: () => boolean = () => true;
 
 	constructor(
 		private readonly admin: Sql,
@@ -94,7 +96,8 @@ export class RealtimeTenant {
 	}
 
 	private async startReplication(): Promise<void> {
-		if (this.state !== 'starting') return;
+		// A replication connection that is down: replicationUp() completes the start.
+		if (this.state !== 'starting' || this.startTimer || !this.canReplicate()) return;
 		const [row] = await this.admin.unsafe<{ s: string }[]>(`select pg_catalog.pg_current_snapshot()::text as s`);
 		const [xmin, xmax, xip] = row!.s.split(':');
 		this.snapshot = {
@@ -111,6 +114,16 @@ export class RealtimeTenant {
 		const s = this.snapshot;
 		if (!s) return true;
 		return xid < s.xmin || (xid < s.xmax && !s.xip.has(xid));
+	}
+
+	/** The replication connection dropped: nothing is sent until it is back; rows committed meanwhile never are. */
+	replicationDown(): void {
+		if (this.state === 'ready') this.state = 'starting';
+		this.snapshot = null;
+	}
+
+	replicationUp(): void {
+		this.startReplication().catch(this.log);
 	}
 
 	private checkUsers(): void {
