@@ -13,7 +13,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type postgres from 'postgres';
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { JobStore, defineJobKind, postgresAdapter, type Job } from '../src/lib/index.ts';
+import { JobStore, defineJobKind, postgresAdapter, type Job, type JobKind } from '../src/lib/index.ts';
 import { PhasePlan } from '../src/lib/toolkit/phase-plan.ts';
 import { supabaseAdapter } from '../src/lib/adapters/supabase.ts';
 import { runWorkers } from '../src/lib/node.ts';
@@ -50,17 +50,14 @@ export interface RealtimeLoadResult {
 
 const quiet = { debug() {}, info() {}, warn() {}, error: (...args: unknown[]) => console.error(...args) };
 
-export async function realtimeLoad(
+/** The owners, each with `viewersPerUser` supabase-js clients and `jobsPerUser` queued jobs (one enqueueMany each). */
+async function openViewers(
 	sql: postgres.Sql,
 	standin: Standin,
+	worker: JobStore,
+	kind: JobKind,
 	load: RealtimeLoad,
-): Promise<RealtimeLoadResult> {
-	const kind = defineJobKind({
-		name: `load_${randomUUID().slice(0, 8)}`,
-		params: z.object({}),
-		plan: PhasePlan.fromSeconds({ work: load.jobSeconds }),
-	});
-	const worker = new JobStore(postgresAdapter(sql));
+): Promise<{ clients: SupabaseClient[]; owners: { id: string; jobs: string[]; stores: JobStore[] }[] }> {
 	const clients: SupabaseClient[] = [];
 	const owners: { id: string; jobs: string[]; stores: JobStore[] }[] = [];
 	for (let u = 0; u < load.users; u++) {
@@ -77,9 +74,27 @@ export async function realtimeLoad(
 			clients.push(client);
 			stores.push(new JobStore(supabaseAdapter(client)));
 		}
-		const jobs = await worker.enqueueMany(kind, Array.from({ length: load.jobsPerUser }, () => ({ params: {}, ownerId: id })));
+		const jobs = await worker.enqueueMany(
+			kind,
+			Array.from({ length: load.jobsPerUser }, () => ({ params: {}, ownerId: id })),
+		);
 		owners.push({ id, jobs, stores });
 	}
+	return { clients, owners };
+}
+
+export async function realtimeLoad(
+	sql: postgres.Sql,
+	standin: Standin,
+	load: RealtimeLoad,
+): Promise<RealtimeLoadResult> {
+	const kind = defineJobKind({
+		name: `load_${randomUUID().slice(0, 8)}`,
+		params: z.object({}),
+		plan: PhasePlan.fromSeconds({ work: load.jobSeconds }),
+	});
+	const worker = new JobStore(postgresAdapter(sql));
+	const { clients, owners } = await openViewers(sql, standin, worker, kind, load);
 	const watches = owners.flatMap((o) => o.stores.flatMap((store) => o.jobs.map((id) => ({ store, id }))));
 	let live = 0;
 	const lasts = new Map<number, Job>();
@@ -104,7 +119,11 @@ export async function realtimeLoad(
 	const runner = runWorkers({
 		sql,
 		store: worker,
-		handlers: [defineJobHandler(kind, ({ tracker }) => tracker.run('work', () => new Promise((r) => setTimeout(r, load.jobSeconds * 1000))))],
+		handlers: [
+			defineJobHandler(kind, ({ tracker }) =>
+				tracker.run('work', () => new Promise((r) => setTimeout(r, load.jobSeconds * 1000))),
+			),
+		],
 		concurrency: load.users * load.jobsPerUser,
 		handleSignals: false,
 		logger: quiet,

@@ -44,7 +44,9 @@ export interface RealtimeFixture {
 }
 
 /** `realtime`: the stand-in's Realtime limits and timings (the hosted Free plan's by default). */
-export async function useRealtimeFixture(options: { realtime?: Partial<RealtimeLimits> } = {}): Promise<RealtimeFixture> {
+export async function useRealtimeFixture(
+	options: { realtime?: Partial<RealtimeLimits> } = {},
+): Promise<RealtimeFixture> {
 	const db = await useTestDatabase();
 	const queries: QueryEvent[] = [];
 	const standin = await createStandin({

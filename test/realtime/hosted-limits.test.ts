@@ -65,10 +65,18 @@ describe('a watch never stays stale', () => {
 		const seen = frames<number>();
 		const watching = (async () => {
 			// Polling every minute: a tick seen within seconds came as a message.
-			for await (const j of user.store.watch(job.id, { intervalMs: 60_000, quietReadMs: 60_000, onRealtime: rt.onRealtime }))
+			for await (const j of user.store.watch(job.id, {
+				intervalMs: 60_000,
+				quietReadMs: 60_000,
+				onRealtime: rt.onRealtime,
+			}))
 				seen.push(j.progress);
 		})();
-		await until(() => f.standin.realtime.stats().refused.missingPartition > refusedBefore, 5_000, 'a MissingPartition refusal');
+		await until(
+			() => f.standin.realtime.stats().refused.missingPartition > refusedBefore,
+			5_000,
+			'a MissingPartition refusal',
+		);
 		await rt.until('down');
 		await f.standin.realtime.runJanitor();
 		await rt.until('live');
@@ -112,7 +120,9 @@ describe('no broadcast payload over 256 KB', () => {
 		await until(() => done.size === 1_000, 20_000, 'all 1,000 done changes with their metadata');
 		stop();
 		expect(f.standin.realtime.stats().dropped.payloadSize).toBe(before);
-		const [largest] = await f.db.sql<{ bytes: number }[]>`select max(octet_length(payload::text))::int as bytes from realtime.messages`;
+		const [largest] = await f.db.sql<
+			{ bytes: number }[]
+		>`select max(octet_length(payload::text))::int as bytes from realtime.messages`;
 		expect(largest!.bytes).toBeLessThan(256_000);
 		expect(largest!.bytes).toBeGreaterThan(100_000);
 	});
@@ -122,7 +132,12 @@ describe('the message budget', () => {
 	test('running jobs watched by 5 viewers each keep the project under 100 messages/s, no channel closed, every bar at its true end', async () => {
 		// 40 jobs by default; REALTIME_LOAD_USERS=40 REALTIME_LOAD_SECONDS=30 is the 200 x 5 run (about a minute).
 		const users = Number(process.env.REALTIME_LOAD_USERS ?? 8);
-		const load = { users, jobsPerUser: 5, viewersPerUser: 5, jobSeconds: Number(process.env.REALTIME_LOAD_SECONDS ?? 8) };
+		const load = {
+			users,
+			jobsPerUser: 5,
+			viewersPerUser: 5,
+			jobSeconds: Number(process.env.REALTIME_LOAD_SECONDS ?? 8),
+		};
 		const budget = { messagesPerSecond: 100, viewersPerTopic: 5 };
 		const jobs = load.users * load.jobsPerUser;
 		// Unpaced at the default tick, these ticks alone would cost 6 messages per job a second (240/s for 40 jobs).

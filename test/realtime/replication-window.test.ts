@@ -22,7 +22,11 @@ describe('the first watcher after an idle spell', () => {
 		const watchedAt = Date.now();
 		// No polling to fall back on: only Realtime and its replication_ready can end this watch in time.
 		const watching = (async () => {
-			for await (const j of user.store.watch(job.id, { intervalMs: 60_000, quietReadMs: 60_000, onRealtime: rt.onRealtime }))
+			for await (const j of user.store.watch(job.id, {
+				intervalMs: 60_000,
+				quietReadMs: 60_000,
+				onRealtime: rt.onRealtime,
+			}))
 				seen.push(`${j.status}:${j.progress}`);
 		})();
 		await seen.until(1);

@@ -104,7 +104,8 @@ describe('a batched claim', () => {
 	it('a batched close of 150 jobs of one owner, each with 16 KiB of metadata, is split into list messages under 256 KB that carry each job once', async () => {
 		const ids: string[] = [];
 		for (const row of await worker(
-			(tx) => tx`select id from job_enqueue_many('batch_big', ${tx.json(Array.from({ length: 150 }, () => ({ owner_id: alice.sub })))})`,
+			(tx) =>
+				tx`select id from job_enqueue_many('batch_big', ${tx.json(Array.from({ length: 150 }, () => ({ owner_id: alice.sub })))})`,
 		))
 			ids.push(row.id as string);
 		await worker((tx) => tx`select id from job_claim_next(array['batch_big'], 150)`);

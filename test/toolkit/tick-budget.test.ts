@@ -55,7 +55,12 @@ describe('a paced tick writer', () => {
 				return 'running' as const;
 			},
 		};
-		const w = new TickWriter(ticker, 'job', { heartbeatMs: 60_000, now: () => now, minGapMs: () => gapMs, onStatus: () => {} });
+		const w = new TickWriter(ticker, 'job', {
+			heartbeatMs: 60_000,
+			now: () => now,
+			minGapMs: () => gapMs,
+			onStatus: () => {},
+		});
 		return { w, written, reads: () => reads, advance: (ms: number) => void (now += ms) };
 	}
 

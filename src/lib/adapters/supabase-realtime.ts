@@ -153,7 +153,9 @@ class SharedTopic {
 			return;
 		}
 		if (this.#disposed) return;
-		const channel = this.client.channel(this.topic, { config: { private: true, broadcast: { replication_ready: true } } });
+		const channel = this.client.channel(this.topic, {
+			config: { private: true, broadcast: { replication_ready: true } },
+		});
 		this.#channel = channel;
 		this.#closedFor = null;
 		this.#ready = false;
@@ -250,7 +252,12 @@ class SharedTopic {
 		this.#report('down', reason);
 		const channel = this.#channel;
 		this.#channel = null;
-		const left = channel ? this.client.removeChannel(channel).then(() => undefined, () => undefined) : this.left;
+		const left = channel
+			? this.client.removeChannel(channel).then(
+					() => undefined,
+					() => undefined,
+				)
+			: this.left;
 		this.left = left;
 		const wait = rejoinDelayMs(++this.#failures);
 		this.#timer = setTimeout(() => {

@@ -45,10 +45,18 @@ export const DEFAULT_REALTIME_BUDGET: RealtimeBudget = {
 export function resolveRealtimeBudget(given: Partial<RealtimeBudget> | false | undefined): RealtimeBudget | null {
 	if (given === false) return null;
 	const budget = { ...DEFAULT_REALTIME_BUDGET, ...given };
-	if (!(typeof budget.messagesPerSecond === 'number' && Number.isFinite(budget.messagesPerSecond) && budget.messagesPerSecond > 0))
-		throw new RangeError(`realtimeBudget.messagesPerSecond must be a finite number above 0; got ${String(budget.messagesPerSecond)}`);
+	if (!(
+		typeof budget.messagesPerSecond === 'number' &&
+		Number.isFinite(budget.messagesPerSecond) &&
+		budget.messagesPerSecond > 0
+	))
+		throw new RangeError(
+			`realtimeBudget.messagesPerSecond must be a finite number above 0; got ${String(budget.messagesPerSecond)}`,
+		);
 	if (!(Number.isInteger(budget.viewersPerTopic) && budget.viewersPerTopic >= 0))
-		throw new RangeError(`realtimeBudget.viewersPerTopic must be an integer of at least 0; got ${String(budget.viewersPerTopic)}`);
+		throw new RangeError(
+			`realtimeBudget.viewersPerTopic must be an integer of at least 0; got ${String(budget.viewersPerTopic)}`,
+		);
 	return budget;
 }
 
