@@ -3,7 +3,9 @@
  * `npm run bench` takes ten minutes): BENCH_FOCUS=batch (enqueueMany against
  * graphile-worker's add_jobs, 500 a call), one (enqueue one at a time against
  * addJob), keyed (runWorkers with priority and concurrency keys against the
- * same without), tick (job_tick p50). Prints one JSON line of figures; sizes as
+ * same without), tick (job_tick p50), realtime (Realtime messages per second of
+ * BENCH_REALTIME_JOBS running watched jobs, 100, beside the Free plan's 100/s).
+ * Prints one JSON line of figures; sizes as
  * in bench/run.ts (BENCH_ROUNDS, BENCH_JOBS, BENCH_BATCH, BENCH_ENQUEUE_ONE,
  * BENCH_PATH_JOBS, BENCH_TICKS).
  *
@@ -14,6 +16,7 @@ import { startLocalPostgres } from '../src/local/postgres/embedded.ts';
 import { withDatabase } from '../src/local/postgres/migrate.ts';
 import { graphileWorker } from './graphile.ts';
 import { ours, tickCost } from './ours.ts';
+import { messagesPerSecond, messagesPerSecondSection } from './realtime-messages.ts';
 import { median } from './stats.ts';
 import type { BenchSystem } from './system.ts';
 
@@ -77,7 +80,16 @@ try {
 	} else if (FOCUS === 'tick') {
 		const t = await tickCost(withDatabase(pg.url, 'focus_ours'), TICKS);
 		figures = { p50_ms: t.p50, p95_ms: t.p95 };
-	} else throw new Error(`BENCH_FOCUS is batch, one, keyed or tick; got ${FOCUS}`);
+	} else if (FOCUS === 'realtime') {
+		const m = await messagesPerSecond(withDatabase(pg.url, 'focus_ours'), env('BENCH_REALTIME_JOBS', 100));
+		console.log(messagesPerSecondSection(m).join('\n'));
+		figures = {
+			jobs: m.jobs,
+			unpaced_messages_s: m.unpaced.measured,
+			paced_messages_s: m.paced.measured,
+			free_plan_messages_s: m.freePlan,
+		};
+	} else throw new Error(`BENCH_FOCUS is batch, one, keyed, tick or realtime; got ${FOCUS}`);
 	console.log(JSON.stringify({ focus: FOCUS, ...figures }));
 } finally {
 	for (const s of systems) await s.close();

@@ -8,7 +8,8 @@
  * the commit ceiling and bare-SQL enqueue / claim + complete), so each
  * throughput is also a share of what the server can do; claim + complete on a
  * table holding BENCH_FINISHED_ROWS finished rows (bench/finished-rows.ts);
- * Realtime messages written per job (bench/realtime-messages.ts); the RSS of
+ * Realtime messages written per job and per second of 100 running watched jobs
+ * (bench/realtime-messages.ts); the RSS of
  * 1,000 watches over Realtime (bench/realtime-watch.ts); claim + complete with
  * priority and concurrency keys in use next to the same without; the floors of
  * the batch enqueue, the per-job path and the runWorkers drain (with every
@@ -37,7 +38,7 @@ import { GRAPHILE_FASTEST, graphileWorker } from './graphile.ts';
 import { growthBurst } from './growth-burst.ts';
 import { KEYED_MAX_RUNNING, KEYED_TABLE, KEYS, PER_KEY, ours, tickCost } from './ours.ts';
 import { PGBOSS_FASTEST, pgBoss } from './pgboss.ts';
-import { messagesPerJob } from './realtime-messages.ts';
+import { messagesPerJob, messagesPerSecond, messagesPerSecondSection } from './realtime-messages.ts';
 import { realtimeWatchMemory } from './realtime-watch.ts';
 import { RESULTS_FILE, writeResults } from './results-page.ts';
 import { median, percentile, repeat, sleep } from './stats.ts';
@@ -321,6 +322,8 @@ async function main(): Promise<void> {
 		const ticks = await tickCost(oursUrl, TICKS, ROUNDS);
 		log('Realtime messages per job');
 		const messages = await messagesPerJob(oursUrl, MESSAGES_JOBS, MESSAGES_TICKS);
+		log('Realtime messages per second: 100 running watched jobs, unpaced and paced');
+		const perSecond = await messagesPerSecond(oursUrl);
 		log(`memory: ${WATCHES} polling watches in a child process`);
 		const memory = await watchMemory(oursUrl);
 		log(`memory: ${WATCHES} Realtime watches in a child process`);
@@ -609,6 +612,7 @@ async function main(): Promise<void> {
 				`list message.`,
 			'',
 		);
+		out.push(...messagesPerSecondSection(perSecond));
 
 		out.push(
 			'## 6. supabase-jobs only',

@@ -2277,6 +2277,14 @@ export type Database = {
 			table_label: { Args: { tbl: unknown }; Returns: string };
 			tag_max_length: { Args: Record<PropertyKey, never>; Returns: number };
 			tags_max: { Args: Record<PropertyKey, never>; Returns: number };
+			topic_messages: {
+				Args: { payloads: Json[]; topics: string[] };
+				Returns: {
+					event: string;
+					payload: Json;
+					topic: string;
+				}[];
+			};
 			try_again: {
 				Args: { id: string; label: string };
 				Returns: {

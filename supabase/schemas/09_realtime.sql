@@ -3,8 +3,9 @@
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
 -- job_message builds it (the one builder). An update sends one message per
 -- changed row (after_jobs_updated, 19_job_updated); an insert statement's
--- go through send_job_messages, several on one topic as list messages of up to 100;
--- a batched claim or close sends its rows' in one insert (send_statement_messages).
+-- go through send_job_messages, several on one topic as list messages (topic_messages: up to 100
+-- jobs and about 200,000 bytes, under hosted Realtime's 256 KB); a batched claim or close sends its
+-- rows' in one insert, grouped the same way (send_statement_messages).
 -- A broadcast never fails a write: realtime_ready checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: the topic policy
@@ -96,6 +97,35 @@ $$;
 comment on function supabase_jobs.job_message is
   'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
 
+create or replace function supabase_jobs.topic_messages(topics text[], payloads jsonb[])
+returns table (topic text, event text, payload jsonb)
+language sql
+stable
+as $$
+  -- No SET search_path (every name and operator here is written pg_catalog's): inlined into its callers.
+  -- A topic with one job: its 'job' message. A topic with several: 'jobs' list messages, each of at most
+  -- 100 jobs and cut where the jobs before it in the list pass 200,000 bytes, so that no list comes near
+  -- hosted Realtime's 256 KB payload limit (a job's message is at most its 16 KiB of metadata and its
+  -- screen columns): Realtime drops a larger one.
+  with m as (
+    select t.topic, t.payload, pg_catalog.count(*) over (partition by t.topic) as on_topic,
+           (pg_catalog.row_number() over w operator(pg_catalog.-) 1) operator(pg_catalog./) 100 as by_count,
+           coalesce(pg_catalog.sum(pg_catalog.octet_length(t.payload::pg_catalog.text)) over (w rows between unbounded preceding and 1 preceding), 0)
+             operator(pg_catalog./) 200000 as by_size
+      from unnest(topics, payloads) as t(topic, payload)
+    window w as (partition by t.topic order by t.payload operator(pg_catalog.->>) 'id'))
+  select m.topic, 'job', m.payload from m where m.on_topic operator(pg_catalog.=) 1
+  union all
+  select m.topic, 'jobs',
+         pg_catalog.jsonb_build_object('job_table', pg_catalog.min(m.payload operator(pg_catalog.->>) 'job_table'),
+                                       'jobs', pg_catalog.jsonb_agg(m.payload order by m.payload operator(pg_catalog.->>) 'id'))
+    from m
+   where m.on_topic operator(pg_catalog.>) 1
+   group by m.topic, m.by_count, m.by_size
+$$;
+comment on function supabase_jobs.topic_messages is
+  'One statement''s Realtime messages grouped by topic: one ''job'' message for a topic with one job, ''jobs'' list messages ({job_table, jobs}) of at most 100 jobs and about 200,000 bytes for a topic with several (hosted Realtime drops a payload over 256 KB).';
+
 create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
 language plpgsql
@@ -113,22 +143,11 @@ begin
     return;
   end if;
   insert into realtime.messages (payload, event, topic, private, extension)
-  with m as (
-    select t.topic, t.payload, pg_catalog.count(*) over (partition by t.topic) as on_topic,
-           (pg_catalog.row_number() over (partition by t.topic order by t.payload ->> 'id') - 1) / 100 as chunk
-      from unnest(topics, payloads) as t(topic, payload))
-  select m.payload, 'job', m.topic, true, 'broadcast' from m where m.on_topic = 1
-  union all
-  select pg_catalog.jsonb_build_object('job_table', pg_catalog.min(m.payload ->> 'job_table'),
-                                       'jobs', pg_catalog.jsonb_agg(m.payload order by m.payload ->> 'id')),
-         'jobs', m.topic, true, 'broadcast'
-    from m
-   where m.on_topic > 1
-   group by m.topic, m.chunk;
+  select g.payload, g.event, g.topic, true, 'broadcast' from supabase_jobs.topic_messages(topics, payloads) as g;
 end
 $$;
 comment on function supabase_jobs.send_job_messages is
-  'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
+  'Writes one statement''s Realtime messages (from job_message), grouped by topic_messages: one ''job'' message per topic that has one, ''jobs'' list messages for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
 
 create or replace function supabase_jobs.statement_mark(depth integer)
 returns text
@@ -168,17 +187,21 @@ begin
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
   end if;
-  -- The rows as the statement left them: its row triggers have not run yet.
+  -- The rows as the statement left them (its row triggers have not run yet), grouped by topic:
+  -- a claim or close of many jobs of one owner is a few list messages, not one per job.
   insert into realtime.messages (payload, event, topic, private, extension)
-  select m.payload, 'job', m.topic, true, 'broadcast'
-    from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
-   where t.job_table = label and t.id = any (ids);
+  select g.payload, g.event, g.topic, true, 'broadcast'
+    from (select pg_catalog.array_agg(m.topic) as topics, pg_catalog.array_agg(m.payload) as payloads
+            from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
+           where t.job_table = label and t.id = any (ids)) as a
+   cross join lateral supabase_jobs.topic_messages(a.topics, a.payloads) as g
+   where a.topics is not null;
   get diagnostics sent = row_count;
   return sent;
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: each job''s job_message (as after_jobs_updated writes it), grouped by topic (topic_messages: one ''job'' message, or ''jobs'' lists for a topic with several) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
 
 -- Who reads a topic: a user jobs:<their id>, where every change of their jobs is
 -- sent; an admin any jobs:<owner> and job:<id>.
@@ -218,7 +241,7 @@ create policy supabase_jobs_read_job_topics on realtime.messages
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
   supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.job_message,
-  supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
+  supabase_jobs.topic_messages, supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
   supabase_jobs.owns_job_topic
   from public, anon, authenticated, service_role;
 

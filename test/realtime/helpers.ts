@@ -13,6 +13,7 @@ import type { JobAdapter, JobTopicStatus } from '../../src/lib/store/adapter.ts'
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { createStandin, type Standin } from '../../src/local/standin/server.ts';
 import type { QueryEvent } from '../../src/local/standin/db.ts';
+import type { RealtimeLimits } from '../../src/local/standin/realtime/limits.ts';
 import { createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import type { ConformanceCaller, ConformanceHarness } from '../store/harness.ts';
 import { counting, createJobTable, Signal } from '../store/harness.ts';
@@ -42,10 +43,18 @@ export interface RealtimeFixture {
 	harness: ConformanceHarness;
 }
 
-export async function useRealtimeFixture(): Promise<RealtimeFixture> {
+/** `realtime`: the stand-in's Realtime limits and timings (the hosted Free plan's by default). */
+export async function useRealtimeFixture(
+	options: { realtime?: Partial<RealtimeLimits> } = {},
+): Promise<RealtimeFixture> {
 	const db = await useTestDatabase();
 	const queries: QueryEvent[] = [];
-	const standin = await createStandin({ databaseUrl: db.url, jwtSecret: JWT_SECRET, onQuery: (e) => queries.push(e) });
+	const standin = await createStandin({
+		databaseUrl: db.url,
+		jwtSecret: JWT_SECRET,
+		onQuery: (e) => queries.push(e),
+		...(options.realtime ? { realtime: options.realtime } : {}),
+	});
 	const clients: SupabaseClient[] = [];
 
 	const client = (

@@ -2,7 +2,7 @@
  * The Realtime messages of a batched claim or close (job_claim_next,
  * job_succeed_many): one insert for the statement (send_statement_messages,
  * supabase/schemas/09_realtime.sql) instead of one per row from the row
- * trigger, with the same guarantees: exactly one 'job' message per job, on the
+ * trigger, with the same guarantees: each job carried exactly once (grouped by topic), on the
  * job's one topic, with job_message's payload; a child's parent still gets its
  * own; a write after the batch in the same transaction still gets its own; and
  * when realtime.messages cannot take them the claim and close still commit,
@@ -42,12 +42,25 @@ async function enqueueMixed(kind: string, n: number): Promise<string[]> {
 	return ids;
 }
 
-/** The messages that carry these jobs in this status, oldest first. */
+/** Each job change that carries these jobs in this status, oldest first: a 'job' message, or an entry of a 'jobs' list. */
 const messagesIn = async (ids: string[], status: string): Promise<Message[]> =>
 	(await db.sql`
-		select topic, event, payload from realtime.messages
-		 where payload ->> 'id' = any (${ids}::text[]) and payload ->> 'status' = ${status}
-		 order by inserted_at`) as unknown as Message[];
+		select r.topic, 'job' as event, e.payload from realtime.messages r
+		 cross join lateral (select r.payload where r.event = 'job'
+		                     union all select x from jsonb_array_elements(r.payload -> 'jobs') x where r.event = 'jobs') as e(payload)
+		 where e.payload ->> 'id' = any (${ids}::text[]) and e.payload ->> 'status' = ${status}
+		 order by r.inserted_at, r.id`) as unknown as Message[];
+
+/** The rows of realtime.messages (one per Realtime message) that carry any of these jobs. */
+const rowsCarrying = async (ids: string[]) =>
+	(await db.sql`
+		select r.topic, r.event, octet_length(r.payload::text) as bytes from realtime.messages r
+		 where r.payload ->> 'id' = any (${ids}::text[])
+		    or exists (select 1 from jsonb_array_elements(r.payload -> 'jobs') x where x ->> 'id' = any (${ids}::text[]))`) as unknown as {
+		topic: string;
+		event: string;
+		bytes: number;
+	}[];
 
 /** What the row trigger would have written for each job now: job_message of its row. */
 const expectedNow = async (ids: string[]): Promise<Message[]> =>
@@ -62,7 +75,7 @@ const byId = (messages: Message[]) =>
 const topicOf = (row: Row) => (row.owner_id ? `jobs:${row.owner_id}` : `job:${row.parent_id ?? row.id}`);
 
 describe('a batched claim', () => {
-	it('job_claim_next of 9 jobs, owned and ownerless, writes exactly 9 messages: one per job, on its topic, with job_message of the claimed row', async () => {
+	it('job_claim_next of 9 jobs, owned and ownerless, carries each job exactly once, on its topic, with job_message of the claimed row, one message per topic', async () => {
 		const ids = await enqueueMixed('batch_claim', 9);
 		const claimed = await worker((tx) => tx`select * from job_claim_next(array['batch_claim'], 9)`);
 		expect(claimed.map((r) => r.id).sort()).toEqual([...ids].sort());
@@ -79,9 +92,38 @@ describe('a batched claim', () => {
 		expect(new Set(sent.map((m) => m.topic))).toEqual(
 			new Set([`jobs:${alice.sub}`, `jobs:${bob.sub}`, ...ids.filter((_, i) => i % 3 === 1).map((id) => `job:${id}`)]),
 		);
+		// Grouped by topic: alice's three and bob's three are one list message each, an ownerless job its own.
+		const lists = await db.sql`
+			select topic, jsonb_array_length(payload -> 'jobs') as n from realtime.messages
+			 where event = 'jobs' and payload -> 'jobs' -> 0 ->> 'kind' = 'batch_claim' order by topic`;
+		expect(lists.map((l) => [l.topic, l.n])).toEqual(
+			[`jobs:${alice.sub}`, `jobs:${bob.sub}`].sort().map((t) => [t, 3]),
+		);
 	});
 
-	it('a kind with a concurrency limit (claimed through admit) writes one message per claimed job, none for the jobs it holds back', async () => {
+	it('a batched close of 150 jobs of one owner, each with 16 KiB of metadata, is split into list messages under 256 KB that carry each job once', async () => {
+		const ids: string[] = [];
+		for (const row of await worker(
+			(tx) =>
+				tx`select id from job_enqueue_many('batch_big', ${tx.json(Array.from({ length: 150 }, () => ({ owner_id: alice.sub })))})`,
+		))
+			ids.push(row.id as string);
+		await worker((tx) => tx`select id from job_claim_next(array['batch_big'], 150)`);
+		const metadata = { notes: 'x'.repeat(16_000) };
+		await worker((tx) => tx`select job_tick(j, 50, metadata => ${tx.json(metadata)}) from unnest(${ids}::uuid[]) j`);
+		const items = ids.map((id) => ({ id, attempt: 1 }));
+		await worker((tx) => tx`select id from job_succeed_many(${tx.json(items)})`);
+
+		const sent = await messagesIn(ids, 'done');
+		expect(sent).toHaveLength(150);
+		expect(new Set(sent.map((m) => m.payload.id)).size).toBe(150);
+		expect(sent.every((m) => (m.payload.metadata as { notes: string }).notes.length === 16_000)).toBe(true);
+		const rows = await rowsCarrying(ids);
+		expect(Math.max(...rows.map((r) => r.bytes))).toBeLessThan(256_000);
+		expect(rows.filter((r) => r.event === 'jobs').length).toBeGreaterThan(150 / 100);
+	});
+
+	it('a kind with a concurrency limit (claimed through admit) carries each claimed job once, none of the jobs it holds back', async () => {
 		await worker((tx) => tx`select job_set_concurrency('batch_limited', 4)`);
 		const ids = await enqueueMixed('batch_limited', 6);
 		const claimed = await worker((tx) => tx`select * from job_claim_next(array['batch_limited'], 6)`);
@@ -101,7 +143,7 @@ describe('a batched claim', () => {
 });
 
 describe('a batched close', () => {
-	it('job_succeed_many of 9 jobs writes exactly 9 done messages on their topics, none for an item it could not close', async () => {
+	it('job_succeed_many of 9 jobs carries exactly 9 done changes on their topics, none for an item it could not close', async () => {
 		const ids = await enqueueMixed('batch_close', 10);
 		await worker((tx) => tx`select id from job_claim_next(array['batch_close'], 10)`);
 		const [lost, ...closing] = ids;

@@ -33,6 +33,7 @@ export interface SupabaseChannelLike {
 		filter: { event: string },
 		callback: (message: { type: 'broadcast'; event: string; [key: string]: unknown }) => void,
 	): unknown;
+	on(type: 'system', filter: Record<string, never>, callback: (payload: unknown) => void): unknown;
 	subscribe(callback: (status: string, err?: Error) => void): unknown;
 }
 
@@ -43,7 +44,10 @@ export interface SupabaseChannelLike {
  */
 export interface SupabaseRealtimeClient {
 	realtime: { setAuth(token?: string | null): Promise<void>; accessTokenValue?: string | null };
-	channel(name: string, options: { config: { private: boolean } }): SupabaseChannelLike;
+	channel(
+		name: string,
+		options: { config: { private: boolean; broadcast?: { replication_ready?: boolean } } },
+	): SupabaseChannelLike;
 	removeChannel(channel: SupabaseChannelLike): Promise<unknown>;
 }
 
@@ -65,6 +69,38 @@ function subjectOf(token: string | null | undefined): string | null {
 	}
 }
 
+/**
+ * How long after a join a topic waits for Realtime's "replication ready"
+ * system message before calling itself live anyway (a server that does not
+ * send it). Hosted Realtime sends it right after the join reply when the
+ * project's replication is running, and only once it is ready after an idle
+ * spell: until then a committed change is never sent, so `live` waits for it.
+ */
+export const REPLICATION_READY_GRACE_MS = 3_000;
+
+/** The first wait before joining again a topic whose join was refused for a reason that passes; doubled each time. */
+export const REJOIN_FIRST_MS = 1_000;
+/** The longest wait between two joins of a refused topic. */
+export const REJOIN_MAX_MS = 30_000;
+
+/**
+ * A refusal that joining again will not change: the topic's policy says no
+ * (`Unauthorized: ...`, `You no longer have permission ...`). Everything
+ * else passes: no partition for today yet (`MissingPartition`), a quota
+ * (`ClientJoinRateLimitReached`, `ChannelRateLimitReached`, `Too many messages
+ * per second`), replication not ready in time, a join that timed out.
+ */
+function refusalIsFinal(reason: unknown): boolean {
+	const text = reason instanceof Error ? reason.message : String(reason);
+	return /Unauthorized|no longer have permission/i.test(text);
+}
+
+/** The wait before join number `failures + 1` of a refused topic: doubling from REJOIN_FIRST_MS up to REJOIN_MAX_MS, with jitter. */
+export function rejoinDelayMs(failures: number, random: () => number = Math.random): number {
+	const base = Math.min(REJOIN_MAX_MS, REJOIN_FIRST_MS * 2 ** Math.max(0, failures - 1));
+	return Math.round(base * (0.75 + random() * 0.5));
+}
+
 /** One joined topic and everyone listening to it. */
 class SharedTopic {
 	readonly listeners = new Set<JobTopicListener>();
@@ -72,6 +108,15 @@ class SharedTopic {
 	#everLive = false;
 	#channel: SupabaseChannelLike | null = null;
 	#disposed = false;
+	/** Joins refused in a row (reset once live). */
+	#failures = 0;
+	/** The server's last system error on this channel (why it closed it). */
+	#closedFor: string | null = null;
+	/** This channel was told replication is ready. */
+	#ready = false;
+	/** Joined, waiting for replication to be ready (or the grace to end). */
+	#joined = false;
+	#timer: ReturnType<typeof setTimeout> | undefined = undefined;
 	/** Settles once the channel is left (a new join of the topic waits for it). */
 	left: Promise<void> = Promise.resolve();
 
@@ -98,6 +143,7 @@ class SharedTopic {
 
 	async open(previous: Promise<void>): Promise<void> {
 		await previous;
+		if (this.#disposed) return;
 		try {
 			// The documented order for private channels: the current JWT first.
 			await this.client.realtime.setAuth();
@@ -107,17 +153,34 @@ class SharedTopic {
 			return;
 		}
 		if (this.#disposed) return;
-		const channel = this.client.channel(this.topic, { config: { private: true } });
+		const channel = this.client.channel(this.topic, {
+			config: { private: true, broadcast: { replication_ready: true } },
+		});
 		this.#channel = channel;
+		this.#closedFor = null;
+		this.#ready = false;
+		this.#joined = false;
+		this.#listen(channel);
+		try {
+			channel.subscribe((status, err) => this.#onSubscribe(channel, status, err));
+		} catch (e) {
+			// The socket could not even be made (no WebSocket: Node 20 with serverRealtime):
+			// refused, so the store polls instead.
+			this.#report('refused', e);
+			this.dispose();
+		}
+	}
+
+	#listen(channel: SupabaseChannelLike): void {
 		channel.on('broadcast', { event: EVENT }, (message) => {
-			if (this.#disposed) return;
+			if (this.#channel !== channel) return;
 			const row = message.payload;
 			if (typeof row !== 'object' || row === null) return;
 			for (const l of [...this.listeners]) l.message(row as RawRow);
 		});
 		// A statement that changed several of one owner's jobs sends them in one message.
 		channel.on('broadcast', { event: BATCH_EVENT }, (message) => {
-			if (this.#disposed) return;
+			if (this.#channel !== channel) return;
 			const rows = (message.payload as { jobs?: unknown } | null)?.jobs;
 			if (!Array.isArray(rows)) return;
 			for (const row of rows) {
@@ -126,33 +189,81 @@ class SharedTopic {
 			}
 		});
 		channel.on('broadcast', { event: STREAM_EVENT }, (message) => {
-			if (this.#disposed) return;
+			if (this.#channel !== channel) return;
 			const chunk = message.payload;
 			if (typeof chunk !== 'object' || chunk === null) return;
 			for (const l of [...this.listeners]) l.stream?.(chunk as RawRow);
 		});
-		try {
-			channel.subscribe((status, err) => {
-				if (this.#disposed) return;
-				if (status === 'SUBSCRIBED') {
-					this.#everLive = true;
-					this.#report('live');
-				} else if (!this.#everLive || status === 'CLOSED') {
-					// Refused, timed out before ever joining, or closed by the server
-					// (e.g. a refreshed token that no longer authorizes the topic).
-					this.#report('refused', err ?? status);
-					this.dispose();
-				} else {
-					// CHANNEL_ERROR / TIMED_OUT after a join: realtime-js rejoins by itself.
-					this.#report('down', err ?? status);
-				}
-			});
-		} catch (e) {
-			// The socket could not even be made (no WebSocket: Node 20 with serverRealtime):
-			// refused, so the store polls instead.
-			this.#report('refused', e);
-			this.dispose();
+		// Replication ready (asked with config.broadcast.replication_ready): from now on every commit is sent.
+		channel.on('system', {}, (payload: unknown) => {
+			if (this.#channel !== channel) return;
+			const p = (payload ?? {}) as { extension?: unknown; status?: unknown; message?: unknown };
+			if (p.extension !== 'system') return;
+			if (p.status === 'ok') {
+				const first = !this.#ready;
+				this.#ready = true;
+				// Joined and waiting: live now. Already live (the grace ran out first): live again, so listeners re-read.
+				if (this.#joined && (this.#status !== 'live' || first)) this.#live();
+			} else if (p.status === 'error') {
+				this.#closedFor = typeof p.message === 'string' ? p.message : 'error';
+			}
+		});
+	}
+
+	#onSubscribe(channel: SupabaseChannelLike, status: string, err?: Error): void {
+		if (this.#disposed || this.#channel !== channel) return;
+		if (status === 'SUBSCRIBED') {
+			// Live once replication is ready (the system message), or after the grace when none comes.
+			this.#joined = true;
+			clearTimeout(this.#timer);
+			if (this.#ready) this.#live();
+			else this.#timer = setTimeout(() => this.#live(), REPLICATION_READY_GRACE_MS);
+			return;
 		}
+		this.#joined = false;
+		const reason = this.#closedFor ?? err ?? status;
+		if (this.#everLive && status !== 'CLOSED') {
+			// CHANNEL_ERROR / TIMED_OUT after a join: realtime-js rejoins by itself (and is told of replication again).
+			this.#ready = false;
+			this.#report('down', reason);
+		} else if (refusalIsFinal(reason)) {
+			// Refused by the topic's policy, or closed by the server for it
+			// (e.g. a refreshed token that no longer authorizes the topic).
+			this.#report('refused', reason);
+			this.dispose();
+		} else {
+			// Refused for a reason that passes (no partition yet, a quota, replication late), or shut
+			// down for one after being live: down, and joined again after a growing wait.
+			this.#retry(reason);
+		}
+	}
+
+	#live(): void {
+		clearTimeout(this.#timer);
+		this.#timer = undefined;
+		this.#everLive = true;
+		this.#failures = 0;
+		this.#report('live');
+	}
+
+	#retry(reason: unknown): void {
+		clearTimeout(this.#timer);
+		this.#everLive = false;
+		this.#report('down', reason);
+		const channel = this.#channel;
+		this.#channel = null;
+		const left = channel
+			? this.client.removeChannel(channel).then(
+					() => undefined,
+					() => undefined,
+				)
+			: this.left;
+		this.left = left;
+		const wait = rejoinDelayMs(++this.#failures);
+		this.#timer = setTimeout(() => {
+			this.#timer = undefined;
+			if (!this.#disposed) void this.open(left);
+		}, wait);
 	}
 
 	#report(status: JobTopicStatus, reason?: unknown): void {
@@ -163,6 +274,8 @@ class SharedTopic {
 	dispose(): void {
 		if (this.#disposed) return;
 		this.#disposed = true;
+		clearTimeout(this.#timer);
+		this.#timer = undefined;
 		const channel = this.#channel;
 		this.#channel = null;
 		if (channel)

@@ -14,6 +14,14 @@ export interface TickWriterOptions {
 	attempt?: number;
 	heartbeatMs: number;
 	now: Clock;
+	/**
+	 * The shortest gap (ms) between two writes of a visible change, asked at
+	 * each tick (the runner's Realtime budget, tick-budget.ts): a change that
+	 * comes sooner is not written (the tick reads the status instead, so a
+	 * cancel is still learned), and the next tick writes the newest state. The
+	 * gap counts from the claim too, whose message showed the job already.
+	 */
+	minGapMs?: () => number;
 	/** Called inside the queue with what the tick returned, before the next tick may start. */
 	onStatus(status: JobStatusValue, update: TickUpdate): void;
 }
@@ -38,6 +46,7 @@ export class TickWriter {
 		this.#ticker = ticker;
 		this.#jobId = jobId;
 		this.#options = options;
+		if (options.minGapMs) this.#lastWriteAt = options.now();
 	}
 
 	/** Settles when every tick queued so far has. */
@@ -57,10 +66,13 @@ export class TickWriter {
 		const { stage } = state;
 		const progress = quantize(state.progress);
 		const changed = progress !== this.#written?.progress || stage !== this.#written?.stage;
-		const { now, heartbeatMs, attempt, onStatus } = this.#options;
+		const { now, heartbeatMs, attempt, onStatus, minGapMs } = this.#options;
 		const update: TickUpdate = attempt === undefined ? { progress, stage } : { progress, stage, attempt };
 		if (state.etaSeconds !== undefined) update.etaSeconds = Math.round(state.etaSeconds * 10) / 10;
-		if (!changed && now() - this.#lastWriteAt < heartbeatMs) {
+		const sinceWrite = now() - this.#lastWriteAt;
+		// Held back by the budget: the heartbeat is the run's own (HandlerRun), with no visible change.
+		const paced = changed && minGapMs !== undefined && sinceWrite < minGapMs();
+		if (paced || (!changed && sinceWrite < heartbeatMs)) {
 			// Nothing to write, but the interval is still the cancellation check: ask without writing.
 			if (!this.#ticker.readStatus) return;
 			onStatus(await this.#ticker.readStatus(this.#jobId, attempt === undefined ? {} : { attempt }), update);

@@ -369,13 +369,15 @@ export function definedArgs<F extends JobFunctionName>(
 
 /**
  * How a Realtime topic subscription stands:
- * - `live`: joined; every change committed from now on arrives as a message.
- *   Reported again after each rejoin (changes made while down are not replayed,
- *   so a listener re-reads on every `live`);
- * - `down`: the connection or channel was lost after being live; the transport
- *   rejoins by itself and reports `live` again;
- * - `refused`: the join was refused or timed out (or Realtime is unreachable):
- *   nothing more will come on this subscription.
+ * - `live`: joined and replication ready; every change committed from now on
+ *   arrives as a message. Reported again after each rejoin (changes made while
+ *   down are not replayed, so a listener re-reads on every `live`);
+ * - `down`: the connection or channel was lost after being live, or a join was
+ *   refused for a reason that passes (no partition yet, a quota, replication
+ *   not ready in time, a join that timed out); the transport joins again by
+ *   itself, with a growing wait, and reports `live` again;
+ * - `refused`: the topic's policy refused the join (or there is no WebSocket
+ *   at all): nothing more will come on this subscription.
  */
 export type JobTopicStatus = 'live' | 'down' | 'refused';
 

@@ -336,11 +336,27 @@ export const WATCH_EMIT_ON = [
 ] as const satisfies readonly (keyof Job)[];
 
 /**
+ * How long a watch over a live Realtime topic waits for a message about a
+ * queued or running job before it reads the row anyway: a message can be
+ * lost to Realtime's quotas (a message rate over the plan's, a payload too
+ * large) or to a replication that was not running yet, and a watch must never
+ * stay stale. A read costs one REST call, no Realtime message.
+ */
+export const WATCH_QUIET_READ_MS = 15_000;
+
+/**
  * Options of {@link JobStore.watch}.
  */
 export interface WatchOptions {
 	/** Milliseconds between polls. @default 2000 */
 	intervalMs?: number;
+	/**
+	 * Over a live Realtime topic, a queued or running job is read again when no
+	 * message about it came for this many milliseconds (a lost message is
+	 * never waited on for longer). Like `intervalMs`, finite and above 0.
+	 * @default 15000
+	 */
+	quietReadMs?: number;
 	/**
 	 * The fields whose change yields a new value; the terminal state is always
 	 * yielded. By default everything a progress bar shows (status, progress,
@@ -364,9 +380,10 @@ export interface WatchOptions {
 	transport?: 'auto' | 'poll';
 	/**
 	 * Told how the job's Realtime topic stands, e.g. for a "live" badge: `live`
-	 * once joined AND the row re-read (every change from then on arrives),
-	 * `down` when the connection was lost (polling until it rejoins),
-	 * `refused` when Realtime is refused or unreachable (polling to the end).
+	 * once joined, replication ready AND the row re-read (every change from
+	 * then on arrives), `down` when the connection was lost or a join was
+	 * refused for a reason that passes (polling until it joins again),
+	 * `refused` when the topic's policy refuses it (polling to the end).
 	 * Never called when the store polls from the start.
 	 */
 	onRealtime?: (status: JobTopicStatus) => void;

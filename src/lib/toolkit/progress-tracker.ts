@@ -41,6 +41,8 @@ export interface ProgressTrackerOptions {
 	now?: Clock;
 	/** @internal When the job started on the `now` clock, for a tracker made later than that (the runner makes it on first use). @default now() */
 	startedAt?: number;
+	/** @internal The shortest gap between two writes of a visible change (the runner's Realtime budget). */
+	minGapMs?: () => number;
 	/** @internal Timers, injected in tests. */
 	timers?: Timers;
 }
@@ -116,6 +118,7 @@ export class ProgressTracker {
 			attempt,
 			heartbeatMs,
 			now: this.#now,
+			...(options.minGapMs ? { minGapMs: options.minGapMs } : {}),
 			// Inside the tick queue, so no later tick starts before the tracker knows it is interrupted.
 			onStatus: (status, { stage }) => {
 				if (status !== 'running') this.#controller.abort(this.#interruption(stage, status));

@@ -45,6 +45,12 @@ export interface CreateWorkerOptions {
 	retry?: RetryBackoff;
 	/** How often a running tracker phase ticks. @default 1000 */
 	tickIntervalMs?: number;
+	/**
+	 * The project's Realtime plan, which progress ticks stay within (see
+	 * runWorkers' `realtimeBudget`; each invocation paces its own jobs). `false`: no pacing.
+	 * @default { messagesPerSecond: 100, viewersPerTopic: 1 } (the Free plan)
+	 */
+	realtimeBudget?: { messagesPerSecond?: number; viewersPerTopic?: number } | false;
 	/** Longest silence before the worker ticks by itself (heartbeat and cancel check). @default 5000 */
 	heartbeatMs?: number;
 	/** How long a plan fitted from history is reused. @default 300_000 */

@@ -32,6 +32,8 @@ export interface HandlerRunSettings {
 	tickIntervalMs: number;
 	heartbeatMs: number;
 	logger: WorkerLogger;
+	/** The shortest gap between two progress messages of one job, from the runner's Realtime budget (absent: none). */
+	tickFloorMs?: () => number;
 }
 
 /** Whether a refused write means the row stopped being this run's. */
@@ -216,6 +218,7 @@ export class HandlerRun {
 			attempt: this.attempt,
 			intervalMs: this.settings.tickIntervalMs,
 			heartbeatMs: this.settings.heartbeatMs,
+			...(this.settings.tickFloorMs ? { minGapMs: this.settings.tickFloorMs } : {}),
 			size: this.#size ?? undefined,
 			signal: this.outside.signal,
 			startedAt: this.startedAt,

@@ -20,6 +20,7 @@ import type { JobOutput } from './job-output.ts';
 import { describe, RunningJob, settle, stoppedPromise, UUID, type Settled } from './running-job.ts';
 import { HandlerRun } from './handler-run.ts';
 import { loadTracingOnce, startJobSpan } from '../internal/tracing.ts';
+import { tickFloorMs, type RealtimeBudget } from '../internal/tick-budget.ts';
 
 /**
  * How one run ended, from the worker's side:
@@ -56,6 +57,8 @@ export interface JobRunnerSettings {
 	 * the next job while the close is in flight.
 	 */
 	onWorked?: (job: Job) => void;
+	/** The project's Realtime plan: progress ticks are paced to stay within it (tick-budget.ts); null: not paced. */
+	realtimeBudget?: RealtimeBudget | null;
 	/** Writes a successful close; the Node runner batches them (see SucceedBatcher). @default store.succeed */
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
 }
@@ -111,11 +114,13 @@ export const DEFAULT_HEARTBEAT_MS = 5000;
  */
 export class JobRunner {
 	readonly running = new Set<RunningJob>();
-	readonly #s: JobRunnerSettings;
+	readonly #s: JobRunnerSettings & { tickFloorMs?: () => number };
 	readonly #sizeOf: (handler: JobHandler, job: Job) => PhaseSizes | null;
 
 	constructor(settings: JobRunnerSettings) {
-		this.#s = settings;
+		const budget = settings.realtimeBudget;
+		// Every handler's ticks share the budget: the floor grows with the jobs running now.
+		this.#s = budget ? { ...settings, tickFloorMs: () => tickFloorMs(this.running.size, budget) } : settings;
 		this.#sizeOf = (h, j) => this.sizeOf(h, j);
 	}
 

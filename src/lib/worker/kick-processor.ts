@@ -17,6 +17,7 @@ import { pickLocale, TOO_LONG_FOR_WORKER } from './messages.ts';
 import { estimateSeconds, PlanSource } from './plan-source.ts';
 import { Slots } from './slots.ts';
 import { WallClockBudget } from './wall-clock.ts';
+import { resolveRealtimeBudget } from '../internal/tick-budget.ts';
 
 const count = (report: KickReport, outcome: JobOutcome) => {
 	report.outcomes[outcome] = (report.outcomes[outcome] ?? 0) + 1;
@@ -48,6 +49,7 @@ export class KickProcessor {
 			plans: this.#plans,
 			backoff: options.retry ?? {},
 			tickIntervalMs: options.tickIntervalMs ?? 1000,
+			realtimeBudget: resolveRealtimeBudget(options.realtimeBudget),
 			heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
 			logger,
 			onSettled: options.onJobSettled,

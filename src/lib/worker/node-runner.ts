@@ -15,6 +15,7 @@ import { DEFAULT_HEARTBEAT_MS, JobRunner, type JobOutcome } from './job-runner.t
 import { PREFIX, type WorkerLogger } from './logger.ts';
 import { PlanSource } from './plan-source.ts';
 import { SucceedBatcher } from './succeed-batcher.ts';
+import { resolveRealtimeBudget } from '../internal/tick-budget.ts';
 
 // A postgres.js client of any type configuration: only listen() is used.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,6 +47,17 @@ export interface RunWorkersOptions {
 	retry?: RetryBackoff;
 	/** How often a running tracker phase ticks. @default 1000 */
 	tickIntervalMs?: number;
+	/**
+	 * The project's Realtime plan, which progress ticks stay within: a tick's
+	 * visible change is one message on its job's topic, delivered to every
+	 * viewer, so each job's progress is written at most every
+	 * `running × (1 + viewersPerTopic) × 1000 / (0.5 × messagesPerSecond)` ms
+	 * (half the plan for ticks, half for status changes, which are never held
+	 * back; the bar still ends at its true final state). Several runners of one
+	 * project share the plan: give each its part. `false`: no pacing.
+	 * @default { messagesPerSecond: 100, viewersPerTopic: 1 } (the Free plan)
+	 */
+	realtimeBudget?: { messagesPerSecond?: number; viewersPerTopic?: number } | false;
 	/** Longest silence before the runner ticks by itself (heartbeat and cancel check). @default 5000 */
 	heartbeatMs?: number;
 	/** How long a plan fitted from history is reused. @default 300_000 */
@@ -210,6 +222,7 @@ function nodeJobRunner(
 		}),
 		backoff: options.retry ?? {},
 		tickIntervalMs: options.tickIntervalMs ?? 1000,
+		realtimeBudget: resolveRealtimeBudget(options.realtimeBudget),
 		heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
 		logger,
 		onWorked,

@@ -12,7 +12,7 @@ import { Inbox } from './inbox.ts';
 import type { JobCalls } from '../job-calls.ts';
 import { parseJobBroadcast, tableLabel } from '../job-summary.ts';
 import type { Job } from '../job.ts';
-import { WATCH_EMIT_ON, type WatchOptions } from '../store-options.ts';
+import { WATCH_EMIT_ON, WATCH_QUIET_READ_MS, type WatchOptions } from '../store-options.ts';
 import type { TopicFollower } from './topic-router.ts';
 
 /** What a topic tells a watch. */
@@ -73,6 +73,8 @@ export function pause(ms: number, signal: AbortSignal | undefined): Promise<'ela
 export class JobWatch<R extends Job> extends Inbox<TopicEvent> implements TopicFollower {
 	readonly liveness = new Liveness();
 	readonly intervalMs: number;
+	/** Over a live topic: the longest wait without news of a queued or running job before a read. */
+	readonly quietReadMs: number;
 	/** Epoch ms; Infinity without a timeout. */
 	readonly deadline: number;
 	/** A read is owed: the last one failed for a transient reason. */
@@ -89,7 +91,10 @@ export class JobWatch<R extends Job> extends Inbox<TopicEvent> implements TopicF
 		const intervalMs = options.intervalMs ?? 2000;
 		checkTimerMs('intervalMs', intervalMs);
 		checkTimerMs('timeoutMs', options.timeoutMs);
+		const quietReadMs = options.quietReadMs ?? WATCH_QUIET_READ_MS;
+		checkTimerMs('quietReadMs', quietReadMs);
 		this.intervalMs = intervalMs;
+		this.quietReadMs = quietReadMs;
 		this.deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
 	}
 
