@@ -16,6 +16,7 @@ import {
 	packageMigrations,
 	VAULT_SECRETS,
 } from './init.mjs';
+import { checkAnonymousSignIns, checkMaxRows, checkMessagePartitions } from './doctor-limits.mjs';
 import { kindNamesIn } from './kinds-file.mjs';
 import { realtimePolicies, scheduleNames } from './package-facts.mjs';
 
@@ -453,6 +454,9 @@ export async function runDoctor(options) {
 		print(await checkFunction(sql, { functionUrl: options.functionUrl ?? null, vault }));
 		print(await checkKinds(sql, { kindsPath, cwd }));
 		print(await checkRealtime(sql, realtimePolicies(migrations)));
+		print(await checkMessagePartitions(sql));
+		print(await checkMaxRows(sql, { cwd }));
+		print(checkAnonymousSignIns({ cwd }));
 	} finally {
 		await sql.end({ timeout: 5 });
 	}

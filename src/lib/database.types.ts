@@ -456,6 +456,7 @@ export type Database = {
 					error_code?: string;
 					job_table?: string;
 					kind?: string;
+					limit?: number;
 				};
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'][];
 				SetofOptions: {
@@ -1553,6 +1554,18 @@ export type Database = {
 			};
 			due_wakeups_sent: { Args: Record<PropertyKey, never>; Returns: boolean };
 			duration_max_ms: { Args: Record<PropertyKey, never>; Returns: number };
+			enqueue_keyed: {
+				Args: {
+					items: Json;
+					kind: string;
+					label: string;
+					uid: string;
+					worker: boolean;
+				};
+				Returns: {
+					id: string;
+				}[];
+			};
 			error_max: { Args: Record<PropertyKey, never>; Returns: number };
 			expire_jobs: {
 				Args: { label: string };
@@ -2175,6 +2188,7 @@ export type Database = {
 					error_code: string;
 					kind: string;
 					label: string;
+					lim?: number;
 				};
 				Returns: {
 					attempts: number;

@@ -276,15 +276,32 @@ export class StageInterruptedError extends JobError {
 }
 
 /**
- * watch gave up waiting (its `timeout` elapsed before a terminal state).
+ * Something took longer than it was allowed: a watch whose `timeoutMs` elapsed
+ * before a terminal state, or a call the database stopped at its
+ * `statement_timeout` (SQLSTATE 57014; on hosted Supabase 3 s for anon and 8 s
+ * for authenticated over REST). Then `call` names the job API function
+ * (`job_enqueue_many`...) and `sqlstate` is `'57014'`: the statement was rolled
+ * back, nothing it did is kept, and the call may be made again (smaller).
  *
  * @example
  * throw new TimeoutError('job 42 still running after 60 s');
+ * @example
+ * if (isJobError(e, 'timeout') && e.call) toast(`${e.call} took too long; try fewer at once.`);
  */
 export class TimeoutError extends JobError {
-	constructor(message = 'timed out', options?: JobErrorOptions) {
+	/** The job API function the database stopped; null when no database call timed out (a watch). */
+	readonly call: string | null;
+	/** `'57014'` for a statement timeout; null otherwise. */
+	readonly sqlstate: string | null;
+
+	constructor(
+		message = 'timed out',
+		options: JobErrorOptions & { call?: string | null; sqlstate?: string | null } = {},
+	) {
 		super('timeout', message, options);
 		this.name = 'TimeoutError';
+		this.call = options.call ?? null;
+		this.sqlstate = options.sqlstate ?? null;
 	}
 }
 
@@ -318,16 +335,16 @@ export class NoOpenQuestionError extends JobError {
 
 /**
  * An error of the database or the network that names no job condition: a
- * statement timeout (SQLSTATE 57014), a lost connection, a PostgREST error
+ * lost connection, a PostgREST error
  * without a SQLSTATE. Every error the adapters throw is a {@link JobError};
  * this one keeps what came: `sqlstate` (the database's or PostgREST's code,
  * null when none came), the message, and the original error as `cause`.
  *
  * @example
- * if (isJobError(e, 'database_error') && e.sqlstate === '57014') toast('The database is busy; try again.');
+ * if (isJobError(e, 'database_error') && e.sqlstate === '53300') toast('The database is busy; try again.');
  */
 export class DatabaseError extends JobError {
-	/** The code that came with the error (a SQLSTATE like `57014`, a PostgREST `PGRST...`, a socket's `ECONNRESET`), or null. */
+	/** The code that came with the error (a SQLSTATE like `53300`, a PostgREST `PGRST...`, a socket's `ECONNRESET`), or null. */
 	readonly sqlstate: string | null;
 
 	constructor(message = 'database error', options: JobErrorOptions & { sqlstate?: string | null } = {}) {
@@ -339,12 +356,14 @@ export class DatabaseError extends JobError {
 
 /**
  * True for an error that says something about the job or the call (not found,
- * refused input, permission...), false for a {@link DatabaseError} or anything
- * else: a watch or a poll ends on the first and tries again after the second.
+ * refused input, permission...), false for a {@link DatabaseError}, a statement
+ * timeout or anything else: a watch or a poll ends on the first and tries again
+ * after the second.
  *
  * @internal
  */
-export const isJobCondition = (e: unknown): boolean => isJobError(e) && !isJobError(e, 'database_error');
+export const isJobCondition = (e: unknown): boolean =>
+	isJobError(e) && !isJobError(e, 'database_error') && !(isJobError(e, 'timeout') && e.sqlstate === '57014');
 
 /** The class each code narrows to in {@link isJobError}. */
 interface JobErrorClasses {

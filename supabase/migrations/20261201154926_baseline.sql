@@ -1511,6 +1511,85 @@ $$;
 comment on function supabase_jobs.name_bad_item is
   'The error path of job_enqueue_many: raises 22023 naming items[<i>].<field> for the first bad value of the first bad item (the same checks as job_enqueue: check_job_input, check_job_options, start_time), or 42501 for another user''s owner_id; returns when every item passes.';
 
+create or replace function supabase_jobs.enqueue_keyed(label text, kind text, items jsonb, worker boolean, uid uuid)
+returns table (id uuid)
+language plpgsql
+set search_path = ''
+as $$
+declare
+  item record;
+  v jsonb;
+  owner uuid;
+  item_key text;
+  existing_id uuid;
+  prefix text;
+  dup bigint;
+begin
+  perform supabase_jobs.check_batch_items(items);
+  perform supabase_jobs.name_bad_item(label, kind, items, worker, uid);
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    v := item.value;
+    prefix := pg_catalog.format('items[%s].', item.i);
+    if pg_catalog.jsonb_typeof(v -> 'idempotency_key') not in ('string', 'null')
+       or pg_catalog.char_length(v ->> 'idempotency_key') not between 1 and supabase_jobs.idempotency_key_max() then
+      perform supabase_jobs.invalid(prefix || 'idempotency_key',
+        pg_catalog.format('idempotency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+    end if;
+    if pg_catalog.jsonb_typeof(v -> 'key_ttl_ms') not in ('number', 'null') or (v ->> 'key_ttl_ms')::numeric % 1 <> 0 then
+      perform supabase_jobs.invalid(prefix || 'key_ttl_ms', pg_catalog.format('key_ttl_ms is a whole number of milliseconds; got %s', v -> 'key_ttl_ms'));
+    end if;
+  end loop;
+  select d.i into dup
+    from (select e.ordinality - 1 as i,
+                 pg_catalog.row_number() over (partition by e.value ->> 'idempotency_key' order by e.ordinality) as n
+            from pg_catalog.jsonb_array_elements(items) with ordinality e
+           where e.value ->> 'idempotency_key' is not null) d
+   where d.n > 1
+   order by d.i
+   limit 1;
+  if dup is not null then
+    perform supabase_jobs.invalid(pg_catalog.format('items[%s].idempotency_key', dup),
+      pg_catalog.format('idempotency_key %s names an earlier item too: one key, one job', items -> dup::integer -> 'idempotency_key'));
+  end if;
+  -- One writer per key at a time, the locks taken in one order (no deadlock between two keyed batches).
+  perform pg_catalog.pg_advisory_xact_lock(k.h)
+     from (select distinct pg_catalog.hashtextextended('supabase_jobs.key:' || label || ':'
+                  || coalesce(case when worker then ((e.value ->> 'owner_id')::uuid)::text else uid::text end, '') || ':'
+                  || (e.value ->> 'idempotency_key'), 0) as h
+             from pg_catalog.jsonb_array_elements(items) e
+            where e.value ->> 'idempotency_key' is not null
+            order by 1) k;
+  for item in select e.value from pg_catalog.jsonb_array_elements(items) with ordinality e order by e.ordinality loop
+    v := item.value;
+    owner := case when worker then (v ->> 'owner_id')::uuid else uid end;
+    item_key := v ->> 'idempotency_key';
+    existing_id := null;
+    if item_key is not null then
+      select t.id into existing_id
+        from supabase_jobs.job t
+       where t.job_table = label and t.idempotency_key = item_key and t.owner_id is not distinct from owner
+         and (t.status in ('queued', 'running') or t.idempotency_expires_at > now())
+       order by t.created_at desc
+       limit 1;
+    end if;
+    if existing_id is null then
+      existing_id := (supabase_jobs.insert_job(label, kind, v -> 'params', pg_catalog.decode(v ->> 'payload', 'base64'),
+        (v ->> 'max_attempts')::integer, v ->> 'locale', owner, (v ->> 'run_at')::timestamptz,
+        ((v ->> 'delay_ms')::bigint) * interval '1 millisecond',
+        case when v -> 'tags' is not null and pg_catalog.jsonb_typeof(v -> 'tags') <> 'null'
+             then array(select pg_catalog.jsonb_array_elements_text(v -> 'tags')) end,
+        (v ->> 'priority')::integer, ((v ->> 'expire_after_ms')::bigint) * interval '1 millisecond', v ->> 'concurrency_key',
+        item_key, case when item_key is not null
+                       then coalesce(((v ->> 'key_ttl_ms')::bigint) * interval '1 millisecond', interval '24 hours') end)).id;
+    end if;
+    id := existing_id;
+    return next;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.enqueue_keyed is
+  'job_enqueue_many''s path for a batch where some item carries an idempotency_key: each keyed item is written once per key, table and owner (a queued/running job with the key, or one created within key_ttl_ms, default 24 h, answers with its id instead of a new job), as job_enqueue_once does; items checked as job_enqueue_many checks them; ids in the items'' order.';
+
 create or replace function public.job_enqueue_many(kind text, items jsonb, job_table text default 'jobs')
 returns table (id uuid)
 language plpgsql
@@ -1531,6 +1610,11 @@ begin
     perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
   end if;
   perform supabase_jobs.check_job_input(kind, null, null, null, null);
+  if exists (select 1 from pg_catalog.jsonb_array_elements(items) e
+              where pg_catalog.jsonb_typeof(e.value) = 'object' and e.value ->> 'idempotency_key' is not null) then
+    return query select k.id from supabase_jobs.enqueue_keyed(label, kind, items, worker, uid) k;
+    return;
+  end if;
   begin
     -- One pass over the items: each read once into a typed record
     -- (jsonb_to_recordset), each optional field computed only when given. What the
@@ -1580,19 +1664,19 @@ begin
 end
 $$;
 comment on function public.job_enqueue_many is
-  'Writes many queued jobs of one kind in one statement (all or nothing) and returns their ids (column id), in the order of the items. Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
+  'Writes many queued jobs of one kind in one statement (all or nothing) and returns their ids (column id), in the order of the items. Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key, idempotency_key, key_ttl_ms}. An item with an idempotency_key is written once per key (as job_enqueue_once): a batch sent again answers with the same ids and writes nothing new. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
 
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
   supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
-  supabase_jobs.name_bad_item, public.job_enqueue_many
+  supabase_jobs.name_bad_item, supabase_jobs.enqueue_keyed, public.job_enqueue_many
   from public, anon, authenticated, service_role;
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
   supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
-  supabase_jobs.name_bad_item, public.job_enqueue_many
+  supabase_jobs.name_bad_item, supabase_jobs.enqueue_keyed, public.job_enqueue_many
   to authenticated, service_role;
 
 -- ============================================================================
@@ -5654,7 +5738,8 @@ $$;
 comment on function public.job_try_again is
   'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; SJ002 for a job not failed or cancelled, PT404 for an unknown job or another user''s.';
 
-create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
+create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz,
+  lim integer default null)
 returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
@@ -5677,6 +5762,9 @@ begin
   if ended_from is not null and ended_to is not null and ended_from >= ended_to then
     perform supabase_jobs.invalid('to', pg_catalog.format('to (%s) must come after from (%s)', ended_to, ended_from));
   end if;
+  if lim is not null and (lim < 1 or lim > supabase_jobs.batch_max()) then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.batch_max(), lim));
+  end if;
   select pg_catalog.array_agg(p.j order by (p.j).finished_at, (p.j).id) into picked
     from (select t as j from supabase_jobs.job t
            where t.job_table = label and t.status = 'failed'
@@ -5691,7 +5779,7 @@ begin
     perform supabase_jobs.invalid('filter', pg_catalog.format(
       'more than %s failed jobs match: a replay takes at most %s; narrow it by kind, error code or time', supabase_jobs.batch_max(), supabase_jobs.batch_max()));
   end if;
-  foreach old in array coalesce(picked, '{}') loop
+  foreach old in array coalesce(picked[1:coalesce(lim, supabase_jobs.batch_max())], '{}') loop
     return next supabase_jobs.insert_retry(old);
   end loop;
 end
@@ -5704,7 +5792,8 @@ create or replace function public.job_replay(
   error_code text default null,
   ended_from timestamptz default null,
   ended_to timestamptz default null,
-  job_table text default 'jobs'
+  job_table text default 'jobs',
+  "limit" integer default null
 )
 returns setof supabase_jobs.job
 language plpgsql
@@ -5712,11 +5801,12 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
-  return query select * from supabase_jobs.replay(supabase_jobs.job_table_label(job_table), kind, error_code, ended_from, ended_to);
+  return query select * from supabase_jobs.replay(supabase_jobs.job_table_label(job_table), kind, error_code, ended_from, ended_to,
+    "limit");
 end
 $$;
 comment on function public.job_replay is
-  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. 42501 for anyone but an admin or a worker.';
+  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. "limit" (1 to batch_max()): only the oldest that many are tried again; call again while it returns "limit" (a REST reply carries at most max_rows rows). 42501 for anyone but an admin or a worker.';
 
 -- Who may read and call what.
 alter table supabase_jobs.job_question enable row level security;

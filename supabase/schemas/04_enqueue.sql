@@ -223,6 +223,85 @@ $$;
 comment on function supabase_jobs.name_bad_item is
   'The error path of job_enqueue_many: raises 22023 naming items[<i>].<field> for the first bad value of the first bad item (the same checks as job_enqueue: check_job_input, check_job_options, start_time), or 42501 for another user''s owner_id; returns when every item passes.';
 
+create or replace function supabase_jobs.enqueue_keyed(label text, kind text, items jsonb, worker boolean, uid uuid)
+returns table (id uuid)
+language plpgsql
+set search_path = ''
+as $$
+declare
+  item record;
+  v jsonb;
+  owner uuid;
+  item_key text;
+  existing_id uuid;
+  prefix text;
+  dup bigint;
+begin
+  perform supabase_jobs.check_batch_items(items);
+  perform supabase_jobs.name_bad_item(label, kind, items, worker, uid);
+  for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
+    v := item.value;
+    prefix := pg_catalog.format('items[%s].', item.i);
+    if pg_catalog.jsonb_typeof(v -> 'idempotency_key') not in ('string', 'null')
+       or pg_catalog.char_length(v ->> 'idempotency_key') not between 1 and supabase_jobs.idempotency_key_max() then
+      perform supabase_jobs.invalid(prefix || 'idempotency_key',
+        pg_catalog.format('idempotency_key is 1 to %s characters', supabase_jobs.idempotency_key_max()));
+    end if;
+    if pg_catalog.jsonb_typeof(v -> 'key_ttl_ms') not in ('number', 'null') or (v ->> 'key_ttl_ms')::numeric % 1 <> 0 then
+      perform supabase_jobs.invalid(prefix || 'key_ttl_ms', pg_catalog.format('key_ttl_ms is a whole number of milliseconds; got %s', v -> 'key_ttl_ms'));
+    end if;
+  end loop;
+  select d.i into dup
+    from (select e.ordinality - 1 as i,
+                 pg_catalog.row_number() over (partition by e.value ->> 'idempotency_key' order by e.ordinality) as n
+            from pg_catalog.jsonb_array_elements(items) with ordinality e
+           where e.value ->> 'idempotency_key' is not null) d
+   where d.n > 1
+   order by d.i
+   limit 1;
+  if dup is not null then
+    perform supabase_jobs.invalid(pg_catalog.format('items[%s].idempotency_key', dup),
+      pg_catalog.format('idempotency_key %s names an earlier item too: one key, one job', items -> dup::integer -> 'idempotency_key'));
+  end if;
+  -- One writer per key at a time, the locks taken in one order (no deadlock between two keyed batches).
+  perform pg_catalog.pg_advisory_xact_lock(k.h)
+     from (select distinct pg_catalog.hashtextextended('supabase_jobs.key:' || label || ':'
+                  || coalesce(case when worker then ((e.value ->> 'owner_id')::uuid)::text else uid::text end, '') || ':'
+                  || (e.value ->> 'idempotency_key'), 0) as h
+             from pg_catalog.jsonb_array_elements(items) e
+            where e.value ->> 'idempotency_key' is not null
+            order by 1) k;
+  for item in select e.value from pg_catalog.jsonb_array_elements(items) with ordinality e order by e.ordinality loop
+    v := item.value;
+    owner := case when worker then (v ->> 'owner_id')::uuid else uid end;
+    item_key := v ->> 'idempotency_key';
+    existing_id := null;
+    if item_key is not null then
+      select t.id into existing_id
+        from supabase_jobs.job t
+       where t.job_table = label and t.idempotency_key = item_key and t.owner_id is not distinct from owner
+         and (t.status in ('queued', 'running') or t.idempotency_expires_at > now())
+       order by t.created_at desc
+       limit 1;
+    end if;
+    if existing_id is null then
+      existing_id := (supabase_jobs.insert_job(label, kind, v -> 'params', pg_catalog.decode(v ->> 'payload', 'base64'),
+        (v ->> 'max_attempts')::integer, v ->> 'locale', owner, (v ->> 'run_at')::timestamptz,
+        ((v ->> 'delay_ms')::bigint) * interval '1 millisecond',
+        case when v -> 'tags' is not null and pg_catalog.jsonb_typeof(v -> 'tags') <> 'null'
+             then array(select pg_catalog.jsonb_array_elements_text(v -> 'tags')) end,
+        (v ->> 'priority')::integer, ((v ->> 'expire_after_ms')::bigint) * interval '1 millisecond', v ->> 'concurrency_key',
+        item_key, case when item_key is not null
+                       then coalesce(((v ->> 'key_ttl_ms')::bigint) * interval '1 millisecond', interval '24 hours') end)).id;
+    end if;
+    id := existing_id;
+    return next;
+  end loop;
+end
+$$;
+comment on function supabase_jobs.enqueue_keyed is
+  'job_enqueue_many''s path for a batch where some item carries an idempotency_key: each keyed item is written once per key, table and owner (a queued/running job with the key, or one created within key_ttl_ms, default 24 h, answers with its id instead of a new job), as job_enqueue_once does; items checked as job_enqueue_many checks them; ids in the items'' order.';
+
 create or replace function public.job_enqueue_many(kind text, items jsonb, job_table text default 'jobs')
 returns table (id uuid)
 language plpgsql
@@ -243,6 +322,11 @@ begin
     perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
   end if;
   perform supabase_jobs.check_job_input(kind, null, null, null, null);
+  if exists (select 1 from pg_catalog.jsonb_array_elements(items) e
+              where pg_catalog.jsonb_typeof(e.value) = 'object' and e.value ->> 'idempotency_key' is not null) then
+    return query select k.id from supabase_jobs.enqueue_keyed(label, kind, items, worker, uid) k;
+    return;
+  end if;
   begin
     -- One pass over the items: each read once into a typed record
     -- (jsonb_to_recordset), each optional field computed only when given. What the
@@ -292,17 +376,17 @@ begin
 end
 $$;
 comment on function public.job_enqueue_many is
-  'Writes many queued jobs of one kind in one statement (all or nothing) and returns their ids (column id), in the order of the items. Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key}. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
+  'Writes many queued jobs of one kind in one statement (all or nothing) and returns their ids (column id), in the order of the items. Items: {params, payload (base64), max_attempts, locale, owner_id, run_at, delay_ms, tags, priority, expire_after_ms, concurrency_key, idempotency_key, key_ttl_ms}. An item with an idempotency_key is written once per key (as job_enqueue_once): a batch sent again answers with the same ids and writes nothing new. A bad item raises 22023 naming it (DETAIL field=items[<i>].<field>) and writes nothing.';
 
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
   supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
-  supabase_jobs.name_bad_item, public.job_enqueue_many
+  supabase_jobs.name_bad_item, supabase_jobs.enqueue_keyed, public.job_enqueue_many
   from public, anon, authenticated, service_role;
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
   supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
-  supabase_jobs.name_bad_item, public.job_enqueue_many
+  supabase_jobs.name_bad_item, supabase_jobs.enqueue_keyed, public.job_enqueue_many
   to authenticated, service_role;

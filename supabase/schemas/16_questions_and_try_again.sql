@@ -455,7 +455,8 @@ $$;
 comment on function public.job_try_again is
   'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; SJ002 for a job not failed or cancelled, PT404 for an unknown job or another user''s.';
 
-create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz)
+create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz,
+  lim integer default null)
 returns setof supabase_jobs.job
 language plpgsql
 set search_path = ''
@@ -478,6 +479,9 @@ begin
   if ended_from is not null and ended_to is not null and ended_from >= ended_to then
     perform supabase_jobs.invalid('to', pg_catalog.format('to (%s) must come after from (%s)', ended_to, ended_from));
   end if;
+  if lim is not null and (lim < 1 or lim > supabase_jobs.batch_max()) then
+    perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.batch_max(), lim));
+  end if;
   select pg_catalog.array_agg(p.j order by (p.j).finished_at, (p.j).id) into picked
     from (select t as j from supabase_jobs.job t
            where t.job_table = label and t.status = 'failed'
@@ -492,7 +496,7 @@ begin
     perform supabase_jobs.invalid('filter', pg_catalog.format(
       'more than %s failed jobs match: a replay takes at most %s; narrow it by kind, error code or time', supabase_jobs.batch_max(), supabase_jobs.batch_max()));
   end if;
-  foreach old in array coalesce(picked, '{}') loop
+  foreach old in array coalesce(picked[1:coalesce(lim, supabase_jobs.batch_max())], '{}') loop
     return next supabase_jobs.insert_retry(old);
   end loop;
 end
@@ -505,7 +509,8 @@ create or replace function public.job_replay(
   error_code text default null,
   ended_from timestamptz default null,
   ended_to timestamptz default null,
-  job_table text default 'jobs'
+  job_table text default 'jobs',
+  "limit" integer default null
 )
 returns setof supabase_jobs.job
 language plpgsql
@@ -513,11 +518,12 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
-  return query select * from supabase_jobs.replay(supabase_jobs.job_table_label(job_table), kind, error_code, ended_from, ended_to);
+  return query select * from supabase_jobs.replay(supabase_jobs.job_table_label(job_table), kind, error_code, ended_from, ended_to,
+    "limit");
 end
 $$;
 comment on function public.job_replay is
-  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. 42501 for anyone but an admin or a worker.';
+  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. "limit" (1 to batch_max()): only the oldest that many are tried again; call again while it returns "limit" (a REST reply carries at most max_rows rows). 42501 for anyone but an admin or a worker.';
 
 -- Who may read and call what.
 alter table supabase_jobs.job_question enable row level security;

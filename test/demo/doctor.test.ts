@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packageMigrations } from '../../bin/init.mjs';
-import { scheduleNames } from '../../bin/package-facts.mjs';
+import { realtimePolicies, scheduleNames } from '../../bin/package-facts.mjs';
 import { applyCompat, applyMigrations, withDatabase } from '../../src/local/postgres/migrate.ts';
 import { createStandin, type Standin } from '../../src/local/standin/server.ts';
 import { DEMO_JWT_SECRET } from '../../src/local/demo/stack.ts';
@@ -35,6 +35,9 @@ const LABELS = [
 	'worker function',
 	'kinds',
 	'Realtime policies',
+	'realtime.messages partitions',
+	'max_rows',
+	'anonymous sign-ins',
 ] as const;
 type Label = (typeof LABELS)[number];
 
@@ -298,7 +301,86 @@ describe('npx supabase-jobs doctor', () => {
 				return () => sql`alter policy switched_off on realtime.messages rename to supabase_jobs_read_job_topics`;
 			},
 		},
+		{
+			what: 'realtime.messages partitioned with no partition for today',
+			fails: 'realtime.messages partitions',
+			says: /realtime\.messages partitions: no partition holds today's rows \(\d{4}-\d\d-\d\d, UTC\)/,
+			fix: /fix: connect a Realtime client .*create table realtime\.messages_\d{4}_\d\d_\d\d partition of realtime\.messages for values from \('[\d-]{10}'\) to \('[\d-]{10}'\);/,
+			breakIt: async () => {
+				// As on Supabase: partitioned by inserted_at, one partition a day; here only yesterday's.
+				const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+				const today = new Date().toISOString().slice(0, 10);
+				await sql.unsafe(`alter table realtime.messages rename to messages_switched_off;
+				  create table realtime.messages (topic text not null, extension text not null, payload jsonb, event text,
+				    private boolean default false, updated_at timestamp not null default now(), inserted_at timestamp not null default now(),
+				    id uuid not null default gen_random_uuid(), primary key (id, inserted_at)) partition by range (inserted_at);
+				  create table realtime.messages_yesterday partition of realtime.messages for values from ('${yesterday}') to ('${today}');
+				  alter table realtime.messages enable row level security;`);
+				for (const statement of realtimePolicies(await packageMigrations()).values()) await sql.unsafe(statement);
+				return () =>
+					sql.unsafe(`drop table realtime.messages; alter table realtime.messages_switched_off rename to messages`);
+			},
+		},
+		{
+			what: 'max_rows below the batch size supabaseAdapter sends',
+			fails: 'max_rows',
+			says: /max_rows: 500 \(supabase\/config\.toml \[api\] max_rows\) is below the 1000 rows a call/,
+			fix: /fix: supabaseAdapter\(supabase, \{ maxRows: 500 \}\) in the app, or raise max_rows to 1000/,
+			breakIt: async () => {
+				const path = join(project, 'supabase/config.toml');
+				const before = await readFile(path, 'utf8');
+				await writeFile(path, `${before}\n[api]\nmax_rows = 500\n`);
+				return () => writeFile(path, before);
+			},
+		},
+		{
+			what: 'the app signing in anonymously with anonymous sign-ins off',
+			fails: 'anonymous sign-ins',
+			says: /anonymous sign-ins: the app calls signInAnonymously\(\) \(src\/hooks\.server\.ts\) but supabase\/config\.toml does not enable it/,
+			fix: /fix: enable_anonymous_sign_ins = true under \[auth\] in supabase\/config\.toml/,
+			breakIt: async () => {
+				await mkdir(join(project, 'src'), { recursive: true });
+				await writeFile(join(project, 'src/hooks.server.ts'), 'await supabase.auth.signInAnonymously();\n');
+				return () => rm(join(project, 'src'), { recursive: true, force: true });
+			},
+		},
 	];
+
+	it('with realtime.messages partitioned and today’s partition made, the partition check passes naming it', async () => {
+		const today = new Date().toISOString().slice(0, 10);
+		const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+		await sql.unsafe(`alter table realtime.messages rename to messages_switched_off;
+		  create table realtime.messages (topic text not null, extension text not null, payload jsonb, event text,
+		    private boolean default false, updated_at timestamp not null default now(), inserted_at timestamp not null default now(),
+		    id uuid not null default gen_random_uuid(), primary key (id, inserted_at)) partition by range (inserted_at);
+		  create table realtime.messages_today partition of realtime.messages for values from ('${today}') to ('${tomorrow}');`);
+		try {
+			const run = await doctor(withDb());
+			expect(run.stdout).toMatch(
+				/✓ realtime\.messages partitions: today's is messages_today \(0 of the next 3 days made too\)/,
+			);
+		} finally {
+			await sql.unsafe(`drop table realtime.messages; alter table realtime.messages_switched_off rename to messages`);
+		}
+	});
+
+	it('with the app signing in anonymously and [auth] enable_anonymous_sign_ins = true, that check passes', async () => {
+		const path = join(project, 'supabase/config.toml');
+		const before = await readFile(path, 'utf8');
+		await mkdir(join(project, 'src'), { recursive: true });
+		await writeFile(join(project, 'src/hooks.server.ts'), 'await supabase.auth.signInAnonymously();\n');
+		await writeFile(path, `${before}\n[auth]\nenable_anonymous_sign_ins = true\n`);
+		try {
+			const run = await doctor(withDb());
+			expect(run.marks.get('anonymous sign-ins')).toBe('✓');
+			expect(run.stdout).toContain(
+				'anonymous sign-ins: enabled in supabase/config.toml; the app calls signInAnonymously() (src/hooks.server.ts)',
+			);
+		} finally {
+			await writeFile(path, before);
+			await rm(join(project, 'src'), { recursive: true, force: true });
+		}
+	});
 
 	for (const b of broken)
 		it(`with ${b.what}, only "${b.fails}" fails, with its fix, and the exit code is 1`, async () => {

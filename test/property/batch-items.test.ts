@@ -93,6 +93,9 @@ describe.each(stores)('enqueueMany over $name', ({ store }) => {
 						const jobs = await Promise.all(ids.map((id) => store.get(id)));
 						jobs.forEach((job, i) => {
 							const asked = list[i]!;
+							expect(job.kind).toBe(KIND);
+							// A keyed item answers with the job its key already names, perhaps from an earlier run.
+							if (asked.idempotencyKey != null) return;
 							if (asked.params != null) expect(job.params).toEqual(jsonRoundTrip(asked.params));
 							if (asked.maxAttempts != null) expect(job.maxAttempts).toBe(asked.maxAttempts);
 							if (asked.locale != null) expect(job.locale).toBe(asked.locale);

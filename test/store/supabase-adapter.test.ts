@@ -301,3 +301,58 @@ describe('supabaseAdapter: PostgREST error bodies come out as the same classes a
 		expect(e).not.toBeInstanceOf(JobNotFoundError);
 	});
 });
+
+describe('supabaseAdapter: batches in pieces of at most maxRows (PostgREST cuts longer replies)', () => {
+	const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+	test('enqueueMany of 5 items with maxRows 2 sends 3 calls of 2, 2 and 1 items, in order, and returns the 5 ids', async () => {
+		let next = 0;
+		const { client, requests } = fakePostgrest((_, body) => ({
+			status: 200,
+			body: (body.items as unknown[]).map(() => ({ id: uuid(next++) })),
+		}));
+		const store = new JobStore(supabaseAdapter(client, { maxRows: 2, realtime: false }));
+		const ids = await store.enqueueMany(
+			'extract',
+			Array.from({ length: 5 }, (_, i) => ({ params: { i } })),
+		);
+		expect(ids).toEqual([0, 1, 2, 3, 4].map(uuid));
+		expect(
+			requests.map((r) => (r.body as { items: { params: { i: number } }[] }).items.map((it) => it.params.i)),
+		).toEqual([[0, 1], [2, 3], [4]]);
+	});
+
+	test('replay asks for maxRows jobs a call (limit) until a call returns fewer', async () => {
+		const pages = [2, 2, 1];
+		let n = 0;
+		const { client, requests } = fakePostgrest(() => ({
+			status: 200,
+			body: Array.from({ length: pages.shift() ?? 0 }, () => row({ id: uuid(n++) })),
+		}));
+		const again = await new JobStore(supabaseAdapter(client, { maxRows: 2, realtime: false })).replay({
+			kind: 'extract',
+		});
+		expect(again.map((j) => j.id)).toEqual([0, 1, 2, 3, 4].map(uuid));
+		expect(requests.map((r) => (r.body as { limit: number }).limit)).toEqual([2, 2, 2]);
+	});
+
+	test('a maxRows that is not a positive integer is refused naming maxRows', () => {
+		const { client } = fakePostgrest(() => ({ status: 200, body: [] }));
+		expect(() => supabaseAdapter(client, { maxRows: 0 })).toThrow(/maxRows must be a positive integer/);
+		expect(() => supabaseAdapter(client, { maxRows: 1.5 })).toThrow(RangeError);
+	});
+
+	test('without maxRows the hosted 1000 holds: 2,500 items go as 1000, 1000 and 500', async () => {
+		let next = 0;
+		const { client, requests } = fakePostgrest((_, body) => ({
+			status: 200,
+			body: (body.items as unknown[]).map(() => ({ id: uuid(next++) })),
+		}));
+		const ids = await new JobStore(supabaseAdapter(client, { realtime: false })).enqueueMany(
+			'extract',
+			Array.from({ length: 2500 }, () => ({})),
+		);
+		expect(ids).toHaveLength(2500);
+		expect(requests.map((r) => (r.body as { items: unknown[] }).items.length)).toEqual([1000, 1000, 500]);
+	});
+});

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { supabaseAdapter, type SupabaseRpcClient } from '../../src/lib/adapters/supabase.ts';
-import { DatabaseError, InvalidJobInputError, isJobError } from '../../src/lib/errors.ts';
+import { DatabaseError, InvalidJobInputError, TimeoutError, isJobError } from '../../src/lib/errors.ts';
 import type { JobAdapter } from '../../src/lib/store/adapter.ts';
 import { UnexpectedRowError } from '../../src/lib/store/job.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
@@ -103,7 +103,6 @@ describe('an error no SQLSTATE names is a DatabaseError keeping its code and mes
 	};
 
 	it.each([
-		['a statement timeout', { code: '57014', message: 'canceling statement due to statement timeout' }],
 		['an unknown PostgREST error', { code: 'PGRST202', message: 'Could not find the function', details: null }],
 		['a network failure without a code', { message: 'TypeError: fetch failed', code: '' }],
 	])('over supabase-js: %s', async (_, body) => {
@@ -120,17 +119,48 @@ describe('an error no SQLSTATE names is a DatabaseError keeping its code and mes
 		expect(await rejection(store.listRecent())).toMatchObject({ code: 'database_error', message: 'fetch failed' });
 	});
 
-	it.each([
-		[
-			'a statement timeout',
-			Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
-		],
-		['a lost connection', Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' })],
-	])('over postgres.js: %s', async (_, thrown) => {
-		const sql = { unsafe: () => Promise.reject(thrown) };
-		const store = new JobStore(postgresAdapter(sql as never));
+	it.each([['a lost connection', Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' })]])(
+		'over postgres.js: %s',
+		async (_, thrown) => {
+			const sql = { unsafe: () => Promise.reject(thrown) };
+			const store = new JobStore(postgresAdapter(sql as never));
+			const e = await rejection(store.listRecent());
+			expect(e).toBeInstanceOf(DatabaseError);
+			expect(e).toMatchObject({
+				code: 'database_error',
+				sqlstate: thrown.code,
+				message: thrown.message,
+				cause: thrown,
+			});
+		},
+	);
+});
+
+describe('a statement timeout (57014) is a TimeoutError naming the call, on both adapters', () => {
+	const said = 'canceling statement due to statement timeout';
+
+	it('over supabase-js: a PostgREST body with code 57014', async () => {
+		const body = { code: '57014', message: said, details: null, hint: null };
+		const caller = { rpc: async () => ({ data: null, error: body }) };
+		const store = new JobStore(supabaseAdapter({ ...caller, schema: () => caller }));
 		const e = await rejection(store.listRecent());
-		expect(e).toBeInstanceOf(DatabaseError);
-		expect(e).toMatchObject({ code: 'database_error', sqlstate: thrown.code, message: thrown.message, cause: thrown });
+		expect(e).toBeInstanceOf(TimeoutError);
+		expect(isJobError(e, 'timeout')).toBe(true);
+		expect(isJobError(e, 'database_error')).toBe(false);
+		expect(e).toMatchObject({ call: 'job_list_recent', sqlstate: '57014', cause: body });
+		expect((e as Error).message).toContain('job_list_recent');
+		expect((e as Error).message).toContain(said);
+	});
+
+	it('over postgres.js: a PostgresError with code 57014', async () => {
+		const thrown = Object.assign(new Error(said), { code: '57014' });
+		const store = new JobStore(postgresAdapter({ unsafe: () => Promise.reject(thrown) } as never));
+		const e = await rejection(store.listRecent());
+		expect(e).toBeInstanceOf(TimeoutError);
+		expect(e).toMatchObject({ code: 'timeout', call: 'job_list_recent', sqlstate: '57014', cause: thrown });
+	});
+
+	it('a watch timing out is a TimeoutError with no call', () => {
+		expect(new TimeoutError('job 42 still running after 60 s')).toMatchObject({ call: null, sqlstate: null });
 	});
 });

@@ -175,7 +175,7 @@ export function postgresAdapter(sql: AnySql, options: PostgresAdapterOptions = {
 			try {
 				rows = await run(text, params);
 			} catch (e) {
-				throw adapterError(e);
+				throw adapterError(e, fn);
 			}
 			if (returns === 'status' || returns === 'value') return rows[0]?.value as JobCallResult<F>;
 			if (returns === 'rows') return rows.map((r) => r.row as RawRow) as JobCallResult<F>;

@@ -51,7 +51,19 @@ export interface SupabaseAdapterOptions {
 	 * @default true
 	 */
 	realtime?: boolean;
+	/**
+	 * The project's PostgREST `max_rows` (supabase/config.toml `[api] max_rows`;
+	 * dashboard: API settings, "Max rows"): no reply carries more rows, RPC
+	 * results included. Batches larger than this are sent as several calls, so
+	 * every id and job comes back. Set it when the project lowered it; a higher
+	 * project value works with the default too.
+	 * @default 1000
+	 */
+	maxRows?: number;
 }
+
+/** Hosted Supabase's PostgREST `max_rows` (the Supabase CLI's config.toml default too). */
+export const HOSTED_MAX_ROWS = 1000;
 
 const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
 
@@ -109,6 +121,11 @@ export function supabaseAdapter(
 	options: SupabaseAdapterOptions = {},
 ): JobAdapter {
 	const schema = options.schema ?? 'public';
+	const maxRows = options.maxRows ?? HOSTED_MAX_ROWS;
+	if (!Number.isInteger(maxRows) || maxRows < 1)
+		throw new RangeError(
+			`supabaseAdapter: maxRows must be a positive integer (the project's [api] max_rows); got ${maxRows}`,
+		);
 	const target: RpcCaller = schema === 'public' ? client : client.schema(schema);
 	const hasRealtime =
 		options.realtime !== false &&
@@ -118,6 +135,7 @@ export function supabaseAdapter(
 
 	return {
 		name: 'supabase',
+		maxRows,
 		...(hasRealtime ? { realtime: supabaseRealtime(client as SupabaseRealtimeClient) } : {}),
 		async call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>, answer?: 'ids'): Promise<JobCallResult<F>> {
 			const body: Record<string, unknown> = {};
@@ -126,11 +144,11 @@ export function supabaseAdapter(
 			try {
 				response = await target.rpc(fn, body);
 			} catch (e) {
-				throw adapterError(e);
+				throw adapterError(e, fn);
 			}
 			const { data, error } = response;
 			// Always a JobError: a PostgREST body is a plain object, never an Error, even when its code is unknown.
-			if (error) throw adapterError(error);
+			if (error) throw adapterError(error, fn);
 			const returns = JOB_FUNCTIONS[fn].returns;
 			if (returns === 'status' || returns === 'value') return data as JobCallResult<F>;
 			// One composite comes back as an object, a set as an array ([] when empty).

@@ -16,6 +16,7 @@ import {
 	PermissionDeniedError,
 	QuotaExceededError,
 	StaleAfterRequiredError,
+	TimeoutError,
 	UnknownJobTableError,
 	isJobError,
 	type JobError,
@@ -167,15 +168,39 @@ function ownerNotAUser(e: unknown): SqlErrorLike | null {
 }
 
 /**
+ * A statement the database stopped (SQLSTATE 57014: statement_timeout, which
+ * hosted Supabase sets per API role, or a cancel) as a {@link TimeoutError}
+ * naming the call; null for any other error.
+ */
+function statementTimeout(e: unknown, call: string | undefined): TimeoutError | null {
+	if (codeOf(e) !== '57014') return null;
+	const like = e as SqlErrorLike;
+	const said = text(like.message) ?? 'canceling statement due to statement timeout';
+	return new TimeoutError(
+		`${call ?? 'the call'}: ${said} (nothing it did was kept; make it smaller or give the role more time)`,
+		{
+			cause: e,
+			call: call ?? null,
+			sqlstate: '57014',
+			details: text(like.detail) ?? text(like.details),
+			hint: text(like.hint),
+		},
+	);
+}
+
+/**
  * What both adapters throw for any failure of a call: always a {@link JobError}.
  * A known SQLSTATE becomes its class (fromPostgresError); a 22023 names the
- * TypeScript field (the message says it too); anything else (a statement
- * timeout, a lost connection, a PostgREST error without a SQLSTATE) becomes a
- * {@link DatabaseError} keeping its code, message and the original as `cause`.
+ * TypeScript field (the message says it too); a statement timeout (57014) is a
+ * {@link TimeoutError} naming `call`; anything else (a lost connection, a
+ * PostgREST error without a SQLSTATE) becomes a {@link DatabaseError} keeping
+ * its code, message and the original as `cause`.
  *
  * @internal
  */
-export function adapterError(e: unknown): JobError {
+export function adapterError(e: unknown, call?: string): JobError {
+	const timedOut = statementTimeout(e, call);
+	if (timedOut) return timedOut;
 	const mapped = fromPostgresError(ownerNotAUser(e) ?? e);
 	if (mapped instanceof InvalidJobInputError && mapped.field !== null) {
 		const field = typeScriptField(mapped.field);

@@ -203,6 +203,7 @@ export const JOB_FUNCTIONS = {
 			ended_from: 'timestamptz',
 			ended_to: 'timestamptz',
 			job_table: 'text',
+			limit: 'integer',
 		},
 	},
 	stage_start: {
@@ -327,6 +328,14 @@ export interface JobAdapter {
 	 * that cannot narrow the answer may return the whole rows.
 	 */
 	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>, answer?: 'ids'): Promise<JobCallResult<F>>;
+	/**
+	 * The most rows one reply of a set-returning call carries (PostgREST's
+	 * `max_rows`: 1000 on hosted Supabase); absent: no cap. JobStore sends a
+	 * batch that writes more rows than this as several calls of at most this
+	 * many (enqueueMany, succeedMany, replay), so no reply is ever cut after
+	 * its writes committed.
+	 */
+	readonly maxRows?: number;
 	/**
 	 * Optional push channel (supabase-js Realtime). When present, `watch` and
 	 * `subscribeList` listen instead of polling; a wrapper that only forwards

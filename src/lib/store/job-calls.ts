@@ -50,6 +50,19 @@ export class JobCalls<R extends Job = Job> {
 		return jobs;
 	}
 
+	/**
+	 * `items` in pieces of at most the adapter's `maxRows` (PostgREST's cap on a
+	 * reply): a batch whose reply has a row per item is sent as one call per
+	 * piece, so no reply is cut after its writes committed. One piece when the
+	 * adapter has no cap (postgres.js).
+	 */
+	pieces<T>(items: readonly T[]): T[][] {
+		const per = this.adapter.maxRows ?? Math.max(items.length, 1);
+		const out: T[][] = [];
+		for (let from = 0; from < items.length; from += per) out.push(items.slice(from, from + per));
+		return out;
+	}
+
 	call<F extends JobFunctionName>(fn: F, args: JobCallArgs<F>) {
 		return this.adapter.call(fn, { ...args, job_table: this.table } as JobCallArgs<F>);
 	}

@@ -97,9 +97,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * Writes many queued jobs of one kind in one statement, all or nothing; returns their ids in the order of the
-	 * items. Each item is checked as {@link enqueue} checks its input; a bad one throws {@link InvalidJobInputError}
-	 * naming it (`items[3].delayMs`), and nothing is written.
+	 * Writes many queued jobs of one kind in one statement, all or nothing (over supabase-js, one statement per
+	 * `max_rows` items: see docs/guide/en/hosted-limits.md); returns their ids in the order of the items. Each item is
+	 * checked as {@link enqueue} checks its input; a bad one throws {@link InvalidJobInputError} naming it
+	 * (`items[3].delayMs`). An item with an `idempotencyKey` is written once per key: the batch sent again writes nothing twice.
 	 * @example
 	 * const ids = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
 	 */
@@ -244,7 +245,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	}
 
 	/**
-	 * running -> done for many jobs in ONE statement, each with its own result and timings (and broadcast). Returns
+	 * running -> done for many jobs in ONE statement (one per `max_rows` jobs over supabase-js), each with its own result and timings (and broadcast). Returns
 	 * the rows that landed; a job missing from the answer was not closable: {@link succeed} it alone to learn why.
 	 * @example
 	 * const closed = await store.succeedMany(done.map((j) => ({ id: j.id, attempt: j.attempts })));

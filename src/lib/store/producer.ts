@@ -9,6 +9,7 @@ import type { JobCalls } from './job-calls.ts';
 import { checkEnqueue, checkKind, invalid, isJobId, notFound, startArgs, type CheckedEnqueue } from './input-checks.ts';
 import type { JobKind } from './job-kind.ts';
 import type { CancelOptions, ChildInput, EnqueueInput, Enqueued, RescheduleOptions } from './store-options.ts';
+import { BATCH_MAX } from '../internal/limits.ts';
 import { traced } from '../internal/tracing.ts';
 
 const seconds = (ms: number | undefined) => (ms === undefined ? undefined : `${ms / 1000} seconds`);
@@ -71,6 +72,15 @@ export async function enqueue<R extends Job>(
 	return { ...parseJobRow(row.job as RawRow), existing: row.existing === true };
 }
 
+/**
+ * Writes the items as queued jobs of `kind` and returns their ids in order.
+ * One call (one transaction, all or nothing) when the adapter's reply has no
+ * row cap; over PostgREST, one call per {@link JobCalls.pieces} piece of at
+ * most `max_rows` items, in order: a failing piece stops the rest, the pieces
+ * before it stay written. Items with an `idempotencyKey` are written once per
+ * key, so the same batch sent again writes only what is missing and answers
+ * every id.
+ */
 export async function enqueueMany<R extends Job>(
 	calls: JobCalls<R>,
 	kind: string | JobKind,
@@ -78,12 +88,22 @@ export async function enqueueMany<R extends Job>(
 ): Promise<string[]> {
 	if (!Array.isArray(items) || items.length === 0)
 		throw invalid('items', 'items must be a non-empty array of what enqueue takes');
+	if (items.length > BATCH_MAX) throw invalid('items', `at most ${BATCH_MAX} items per call; got ${items.length}`);
 	const name = checkKind(kind);
+	const keys = new Set<string>();
 	const rows = items.map((input, i) => {
 		const c = checkEnqueue(kind, input, `items[${i}].`);
-		if (input.idempotencyKey !== undefined)
-			throw invalid(`items[${i}].idempotencyKey`, 'enqueueMany takes no idempotencyKey: enqueue each keyed job alone');
 		const item: Record<string, unknown> = { params: c.params ?? {} };
+		if (input.idempotencyKey !== undefined) {
+			if (keys.has(input.idempotencyKey))
+				throw invalid(
+					`items[${i}].idempotencyKey`,
+					`idempotencyKey ${JSON.stringify(input.idempotencyKey)} names an earlier item too: one key, one job`,
+				);
+			keys.add(input.idempotencyKey);
+			item.idempotency_key = input.idempotencyKey;
+		}
+		if (input.idempotencyTtlMs !== undefined) item.key_ttl_ms = input.idempotencyTtlMs;
 		if (c.payload) item.payload = toBase64(c.payload);
 		if (c.maxAttempts !== undefined) item.max_attempts = c.maxAttempts;
 		if (c.locale !== undefined) item.locale = c.locale;
@@ -96,16 +116,20 @@ export async function enqueueMany<R extends Job>(
 		if (c.concurrencyKey !== undefined) item.concurrency_key = c.concurrencyKey;
 		return item;
 	});
-	const written = await calls.call('job_enqueue_many', { kind: name, items: rows });
-	if (!Array.isArray(written) || written.length !== rows.length)
-		throw new UnexpectedRowError(
-			`job_enqueue_many returned ${Array.isArray(written) ? written.length : typeof written} rows for ${rows.length} items`,
-		);
-	return written.map((row: RawRow) => {
-		if (!isJobId(row.id))
-			throw new UnexpectedRowError(`job_enqueue_many returned a row without a job id: ${JSON.stringify(row)}`);
-		return row.id;
-	});
+	const ids: string[] = [];
+	for (const piece of calls.pieces(rows)) {
+		const written = await calls.call('job_enqueue_many', { kind: name, items: piece });
+		if (!Array.isArray(written) || written.length !== piece.length)
+			throw new UnexpectedRowError(
+				`job_enqueue_many returned ${Array.isArray(written) ? written.length : typeof written} rows for ${piece.length} items`,
+			);
+		for (const row of written as RawRow[]) {
+			if (!isJobId(row.id))
+				throw new UnexpectedRowError(`job_enqueue_many returned a row without a job id: ${JSON.stringify(row)}`);
+			ids.push(row.id);
+		}
+	}
+	return ids;
 }
 
 export async function enqueueChild<R extends Job>(

@@ -14,6 +14,7 @@ import type { JobCalls } from './job-calls.ts';
 import { checkInt, checkStorableJson, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { InvalidJobInputError } from '../errors.ts';
 import type { JobKind } from './job-kind.ts';
+import { BATCH_MAX } from '../internal/limits.ts';
 
 /** A JSON Schema object, as `z.toJSONSchema` writes it. */
 export type AnswerSchema = Record<string, unknown>;
@@ -217,10 +218,23 @@ export async function replay<R extends Job>(calls: JobCalls<R>, filter: ReplayFi
 	const from = when('from', filter.from);
 	const to = when('to', filter.to);
 	if (filter.from && filter.to && filter.from >= filter.to) throw invalid('to', 'to must come after from');
-	return await calls.many('job_replay', {
+	const args = {
 		kind: filter.kind === undefined ? undefined : kindName(filter.kind),
 		error_code: filter.errorCode,
 		ended_from: from,
 		ended_to: to,
-	});
+	};
+	if (calls.adapter.maxRows === undefined) return await calls.many('job_replay', args);
+	// Over PostgREST a reply carries at most max_rows jobs: the oldest `per` are tried again
+	// per call, until a call tries fewer. The first call refuses more than BATCH_MAX matching,
+	// so BATCH_MAX bounds the loop even if a job tried again fails again meanwhile.
+	const per = Math.min(calls.adapter.maxRows, BATCH_MAX);
+	const jobs: R[] = [];
+	let tried = 0;
+	for (;;) {
+		const rows = await calls.rows('job_replay', { ...args, limit: per });
+		jobs.push(...calls.readable(rows));
+		tried += rows.length;
+		if (rows.length < per || tried >= BATCH_MAX) return jobs;
+	}
 }

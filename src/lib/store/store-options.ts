@@ -60,7 +60,9 @@ export interface EnqueueInput<P = JobParams> {
 	 * At most one job per key (and job table and owner): while a job with this
 	 * key is queued or running, or for `idempotencyTtlMs` after it was created,
 	 * enqueue returns that job (`existing: true`) instead of writing a new one.
-	 * A double click or a retried form post never starts the work twice.
+	 * A double click or a retried form post never starts the work twice. In
+	 * enqueueMany each item may carry its own (one key per batch item): the
+	 * batch sent again returns the same ids and writes only what is missing.
 	 */
 	idempotencyKey?: string;
 	/** How long a key stands for its job, finished or not. @default 86_400_000 (24 h) */

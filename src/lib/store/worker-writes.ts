@@ -123,14 +123,19 @@ export class WorkerWrites<R extends Job = Job> {
 	}
 
 	async succeedManyRows(items: readonly (SucceedOptions & { id: string })[]): Promise<RawRow[]> {
-		const args = this.succeedManyItems(items);
-		return args.length === 0 ? [] : await this.calls.rows('job_succeed_many', { items: args });
+		const rows: RawRow[] = [];
+		// A piece per max_rows items (PostgREST cuts a longer reply); a close is a compare-and-set, so a piece sent again is harmless.
+		for (const piece of this.calls.pieces(this.succeedManyItems(items)))
+			rows.push(...(await this.calls.rows('job_succeed_many', { items: piece })));
+		return rows;
 	}
 
 	/** As {@link succeedManyRows}, answering only the ids that closed (one text through postgres.js). */
 	async succeedManyIds(items: readonly (SucceedOptions & { id: string })[]): Promise<string[]> {
-		const args = this.succeedManyItems(items);
-		return args.length === 0 ? [] : await this.calls.ids('job_succeed_many', { items: args });
+		const ids: string[] = [];
+		for (const piece of this.calls.pieces(this.succeedManyItems(items)))
+			ids.push(...(await this.calls.ids('job_succeed_many', { items: piece })));
+		return ids;
 	}
 
 	private succeedManyItems(items: readonly (SucceedOptions & { id: string })[]) {

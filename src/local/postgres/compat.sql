@@ -31,6 +31,25 @@ end
 $$;
 
 grant anon, authenticated, service_role to authenticator;
+
+-- The API roles' statement timeouts of a hosted project (supabase/postgres
+-- migrations/db/init-scripts/00000000000000-initial-schema.sql: anon 3 s,
+-- authenticated 8 s; migrations/db/migrations/20221028101028_set_authenticator_timeout.sql:
+-- authenticator 8 s, which service_role, having none of its own, runs under).
+-- PostgREST applies the JWT role's settings in each request (the stand-in too:
+-- src/local/standin/rest/role-settings.ts). Set only where the role has no
+-- statement_timeout yet, so a project's own choice is kept.
+do $$
+declare
+  r record;
+begin
+  for r in select * from (values ('anon', '3s'), ('authenticated', '8s'), ('authenticator', '8s')) as v(role, timeout) loop
+    if not exists (select 1 from pg_roles g, unnest(g.rolconfig) c where g.rolname = r.role and c like 'statement\_timeout=%') then
+      execute format('alter role %I set statement_timeout = %L', r.role, r.timeout);
+    end if;
+  end loop;
+end
+$$;
 grant usage on schema public to anon, authenticated, service_role;
 
 create schema if not exists extensions;

@@ -1,7 +1,9 @@
 /**
  * `/auth/v1`: the part of Supabase Auth (GoTrue) an app without a login uses,
  * so `@supabase/ssr` and supabase-js's own auth client work unmodified against
- * the stand-in: anonymous sign-in (`POST /signup` with no email or phone), the
+ * the stand-in: anonymous sign-in (`POST /signup` with no email or phone; only
+ * when the project enables it, `[auth] enable_anonymous_sign_ins`, else 422
+ * `anonymous_provider_disabled` as GoTrue answers), the
  * user behind an access token (`GET /user`), refreshing a session (`POST
  * /token?grant_type=refresh_token`) and signing out (`POST /logout`).
  *
@@ -52,9 +54,29 @@ function refused(status: number, errorCode: string, msg: string): AuthResponse {
 	return answer(status, { code: status, error_code: errorCode, msg });
 }
 
+<<<<<<< HEAD
 /** The user as GoTrue answers it: an anonymous, authenticated one. */
 function userJson(user: User) {
 	return {
+=======
+/**
+ * The stand-in's Auth endpoints over `admin` (a superuser connection), signing
+ * tokens with the project's secret.
+ *
+ * @example
+ * const auth = standinAuth({ sql: dbs.admin, jwtSecret, issuer: `${url}/auth/v1` });
+ */
+export function standinAuth(options: {
+	sql: Sql;
+	jwtSecret: string;
+	issuer: () => string;
+	/** supabase/config.toml `[auth] enable_anonymous_sign_ins` (the CLI's default: false). */
+	anonymousSignIns: boolean;
+}): StandinAuth {
+	const refreshTokens = new Map<string, string>();
+
+	const userJson = (user: User) => ({
+>>>>>>> lane-36rest
 		id: user.id,
 		aud: 'authenticated',
 		role: 'authenticated',
@@ -145,6 +167,11 @@ export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () =
 				const input = (body ? JSON.parse(body) : {}) as { email?: string; phone?: string };
 				if (input.email || input.phone) {
 					return refused(422, 'validation_failed', 'The stand-in signs users in anonymously only');
+				}
+				// GoTrue's /signup route (internal/api/api.go): no email and no phone is an
+				// anonymous sign-in, refused unless the project enables them.
+				if (!options.anonymousSignIns) {
+					return refused(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
 				}
 				const id = randomUUID();
 				const [row] = await options.sql.unsafe<{ id: string; created_at: string }[]>(

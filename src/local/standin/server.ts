@@ -18,6 +18,8 @@ import { proxyFunction, type FunctionTarget } from './functions-proxy.ts';
 import { mintApiKey, mintUserToken, type UserTokenOptions } from './jwt.ts';
 import { createRealtimeEndpoint } from './realtime/endpoint.ts';
 import { RealtimeHub } from './realtime/hub.ts';
+import { defaultConfigPath, readProjectConfig } from './project-config.ts';
+import { RoleSettings } from './rest/role-settings.ts';
 import { handleRest, type RestConfig } from './rest/router.ts';
 import { SchemaCache } from './rest/schema.ts';
 
@@ -37,6 +39,17 @@ export interface StandinOptions {
 	exposedSchemas?: string[];
 	/** Override for the authenticator login (default: databaseUrl with authenticator/authenticator). */
 	authenticatorUrl?: string;
+	/**
+	 * The project's supabase/config.toml, read as the Supabase CLI reads it for
+	 * `[api] max_rows` and `[auth] enable_anonymous_sign_ins` (project-config.ts).
+	 * Default: `supabase/config.toml` under the working directory; null, or a
+	 * missing file: the CLI's defaults (1000 rows, anonymous sign-ins off).
+	 */
+	configPath?: string | null;
+	/** Overrides `[api] max_rows` (null: no cap). */
+	maxRows?: number | null;
+	/** Overrides `[auth] enable_anonymous_sign_ins`. */
+	anonymousSignIns?: boolean;
 	/** Sees every statement the stand-in sends. */
 	onQuery?: (event: QueryEvent) => void;
 	/** Where internal errors go (default: console.error when SUPABASE_JOBS_STANDIN_DEBUG is set). */
@@ -56,6 +69,10 @@ export interface Standin {
 	queryCount(kind?: QueryKind): number;
 	/** Drops the schema cache (PostgREST: NOTIFY pgrst, 'reload schema'). */
 	reloadSchema(): void;
+	/** Reads the roles' settings again (PostgREST: NOTIFY pgrst, 'reload config'); resolves once read. */
+	reloadConfig(): Promise<void>;
+	/** The `[api] max_rows` in force (null: no cap). */
+	readonly maxRows: number | null;
 	/** Stops serving (closes sockets and connections); start() serves again on the same port. */
 	stop(): Promise<void>;
 	start(): Promise<void>;
@@ -69,6 +86,7 @@ interface Running {
 	hub: RealtimeHub;
 	endpoint: ReturnType<typeof createRealtimeEndpoint>;
 	cache: SchemaCache;
+	roleSettings: RoleSettings;
 	unlistenPgrst: () => Promise<void>;
 	auth: StandinAuth;
 }
@@ -103,11 +121,13 @@ function refuseKey(apiKeys: ReadonlySet<string>, req: IncomingMessage, res: Serv
 	return true;
 }
 
-/** What every request is routed with: the host, the project's keys, the exposed schemas, the options. */
+/** What every request is routed with: the host, the project's keys, the exposed schemas, the row cap, the options. */
 interface Gateway {
 	host: string;
 	apiKeys: ReadonlySet<string>;
 	exposed: string[];
+	/** PostgREST `db-max-rows`: from the options, else supabase/config.toml; null: no cap. */
+	maxRows: number | null;
 	options: StandinOptions;
 }
 
@@ -180,6 +200,8 @@ async function handle(gate: Gateway, r: Running, req: IncomingMessage, res: Serv
 			exposedSchemas: gate.exposed,
 			extraSearchPath: ['public', 'extensions'],
 			anonRole: 'anon',
+			roleSettings: r.roleSettings,
+			maxRows: gate.maxRows,
 		};
 		const subPath = url.pathname.slice('/rest/v1'.length).replace(/^\/+/, '');
 		const out = await handleRest(config, method, subPath, query, req.headers, await readBody(req));
@@ -221,11 +243,14 @@ async function closeRunning(r: Running): Promise<void> {
 
 export async function createStandin(options: StandinOptions): Promise<Standin> {
 	const host = options.host ?? '127.0.0.1';
+	const project = readProjectConfig(options.configPath === undefined ? defaultConfigPath() : options.configPath);
+	const maxRows = options.maxRows === undefined ? project.maxRows : options.maxRows;
+	const anonymousSignIns = options.anonymousSignIns ?? project.anonymousSignIns;
 	const exposed = options.exposedSchemas ?? ['public'];
 	const log = options.log ?? debugLog;
 	const anonKey = await mintApiKey(options.jwtSecret, 'anon');
 	const serviceRoleKey = await mintApiKey(options.jwtSecret, 'service_role');
-	const gate: Gateway = { host, apiKeys: new Set([anonKey, serviceRoleKey]), exposed, options };
+	const gate: Gateway = { host, apiKeys: new Set([anonKey, serviceRoleKey]), exposed, maxRows, options };
 	const counts: Record<QueryKind, number> = { rest: 0, realtime: 0 };
 	const onQuery = (e: QueryEvent) => {
 		counts[e.kind]++;
@@ -248,8 +273,11 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			await tx.unsafe(sqlText);
 		});
 		const cache = new SchemaCache(dbs.rest, exposed);
+		const roleSettings = new RoleSettings(dbs.rest);
+		await roleSettings.load();
 		const pgrst = await dbs.admin.listen('pgrst', (payload) => {
 			if (payload === 'reload schema' || payload === '') cache.reload();
+			if (payload === 'reload config') roleSettings.reload();
 		});
 		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log);
 		await hub.listen();
@@ -263,8 +291,9 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			sql: dbs.admin,
 			jwtSecret: options.jwtSecret,
 			issuer: () => `http://${host}:${port}/auth/v1`,
+			anonymousSignIns,
 		});
-		const r: Running = { server, dbs, hub, endpoint, cache, unlistenPgrst: pgrst.unlisten, auth };
+		const r: Running = { server, dbs, hub, endpoint, cache, roleSettings, unlistenPgrst: pgrst.unlisten, auth };
 		serveOn(gate, r, log);
 		port = await listenOn(server, port, host);
 		running = r;
@@ -292,6 +321,10 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			mintUserToken(options.jwtSecret, sub, { issuer: `http://${host}:${port}/auth/v1`, ...opts }),
 		queryCount: (kind) => (kind ? counts[kind] : counts.rest + counts.realtime),
 		reloadSchema: () => running?.cache.reload(),
+		reloadConfig: async () => {
+			await running?.roleSettings.load();
+		},
+		maxRows,
 		stop,
 		start,
 		close: stop,

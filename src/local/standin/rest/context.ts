@@ -1,6 +1,7 @@
 /**
  * One REST request's database transaction, set up as PostgREST >= 12 does
- * (src/library/PostgREST/Query/PreQuery.hs `txVarQuery`): search_path, role,
+ * (src/library/PostgREST/Query/PreQuery.hs `txVarQuery`): search_path, the
+ * role's own settings (role-settings.ts: statement_timeout...), role,
  * request.jwt.claims (with `role` inserted), request.method, request.path,
  * request.headers and request.cookies, all transaction-local.
  */
@@ -23,6 +24,8 @@ export interface RestContext {
 	/** True unless the request runs as the anon role (Error.hs: 42501 -> 403 vs 401). */
 	authed: boolean;
 	extraSearchPath: readonly string[];
+	/** The role's `ALTER ROLE ... SET` settings, set before the role as PostgREST does. */
+	roleSettings: readonly (readonly [string, string])[];
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {
@@ -43,9 +46,10 @@ export async function inRequestTransaction<T>(
 ): Promise<T> {
 	const searchPath = [...new Set([ctx.schema, ...ctx.extraSearchPath])].map(ident).join(', ');
 	const claims = { ...ctx.claims, role: ctx.role };
+	const settings = ctx.roleSettings.map((_, i) => `set_config($${8 + 2 * i}, $${9 + 2 * i}, true), `).join('');
 	const run = async (tx: Tx) => {
 		await tx.unsafe(
-			`select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true),
+			`select set_config('search_path', $1, true), ${settings}set_config('role', $2, true), set_config('request.jwt.claims', $3, true),
 			        set_config('request.method', $4, true), set_config('request.path', $5, true),
 			        set_config('request.headers', $6, true), set_config('request.cookies', $7, true)`,
 			[
@@ -56,6 +60,7 @@ export async function inRequestTransaction<T>(
 				ctx.path,
 				JSON.stringify(ctx.headers),
 				JSON.stringify(ctx.cookies),
+				...ctx.roleSettings.flat(),
 			],
 		);
 		return await fn(tx);

@@ -273,6 +273,18 @@ export function orderSql(source: string, order: OrderTerm[]): string {
 		.join(', ')}`;
 }
 
+/**
+ * The plan with `db-max-rows` applied, as Plan.hs `treeRestrictRange` does for
+ * every read, function calls included (only table writes are exempt):
+ * RangeQuery.hs `restrictRange` keeps the offset and lowers the limit to at
+ * most `maxRows`. A function still runs to its end; only the rows sent are cut.
+ * A function returning one value (json, an array) is one row: never cut.
+ */
+export function restrictRange(plan: ReadPlan, maxRows: number | null): ReadPlan {
+	if (maxRows === null) return plan;
+	return { ...plan, limit: plan.limit === null ? maxRows : Math.min(plan.limit, maxRows) };
+}
+
 export function limitSql(plan: ReadPlan): string {
 	return `${plan.limit === null ? '' : ` limit ${plan.limit}`}${plan.offset ? ` offset ${plan.offset}` : ''}`;
 }

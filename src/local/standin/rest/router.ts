@@ -10,6 +10,7 @@ import type { Sql } from '../db.ts';
 import { parseCookies, type RestContext } from './context.ts';
 import { invalidBody, RestError, restErrorFromDb, unacceptableSchema, unsupportedMethod } from './errors.ts';
 import type { RestResponse } from './response.ts';
+import type { RoleSettings } from './role-settings.ts';
 import { handleRpc } from './rpc.ts';
 import type { SchemaCache } from './schema.ts';
 import { handleTableRead } from './table.ts';
@@ -21,6 +22,13 @@ export interface RestConfig {
 	exposedSchemas: readonly string[];
 	extraSearchPath: readonly string[];
 	anonRole: string;
+	roleSettings: RoleSettings;
+	/**
+	 * PostgREST `db-max-rows` (supabase/config.toml `[api] max_rows`; 1000 on
+	 * hosted Supabase): every read, RPC results included, is cut to this many
+	 * rows; null: no cap.
+	 */
+	maxRows: number | null;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -71,6 +79,7 @@ export async function handleRest(
 			claims: auth.claims,
 			schema,
 			profile,
+			roleSettings: await config.roleSettings.of(auth.role),
 		});
 		const prefer = (header(headers, 'prefer') ?? '').split(',').map((s) => s.trim());
 		const countExact = prefer.some((p) => /^count=(exact|planned|estimated)$/.test(p));
@@ -88,6 +97,7 @@ export async function handleRest(
 				rangeHeader,
 				countExact,
 				wantsSingle,
+				maxRows: config.maxRows,
 			});
 		}
 		const table = /^([^/]+)$/.exec(subPath);
@@ -99,6 +109,7 @@ export async function handleRest(
 				rangeHeader,
 				countExact,
 				wantsSingle,
+				maxRows: config.maxRows,
 			});
 		}
 		if (table) throw unsupportedMethod(method);
@@ -113,7 +124,7 @@ export async function handleRest(
 	}
 }
 
-/** What the request says that the handlers read: its method, path, headers, cookies, role and schema. */
+/** What the request says that the handlers read: its method, path, headers, cookies, role, its settings and schema. */
 function restContext(
 	config: RestConfig,
 	request: {
@@ -124,6 +135,7 @@ function restContext(
 		claims: RestContext['claims'];
 		schema: string;
 		profile: string | undefined;
+		roleSettings: RestContext['roleSettings'];
 	},
 ): RestContext {
 	const { headers } = request;
@@ -141,6 +153,7 @@ function restContext(
 		profileNegotiated: request.profile !== undefined,
 		authed: request.role !== config.anonRole,
 		extraSearchPath: config.extraSearchPath,
+		roleSettings: request.roleSettings,
 	};
 }
 

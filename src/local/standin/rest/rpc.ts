@@ -12,7 +12,16 @@
 import { outOfBoundsBody, RestError, singularityError } from './errors.ts';
 import { closest } from './fuzzy.ts';
 import { inRequestTransaction, type RestContext } from './context.ts';
-import { isFilterValue, limitSql, orderSql, parseReadPlan, RESERVED_PARAMS, selectSql, whereSql } from './read-plan.ts';
+import {
+	isFilterValue,
+	limitSql,
+	orderSql,
+	parseReadPlan,
+	RESERVED_PARAMS,
+	restrictRange,
+	selectSql,
+	whereSql,
+} from './read-plan.ts';
 import { ident, type Routine, type SchemaCache } from './schema.ts';
 import type { Sql } from '../db.ts';
 import { contentRange, rangeStatus, type RestResponse } from './response.ts';
@@ -27,6 +36,8 @@ export interface RpcInput {
 	rangeHeader?: string;
 	countExact: boolean;
 	wantsSingle: boolean;
+	/** PostgREST `db-max-rows`: null for no cap. */
+	maxRows: number | null;
 }
 
 function matchesParams(r: Routine, keys: Set<string>, isPost: boolean): boolean {
@@ -136,7 +147,10 @@ export async function handleRpc(sql: Sql, cache: SchemaCache, input: RpcInput): 
 		keys = new Set([...query].filter(([k, v]) => !RESERVED_PARAMS.has(k) && !isFilterValue(v)).map(([k]) => k));
 	}
 	const routine = await findRoutine(cache, ctx.schema, name, keys, isPost);
-	const plan = parseReadPlan(query, input.rangeHeader, (k, v) => !isPost && keys.has(k) && !isFilterValue(v));
+	const plan = restrictRange(
+		parseReadPlan(query, input.rangeHeader, (k, v) => !isPost && keys.has(k) && !isFilterValue(v)),
+		input.maxRows,
+	);
 	const params: unknown[] = [];
 	const fn = `${ident(routine.schema)}.${ident(routine.name)}`;
 	const scalar = !routine.returnsComposite;

@@ -9,7 +9,7 @@
 import { outOfBoundsBody, RestError, singularityError } from './errors.ts';
 import { closest } from './fuzzy.ts';
 import { inRequestTransaction, type RestContext } from './context.ts';
-import { limitSql, orderSql, parseReadPlan, selectSql, whereSql } from './read-plan.ts';
+import { limitSql, orderSql, parseReadPlan, restrictRange, selectSql, whereSql } from './read-plan.ts';
 import { contentRange, rangeStatus, type RestResponse } from './response.ts';
 import { ident, type SchemaCache } from './schema.ts';
 import type { Sql } from '../db.ts';
@@ -21,6 +21,8 @@ export interface TableReadInput {
 	rangeHeader?: string;
 	countExact: boolean;
 	wantsSingle: boolean;
+	/** PostgREST `db-max-rows`: null for no cap. */
+	maxRows: number | null;
 }
 
 export async function handleTableRead(sql: Sql, cache: SchemaCache, input: TableReadInput): Promise<RestResponse> {
@@ -35,7 +37,7 @@ export async function handleTableRead(sql: Sql, cache: SchemaCache, input: Table
 			hint: best !== null ? `Perhaps you meant the table '${ctx.schema}.${best}'` : null,
 		});
 	}
-	const plan = parseReadPlan(query, input.rangeHeader);
+	const plan = restrictRange(parseReadPlan(query, input.rangeHeader), input.maxRows);
 	const params: unknown[] = [];
 	const source = `${ident(info.schema)}.${ident(info.name)}`;
 	const where = whereSql(source, plan.filters, params);
