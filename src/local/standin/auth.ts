@@ -54,29 +54,9 @@ function refused(status: number, errorCode: string, msg: string): AuthResponse {
 	return answer(status, { code: status, error_code: errorCode, msg });
 }
 
-<<<<<<< HEAD
 /** The user as GoTrue answers it: an anonymous, authenticated one. */
 function userJson(user: User) {
 	return {
-=======
-/**
- * The stand-in's Auth endpoints over `admin` (a superuser connection), signing
- * tokens with the project's secret.
- *
- * @example
- * const auth = standinAuth({ sql: dbs.admin, jwtSecret, issuer: `${url}/auth/v1` });
- */
-export function standinAuth(options: {
-	sql: Sql;
-	jwtSecret: string;
-	issuer: () => string;
-	/** supabase/config.toml `[auth] enable_anonymous_sign_ins` (the CLI's default: false). */
-	anonymousSignIns: boolean;
-}): StandinAuth {
-	const refreshTokens = new Map<string, string>();
-
-	const userJson = (user: User) => ({
->>>>>>> lane-36rest
 		id: user.id,
 		aud: 'authenticated',
 		role: 'authenticated',
@@ -119,13 +99,38 @@ async function verifiedSub(token: string, jwtSecret: string): Promise<{ sub: unk
 }
 
 /**
+ * GoTrue's /signup route (internal/api/api.go): no email and no phone is an anonymous sign-in, refused unless the
+ * project enables them; the new user, or the refusal.
+ */
+async function signUp(sql: Sql, body: string, anonymousSignIns: boolean): Promise<User | AuthResponse> {
+	const input = (body ? JSON.parse(body) : {}) as { email?: string; phone?: string };
+	if (input.email || input.phone) {
+		return refused(422, 'validation_failed', 'The stand-in signs users in anonymously only');
+	}
+	if (!anonymousSignIns) return refused(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+	const [row] = await sql.unsafe<{ id: string; created_at: string }[]>(
+		`insert into auth.users (id, aud, role, is_anonymous, raw_app_meta_data)
+		 values ($1::uuid, 'authenticated', 'authenticated', true, $2::jsonb)
+		 returning id::text, to_json(created_at)#>>'{}' as created_at`,
+		[randomUUID(), JSON.stringify({ provider: 'anonymous', providers: ['anonymous'] })],
+	);
+	return row!;
+}
+
+/**
  * The stand-in's Auth endpoints over `admin` (a superuser connection), signing
  * tokens with the project's secret.
  *
  * @example
  * const auth = standinAuth({ sql: dbs.admin, jwtSecret, issuer: `${url}/auth/v1` });
  */
-export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () => string }): StandinAuth {
+export function standinAuth(options: {
+	sql: Sql;
+	jwtSecret: string;
+	issuer: () => string;
+	/** supabase/config.toml `[auth] enable_anonymous_sign_ins` (the CLI's default: false). */
+	anonymousSignIns: boolean;
+}): StandinAuth {
 	const refreshTokens = new Map<string, string>();
 
 	async function session(user: User) {
@@ -164,23 +169,8 @@ export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () =
 	return {
 		async handle(method, path, query, headers, body) {
 			if (method === 'POST' && path === 'signup') {
-				const input = (body ? JSON.parse(body) : {}) as { email?: string; phone?: string };
-				if (input.email || input.phone) {
-					return refused(422, 'validation_failed', 'The stand-in signs users in anonymously only');
-				}
-				// GoTrue's /signup route (internal/api/api.go): no email and no phone is an
-				// anonymous sign-in, refused unless the project enables them.
-				if (!options.anonymousSignIns) {
-					return refused(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
-				}
-				const id = randomUUID();
-				const [row] = await options.sql.unsafe<{ id: string; created_at: string }[]>(
-					`insert into auth.users (id, aud, role, is_anonymous, raw_app_meta_data)
-					 values ($1::uuid, 'authenticated', 'authenticated', true, $2::jsonb)
-					 returning id::text, to_json(created_at)#>>'{}' as created_at`,
-					[id, JSON.stringify({ provider: 'anonymous', providers: ['anonymous'] })],
-				);
-				return answer(200, await session(row!));
+				const user = await signUp(options.sql, body, options.anonymousSignIns);
+				return 'status' in user ? user : answer(200, await session(user));
 			}
 			if (method === 'GET' && path === 'user') {
 				const user = await bearerUser(headers);

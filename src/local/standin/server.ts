@@ -241,6 +241,32 @@ async function closeRunning(r: Running): Promise<void> {
 	await r.dbs.end();
 }
 
+/**
+ * The stand-in's connections with its SQL applied, the schema cache and the roles' settings loaded, both read again on
+ * NOTIFY pgrst ('reload schema', 'reload config').
+ */
+async function openStandinDatabase(options: StandinOptions, exposed: string[], onQuery: (e: QueryEvent) => void) {
+	const dbs = openDatabases({
+		databaseUrl: options.databaseUrl,
+		authenticatorUrl: options.authenticatorUrl,
+		onQuery,
+	});
+	const sqlText = await readFile(join(here, 'standin.sql'), 'utf8');
+	await dbs.admin.begin(async (tx) => {
+		// Several stand-ins may share a database; CREATE OR REPLACE races otherwise.
+		await tx.unsafe(`select pg_advisory_xact_lock(hashtext('supabase_jobs_standin'))`);
+		await tx.unsafe(sqlText);
+	});
+	const cache = new SchemaCache(dbs.rest, exposed);
+	const roleSettings = new RoleSettings(dbs.rest);
+	await roleSettings.load();
+	const pgrst = await dbs.admin.listen('pgrst', (payload) => {
+		if (payload === 'reload schema' || payload === '') cache.reload();
+		if (payload === 'reload config') roleSettings.reload();
+	});
+	return { dbs, cache, roleSettings, unlistenPgrst: pgrst.unlisten };
+}
+
 export async function createStandin(options: StandinOptions): Promise<Standin> {
 	const host = options.host ?? '127.0.0.1';
 	const project = readProjectConfig(options.configPath === undefined ? defaultConfigPath() : options.configPath);
@@ -261,24 +287,7 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 
 	async function start(): Promise<void> {
 		if (running) return;
-		const dbs = openDatabases({
-			databaseUrl: options.databaseUrl,
-			authenticatorUrl: options.authenticatorUrl,
-			onQuery,
-		});
-		const sqlText = await readFile(join(here, 'standin.sql'), 'utf8');
-		await dbs.admin.begin(async (tx) => {
-			// Several stand-ins may share a database; CREATE OR REPLACE races otherwise.
-			await tx.unsafe(`select pg_advisory_xact_lock(hashtext('supabase_jobs_standin'))`);
-			await tx.unsafe(sqlText);
-		});
-		const cache = new SchemaCache(dbs.rest, exposed);
-		const roleSettings = new RoleSettings(dbs.rest);
-		await roleSettings.load();
-		const pgrst = await dbs.admin.listen('pgrst', (payload) => {
-			if (payload === 'reload schema' || payload === '') cache.reload();
-			if (payload === 'reload config') roleSettings.reload();
-		});
+		const { dbs, cache, roleSettings, unlistenPgrst } = await openStandinDatabase(options, exposed, onQuery);
 		const hub = new RealtimeHub(dbs.admin, options.jwtSecret, log);
 		await hub.listen();
 		const endpoint = createRealtimeEndpoint(hub);
@@ -293,7 +302,7 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			issuer: () => `http://${host}:${port}/auth/v1`,
 			anonymousSignIns,
 		});
-		const r: Running = { server, dbs, hub, endpoint, cache, roleSettings, unlistenPgrst: pgrst.unlisten, auth };
+		const r: Running = { server, dbs, hub, endpoint, cache, roleSettings, unlistenPgrst, auth };
 		serveOn(gate, r, log);
 		port = await listenOn(server, port, host);
 		running = r;
