@@ -2,11 +2,12 @@
  * JobStore: the job API over the job_* SQL functions, through any {@link JobAdapter}; each call is its own unit of work
  * (an enqueue, a long claim and a polling screen never share a connection or a transaction). One class, its methods
  * grouped by who calls them, each delegating to the module that holds the work: producer, worker-writes, questions,
- * job-timeline, screen-reads, job-streams, live/ (Realtime), operator, admin-actions; input-checks checks the input.
+ * job-timeline, screen-reads, job-streams, live/ (Realtime), admin-upkeep, admin-actions; input-checks checks the input.
  */
 import type { JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import * as admin from './admin-actions.ts';
+import * as upkeep from './admin-upkeep.ts';
 import type { JobAdapter } from './adapter.ts';
 import { JobCalls } from './job-calls.ts';
 import type { JobKind, JobKindInput, JobKindMetadata, JobKindParams } from './job-kind.ts';
@@ -17,7 +18,6 @@ import { parseJobRow, type Job, type JobParams } from './job.ts';
 import { subscribeList, watchChildren } from './live/watch-job-list.ts';
 import { typedMetadata, watchJob } from './live/watch-one-job.ts';
 import { watchStreams } from './live/watch-streams.ts';
-import * as operator from './operator.ts';
 import * as producer from './producer.ts';
 import * as questions from './questions.ts';
 import type { AnswerOptions, AskInput, AskResult, AskedQuestion, ReplayFilter } from './questions.ts';
@@ -394,7 +394,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		return subscribeList(this.calls, options);
 	}
 
-	// ── The operator: readmit, limit, schedule, replay. ──
+	// ── The admin's upkeep (admins, a worker or the service role): readmit, limit, schedule, replay. ──
 
 	/** Admins (or a worker): tries again every failed job of this table not tried again yet that matches the filter
 	 * (kind, error code, ended in `[from, to)`); returns the new jobs. Others: {@link PermissionDeniedError}. Over the
@@ -411,7 +411,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * setInterval(() => void store.reclaimStale(), 60_000); // a store made with { staleAfterMs: 300_000 }
 	 */
 	reclaimStale(): Promise<R[]> {
-		return operator.reclaimStale(this.calls, this.staleAfterMs);
+		return upkeep.reclaimStale(this.calls, this.staleAfterMs);
 	}
 	/** One pass of the reclaim schedule on this table (for an app looping itself instead of pg_cron): readmits running
 	 * jobs that missed three beats declared at claim (`heartbeatMs`), fails queued ones past `expireAfterMs`
@@ -420,7 +420,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * setInterval(() => void store.reclaimSilent(), 10_000);
 	 */
 	reclaimSilent(): Promise<R[]> {
-		return operator.reclaimSilent(this.calls);
+		return upkeep.reclaimSilent(this.calls);
 	}
 	/** Limits how many jobs of a kind run at once in this table, enforced where jobs are claimed (over it, a job waits
 	 * queued); both omitted: no limit. Service role.
@@ -428,7 +428,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.setConcurrency(exportKind, { maxRunningPerKey: 1 }); // one export per concurrencyKey
 	 */
 	setConcurrency(kind: string | JobKind, limits: o.ConcurrencyLimits): Promise<void> {
-		return operator.setConcurrency(this.calls, kind, limits);
+		return upkeep.setConcurrency(this.calls, kind, limits);
 	}
 	/** Makes this table's recurring schedules exactly these, one pg_cron entry each; missed slots are skipped, not
 	 * backfilled. Service role only. A bad one throws {@link InvalidJobInputError} naming it
@@ -437,10 +437,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	 * await store.syncSchedules([defineSchedule({ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' })]);
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
-		return operator.syncSchedules(this.calls, schedules);
+		return upkeep.syncSchedules(this.calls, schedules);
 	}
 
-	// ── The admin (app_metadata.role = 'admin', or the service role; anyone else: PermissionDeniedError). ──
+	// ── The admin's actions (app_metadata.role = 'admin', or the service role; anyone else: PermissionDeniedError). ──
 
 	/** Cancels up to `limit` (1,000) unfinished jobs matching every filter given, oldest first, each as {@link cancel}
 	 * would. Returns how many; call again while it returns `limit`.
