@@ -1,5 +1,5 @@
 /**
- * Schedules in words, for the people who read lists of them (an operator's
+ * Schedules in words, for the people who read lists of them (an admin's
  * dashboard, the doctor): cronstrue's descriptions, in English or Brazilian
  * Portuguese, of the expressions cron-expression.ts accepts.
  */
@@ -8,7 +8,7 @@ import 'cronstrue/locales/pt_BR.js';
 import { cronerPattern, cronProblem, INTERVAL } from './cron-expression.ts';
 
 /**
- * A schedule in words, for lists of schedules (the operator's dashboard, the
+ * A schedule in words, for lists of schedules (the admin's dashboard, the
  * doctor): English by default, Brazilian Portuguese for any `pt` tag. Times
  * are UTC, as pg_cron runs them.
  *

@@ -1,17 +1,13 @@
 /**
- * JobStore: the whole job API over the job_* SQL functions, through any
- * {@link JobAdapter}. Every call is its own unit of work — a handler that
- * enqueues, a worker that grinds for minutes and a screen polling every couple
- * of seconds never share a connection or a transaction. One class, its
- * methods grouped by who calls them (producer, worker, screen, operator,
- * admin), each a short delegation to the module that holds the work:
- * producer, worker-writes, questions, job-timeline, screen-reads, job-streams,
- * live/ (the Realtime plumbing), operator and admin-actions, all checking
- * input through input-checks.
+ * JobStore: the job API over the job_* SQL functions, through any {@link JobAdapter}; each call is its own unit of work
+ * (an enqueue, a long claim and a polling screen never share a connection or a transaction). One class, its methods
+ * grouped by who calls them, each delegating to the module that holds the work: producer, worker-writes, questions,
+ * job-timeline, screen-reads, job-streams, live/ (Realtime), admin-upkeep, admin-actions; input-checks checks the input.
  */
 import type { JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
 import * as admin from './admin-actions.ts';
+import * as upkeep from './admin-upkeep.ts';
 import type { JobAdapter } from './adapter.ts';
 import { JobCalls } from './job-calls.ts';
 import type { JobKind, JobKindInput, JobKindMetadata, JobKindParams } from './job-kind.ts';
@@ -22,7 +18,6 @@ import { parseJobRow, type Job, type JobParams } from './job.ts';
 import { subscribeList, watchChildren } from './live/watch-job-list.ts';
 import { typedMetadata, watchJob } from './live/watch-one-job.ts';
 import { watchStreams } from './live/watch-streams.ts';
-import * as operator from './operator.ts';
 import * as producer from './producer.ts';
 import * as questions from './questions.ts';
 import type { AnswerOptions, AskInput, AskResult, AskedQuestion, ReplayFilter } from './questions.ts';
@@ -35,10 +30,8 @@ export type { AnswerOptions, AnswerSchema, AskInput, AskResult, AskedQuestion, R
 export type { JobStreamChunk, JobStreamRead, WatchStreamsOptions } from './job-streams.ts';
 
 /**
- * Long work with a status: a row the interface reads, written only through
- * the job_* SQL functions. `P` is the params type of the jobs this store
- * handles; `R` the row type it hands back, `Job<P>` unless narrowed.
- *
+ * Long work with a status: a row the interface reads, written only through the job_* SQL functions. `P` is the params
+ * type of the jobs this store handles; `R` the row type it hands back, `Job<P>` unless narrowed.
  * @example
  * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
  * const job = await store.enqueue('extract', { params: { filename: file.name } }); // the route
@@ -77,13 +70,11 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	// ── The producer: start work (enqueue one, many, or a child; reschedule; cancel). ──
 
-	/**
-	 * Writes a queued job row and returns it (payload omitted). Write the row, then send the task: the row is what the
-	 * interface reads, and it has to exist before a worker can claim it. With a declared kind, bad params throw
-	 * {@link InvalidJobInputError} naming the field, and nothing is written.
+	/** Writes a queued job row (before the task is sent: the row is what the interface reads and a worker claims) and
+	 * returns it, payload omitted. With a declared kind, bad params throw {@link InvalidJobInputError} naming the field,
+	 * and nothing is written.
 	 * @example
 	 * const job = await store.enqueue(extract, { params: { filename: 'tender.pdf' }, payload: bytes });
-	 * return { jobId: job.id };
 	 */
 	enqueue<K extends JobKind>(
 		kind: K,
@@ -95,12 +86,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async enqueue(kind: string | JobKind, input: o.EnqueueInput<unknown> = {}): Promise<Job | o.Enqueued<Job>> {
 		return await producer.tracedEnqueue(this.calls, kind, () => producer.enqueue(this.calls, kind, input));
 	}
-
-	/**
-	 * Writes many queued jobs of one kind in one statement, all or nothing (over supabase-js, one statement per
-	 * `max_rows` items: see docs/guide/en/hosted-limits.md); returns their ids in the order of the items. Each item is
-	 * checked as {@link enqueue} checks its input; a bad one throws {@link InvalidJobInputError} naming it
-	 * (`items[3].delayMs`). An item with an `idempotencyKey` is written once per key: the batch sent again writes nothing twice.
+	/** Writes many queued jobs of one kind, all or nothing, in one statement (one per `max_rows` items over supabase-js:
+	 * docs/guide/en/hosted-limits.md); returns their ids in item order. Items are checked as {@link enqueue} checks;
+	 * a bad one throws {@link InvalidJobInputError} naming it (`items[3].delayMs`). An item with an `idempotencyKey` is
+	 * written once per key: the batch sent again writes nothing twice.
 	 * @example
 	 * const ids = await store.enqueueMany(thumbnail, files.map((f) => ({ params: { path: f.path } })));
 	 */
@@ -109,11 +98,9 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	async enqueueMany(kind: string | JobKind, items: readonly o.EnqueueInput<unknown>[]): Promise<string[]> {
 		return await producer.tracedEnqueue(this.calls, kind, () => producer.enqueueMany(this.calls, kind, items));
 	}
-
-	/**
-	 * A running job enqueues a child (workers only; see `ctx.enqueueChild`): a queued job of its table and owner,
-	 * cancelled with its parent, weighing `expectedSeconds` in the parent's progress. Refused for a parent that is not
-	 * running ({@link JobAlreadyFinishedError}) or unknown ({@link JobNotFoundError}).
+	/** A running job's child (workers, through `ctx.enqueueChild`): queued, of its table and owner, cancelled with it,
+	 * weighing `expectedSeconds` in its progress. Parent not running: {@link JobAlreadyFinishedError}; unknown:
+	 * {@link JobNotFoundError}.
 	 * @example
 	 * const part = await store.enqueueChild(job.id, exportPart, { params: { page: 1 }, expectedSeconds: 30 });
 	 */
@@ -127,20 +114,16 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const write = () => producer.enqueueChild(this.calls, parentId, kind, input);
 		return await producer.tracedEnqueue(this.calls, kind, write);
 	}
-
-	/**
-	 * Moves the start of a queued job (its owner or a worker): to `runAt`, or `delayMs` from now, or now. Refused once
-	 * it started or finished ({@link JobAlreadyFinishedError}) or was cancelled ({@link JobCancelledError}).
+	/** Moves a queued job's start (owner or worker) to `runAt`, `delayMs` from now, or now. Started or finished:
+	 * {@link JobAlreadyFinishedError}; cancelled: {@link JobCancelledError}.
 	 * @example
 	 * await store.reschedule(job.id, { delayMs: 15 * 60_000 }); // in a quarter of an hour
 	 */
 	async reschedule(id: string, options: o.RescheduleOptions = {}): Promise<R> {
 		return (await producer.reschedule(this.calls, id, options)) as R;
 	}
-
-	/**
-	 * Asks a job to stop: queued/running -> cancelled, answered at once; the worker learns it on its next tick. Null,
-	 * not an error, when there is nothing to stop (unknown, or already ended): double clicks are normal.
+	/** queued/running -> cancelled at once; the worker learns it on its next tick. Null, not an error, when nothing is
+	 * left to stop (unknown or ended): double clicks are normal.
 	 * @example
 	 * const stopped = (await store.cancel(id, { reason: 'Cancelled by the user.' })) !== null;
 	 */
@@ -150,159 +133,122 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	// ── The worker: claim, report (tick, streams, logs), close, park and ask. ──
 
-	/**
-	 * queued -> running for one job, returning the row with its payload. Null when the job is not yours: another
-	 * worker claimed it, it does not exist, or it is not available yet. Two workers racing for one id cannot both win.
+	/** queued -> running, returning the row with its payload; null when not yours (claimed by another, unknown, or not
+	 * available yet). Two workers racing for one id cannot both win.
 	 * @example
 	 * const job = await store.claim(jobId);
-	 * if (job === null) return;
 	 */
 	claim(id: string, options: o.ClaimOptions = {}): Promise<R | null> {
 		return this.worker.claim(id, options);
 	}
-
-	/**
-	 * Claims up to `limit` queued jobs of the given kinds, oldest first, skipping rows others hold; `[]` when none.
+	/** Claims up to `limit` queued jobs of the given kinds, oldest first, skipping rows others hold; `[]` when none.
 	 * @example
 	 * for (const job of await store.claimNext({ kinds: ['extract'], limit: 4 })) void run(job);
 	 */
 	claimNext(options: o.ClaimNextOptions = {}): Promise<R[]> {
 		return this.worker.claimNext(options);
 	}
-
-	/**
-	 * One round trip per progress report: writes progress/stage/heartbeat on a running job and returns its status;
-	 * anything but `'running'` coming back means stop. This is the `Ticker` a ProgressTracker reports to.
+	/** Writes progress/stage/heartbeat on a running job in one round trip and returns its status: anything but
+	 * `'running'` means stop. The `Ticker` a ProgressTracker reports to.
 	 * @example
 	 * if ((await store.tick(job.id, { progress: 40, stage: 'table', attempt: job.attempts })) !== 'running') return;
 	 */
 	tick(id: string, update: o.TickInput = {}): Promise<JobStatusValue> {
 		return this.worker.tick(id, update);
 	}
-
-	/**
-	 * Appends text to a named stream of a running job (handlers use `ctx.stream(name)`, which coalesces writes) and
-	 * sends it to the job's watchers. Refused like a tick once the job was cancelled ({@link JobCancelledError}) or
-	 * another attempt owns it; past the job's bound, {@link InvalidJobInputError} naming `streams.<name>`.
+	/** Appends text to a running job's named stream and sends it to its watchers (`ctx.stream(name)` coalesces writes).
+	 * Refused as a {@link tick} is; past the job's bound, {@link InvalidJobInputError} naming `streams.<name>`.
 	 * @example
 	 * await store.appendStream(job.id, 'summary', 'The tender asks for ', { attempt: job.attempts });
 	 */
 	appendStream(id: string, stream: string, text: string, options: o.AttemptOptions = {}): Promise<JobStatusValue> {
 		return this.worker.appendStream(id, stream, text, options);
 	}
-
-	/**
-	 * The job's status alone, writing nothing: what a progress tick asks when the bar did not move. With `attempt`, a
-	 * job a reclaim handed to another attempt throws {@link JobAlreadyFinishedError}, as {@link tick} would.
+	/** The job's status, writing nothing (a tick when the bar did not move). With `attempt`, a job reclaimed for another
+	 * attempt throws {@link JobAlreadyFinishedError}, as {@link tick} would.
 	 * @example
 	 * if ((await store.readStatus(job.id, { attempt: job.attempts })) !== 'running') return;
 	 */
 	readStatus(id: string, options: o.AttemptOptions = {}): Promise<JobStatusValue> {
 		return this.worker.readStatus(id, options);
 	}
-
-	/**
-	 * Writes a worker's log lines (each checked first: {@link InvalidJobInputError} naming the field); at most 500 are
-	 * kept per job, then one marker line counts the dropped ones. A handler logs through `ctx.log`, which batches.
+	/** Writes a worker's log lines (each checked: {@link InvalidJobInputError} naming the field; `ctx.log` batches);
+	 * 500 are kept per job, then one marker line counts the dropped ones.
 	 * @example
 	 * await store.log(job.id, [{ level: 'info', message: 'Page 3 read', userFacing: true }]);
 	 */
 	log(id: string, lines: readonly LogLine[], options: o.AttemptOptions & { dropped?: number } = {}): Promise<number> {
 		return this.worker.log(id, lines, options);
 	}
-
-	/**
-	 * A job's timeline, oldest first: its transitions (with who and why where known) and its worker's log lines. An
-	 * admin (or a worker) reads all of it; the owner only the lines marked user-facing; anyone else gets `[]`.
+	/** A job's transitions (who and why where known) and log lines, oldest first: all of it for an admin or a worker,
+	 * the user-facing lines for the owner, `[]` for anyone else.
 	 * @example
 	 * for (const e of await store.timeline(job.id)) console.log(e.at, e.event, e.message);
 	 */
 	timeline(id: string): Promise<JobTimelineEntry[]> {
 		return readTimeline(this.calls, id);
 	}
-
-	/**
-	 * A predicate for `runCancellable`: resolves true once the job is no longer running (cancelled, reclaimed,
-	 * finished or gone). Each call is one short read.
+	/** For `runCancellable`: resolves true, after one short read, once the job is no longer running (cancelled,
+	 * reclaimed, finished or gone).
 	 * @example
-	 * const summary = await runCancellable((signal) => summarize(text, signal), {
-	 *   interrupted: store.cancellationWatch(job.id),
-	 * });
+	 * const summary = await runCancellable((signal) => summarize(text, signal), { interrupted: store.cancellationWatch(job.id) });
 	 */
 	cancellationWatch(id: string): () => Promise<boolean> {
 		return this.worker.cancellationWatch(id);
 	}
-
-	/**
-	 * running -> done, recording what the work produced and dropping the payload. Refused on a cancelled job
-	 * ({@link JobCancelledError}), one another attempt or worker closed ({@link JobAlreadyFinishedError}), a queued one
-	 * ({@link JobNotRunningError}); unknown ids throw {@link JobNotFoundError}.
+	/** running -> done with what the work produced, dropping the payload. Cancelled: {@link JobCancelledError}; closed by
+	 * another attempt or worker: {@link JobAlreadyFinishedError}; queued: {@link JobNotRunningError}; unknown:
+	 * {@link JobNotFoundError}.
 	 * @example
 	 * await store.succeed(job.id, { resultId: draft.id, attempt: job.attempts });
 	 */
 	succeed(id: string, options: o.SucceedOptions = {}): Promise<R> {
 		return this.worker.succeed(id, options);
 	}
-
-	/**
-	 * running -> done for many jobs in ONE statement (one per `max_rows` jobs over supabase-js), each with its own result and timings (and broadcast). Returns
-	 * the rows that landed; a job missing from the answer was not closable: {@link succeed} it alone to learn why.
+	/** {@link succeed} for many jobs, each with its result and timings, in ONE statement (one per `max_rows` jobs over
+	 * supabase-js); returns the rows that landed. A missing job was not closable: succeed it alone to learn why.
 	 * @example
 	 * const closed = await store.succeedMany(done.map((j) => ({ id: j.id, attempt: j.attempts })));
 	 */
 	async succeedMany(items: readonly (o.SucceedOptions & { id: string })[]): Promise<R[]> {
 		return (await this.worker.succeedManyRows(items)).map((r) => parseJobRow(r) as R);
 	}
-
-	/**
-	 * As {@link succeedMany}, returning only the ids it closed (the Node runner's batched close reads nothing else).
-	 * @internal
-	 */
+	/** @internal {@link succeedMany} returning only the ids it closed (all the Node runner's batched close reads). */
 	async succeedManyIds(items: readonly (o.SucceedOptions & { id: string })[]): Promise<Set<string>> {
 		return new Set(await this.worker.succeedManyIds(items));
 	}
-
-	/**
-	 * running -> failed, with `error` written for the user (in their language, not a traceback). Same refusals as
-	 * {@link succeed}. A sentence over 2,000 characters is shortened (ending in `…`), never refused.
+	/** running -> failed, `error` written for the user (their language, not a traceback; over 2,000 characters it is
+	 * shortened, ending in `…`, never refused). Refused as {@link succeed} is.
 	 * @example
 	 * await store.fail(job.id, `I could not read the file: ${e.message}`, { errorCode: 'unsupported_format' });
 	 */
 	fail(id: string, error: string, options: o.FailOptions = {}): Promise<R> {
 		return this.worker.fail(id, error, options);
 	}
-
-	/**
-	 * After an unexpected failure: back to queued, claimable again after `delaySeconds`; closed as failed (error_code
-	 * `attempts_exhausted`) once `maxAttempts` is spent. `error` is the sentence shown if the retries run out.
+	/** After an unexpected failure: queued, claimable after `delaySeconds`; once `maxAttempts` is spent, failed
+	 * (`attempts_exhausted`) with `error` as the sentence shown.
 	 * @example
 	 * await store.retry(job.id, 'The reading service did not answer.', { delaySeconds: 2 ** job.attempts });
 	 */
 	retry(id: string, error: string, options: o.RetryOptions = {}): Promise<R> {
 		return this.worker.retry(id, error, options);
 	}
-
-	/**
-	 * Gives a running job back cleanly (shutdown, a wall-clock limit coming): running -> queued, the attempt unspent.
+	/** Gives a running job back (shutdown, a wall-clock limit coming): running -> queued, the attempt unspent.
 	 * @example
 	 * addEventListener('beforeunload', () => void store.release(job.id, { attempt: job.attempts }));
 	 */
 	release(id: string, options: o.AttemptOptions = {}): Promise<R> {
 		return this.worker.release(id, options);
 	}
-
-	/**
-	 * Parks a running parent until its children have ended: `'waiting'` when it did (its slot is free; the last child
-	 * to end queues it again), `'running'` when no child is left to wait for. Through `ctx.waitForChildren()`.
+	/** Parks a running parent until its children end (`ctx.waitForChildren()`): `'waiting'`, its slot free, until the
+	 * last child to end queues it again; `'running'` when no child is left to wait for.
 	 * @example
 	 * if ((await store.waitForChildren(job.id, { attempt: job.attempts })) === 'waiting') return;
 	 */
 	waitForChildren(id: string, options: o.AttemptOptions = {}): Promise<'waiting' | 'running'> {
 		return this.worker.waitForChildren(id, options);
 	}
-
-	/**
-	 * A running job asks its owner a question (handlers call `ctx.ask`): the answer stored for `key` if any, else the
+	/** A running job asks its owner a question (handlers call `ctx.ask`): the answer stored for `key` if any, else the
 	 * job waits, its slot free, until the owner answers ({@link answer}) or `timeoutMs` passes (then it fails).
 	 * @example
 	 * const found = await store.ask(job.id, { key: 'ask-1', prompt: 'Portuguese?', schema: { type: 'boolean' }, attempt: job.attempts });
@@ -313,17 +259,14 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 
 	// ── The screen: reads and live views, and what the owner does from a screen. ──
 
-	/**
-	 * The question a waiting job asked and nobody answered yet; null when none, or not the caller's (owner, admins).
+	/** The question a waiting job asked and nobody answered yet; null when none, or not the caller's (owner, admins).
 	 * @example
 	 * const question = await store.question(job.id); // { prompt, schema: { type: 'string', enum: [...] }, expiresAt, ... }
 	 */
 	question(id: string): Promise<AskedQuestion | null> {
 		return questions.openQuestion(this.calls, id);
 	}
-
-	/**
-	 * Answers the open question of a waiting job (owner or admin): it is queued again and `ctx.ask` gets the answer. A
+	/** Answers the open question of a waiting job (owner or admin): it is queued again and `ctx.ask` gets the answer. A
 	 * misfit throws {@link InvalidJobInputError} naming the field (`answer.language`) and the job keeps waiting;
 	 * anyone else gets {@link JobNotFoundError}; no open question, {@link NoOpenQuestionError}.
 	 * @example
@@ -332,9 +275,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	answer(id: string, value: unknown, options: AnswerOptions = {}): Promise<R> {
 		return questions.answer(this.calls, id, value, options);
 	}
-
-	/**
-	 * Tries a failed or cancelled job again (its owner or an admin): a new queued job with the same kind, params,
+	/** Tries a failed or cancelled job again (its owner or an admin): a new queued job with the same kind, params,
 	 * owner and options, `retryOf` pointing at the old one; asked twice, the same new job. Not failed or cancelled:
 	 * {@link NotRetryableError}; not the caller's: {@link JobNotFoundError}. The payload is not carried over.
 	 * @example
@@ -344,18 +285,14 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	tryAgain(id: string): Promise<R> {
 		return questions.tryAgain(this.calls, id);
 	}
-
-	/**
-	 * One job (payload omitted). {@link JobNotFoundError} when it does not exist or is not the caller's to see.
+	/** One job (payload omitted). {@link JobNotFoundError} when it does not exist or is not the caller's to see.
 	 * @example
 	 * const job = await store.get(params.id);
 	 */
 	get(id: string): Promise<R> {
 		return this.calls.get(id);
 	}
-
-	/**
-	 * Newest jobs first, filtered by kind and status(es), one page at a time; `{ jobs: [] }` when nothing matches.
+	/** Newest jobs first, filtered by kind and status(es), one page at a time; `{ jobs: [] }` when nothing matches.
 	 * @example
 	 * const recent = await store.listRecent({ kind: 'extract', limit: 20 });
 	 * const inFlight = await store.listRecent({ kind: 'extract', statuses: ['queued', 'running'] });
@@ -364,18 +301,14 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	listRecent(options: o.ListRecentOptions = {}): Promise<o.JobPage<R>> {
 		return reads.listRecent(this.calls, options);
 	}
-
-	/**
-	 * A job's children, oldest first (payload omitted); `[]` when none. A user sees their own jobs' children only.
+	/** A job's children, oldest first (payload omitted); `[]` when none. A user sees their own jobs' children only.
 	 * @example
 	 * const failed = (await store.children(job.id)).filter((c) => c.status === 'failed');
 	 */
 	children(parentId: string): Promise<R[]> {
 		return reads.children(this.calls, parentId);
 	}
-
-	/**
-	 * Why these queued jobs are not starting, for those held back by a concurrency limit ({@link setConcurrency}):
+	/** Why these queued jobs are not starting, for those held back by a concurrency limit ({@link setConcurrency}):
 	 * which limit, and how many of the kind (or of the key) run. Jobs not held are absent from the map.
 	 * @example
 	 * const held = (await store.holdReasons([job.id])).get(job.id); // { heldBy: 'key', running: 1, maxRunning: 1, kind: 'export' }
@@ -383,9 +316,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	holdReasons(ids: readonly string[]): Promise<Map<string, o.HoldReason>> {
 		return reads.holdReasons(this.calls, ids);
 	}
-
-	/**
-	 * How many of the owner's own queued jobs (in this table) will be claimed before this one; null once it is not
+	/** How many of the owner's own queued jobs (in this table) will be claimed before this one; null once it is not
 	 * queued. Unknown ids (or another user's job) throw {@link JobNotFoundError}.
 	 * @example
 	 * const ahead = await store.queuePosition(job.id); // 2: "2 of your jobs are ahead of this one"
@@ -393,9 +324,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	queuePosition(id: string): Promise<number | null> {
 		return reads.queuePosition(this.calls, id);
 	}
-
-	/**
-	 * Phase timings of the latest successful jobs of a kind, newest first (what `PhasePlan.fromHistory` fits).
+	/** Phase timings of the latest successful jobs of a kind, newest first (what `PhasePlan.fromHistory` fits).
 	 * @example
 	 * const history = await store.phaseHistory('extract', 100);
 	 * const plan = await PhasePlan.fromHistory(store, 'extract', { fallback: PLAN });
@@ -403,13 +332,10 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	phaseHistory(kind: string | JobKind, limit = 50): Promise<PhaseTimings[]> {
 		return reads.phaseHistory(this.calls, kind, limit);
 	}
-
-	/**
-	 * Follows a job: yields its current state at once, then one value per change of the `emitOn` fields (by default
-	 * what a progress bar shows), and ends after the terminal state. `timeoutMs` gives up with {@link TimeoutError};
-	 * `signal` ends the watch quietly. Unknown ids (or another user's job) throw {@link JobNotFoundError}. Over
-	 * Realtime it listens on the job's private topic, with one read after each (re)join; otherwise it polls every
-	 * `intervalMs`, holding nothing between polls.
+	/** Follows a job: yields its state at once, then one value per change of the `emitOn` fields (default: what a
+	 * progress bar shows), ending after the terminal state; `timeoutMs` gives up with {@link TimeoutError}, `signal` ends
+	 * it quietly; unknown ids (or another user's job): {@link JobNotFoundError}. Over Realtime it listens on the job's
+	 * private topic, reading once after each (re)join; else it polls every `intervalMs`, holding nothing between polls.
 	 * @example
 	 * for await (const job of store.watch(id, { intervalMs: 2000, emitOn: ['status', 'progress', 'stage'], signal })) {
 	 *   bar.set(job.progress, job.stage);
@@ -427,9 +353,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		const watching = watchJob(this.calls, id, rest);
 		return kind ? typedMetadata(watching, kind) : watching;
 	}
-
-	/**
-	 * Every stream's chunks so far, in order, and where the job stands. Anyone else's job is {@link JobNotFoundError}.
+	/** Every stream's chunks so far, in order, and where the job stands. Anyone else's job is {@link JobNotFoundError}.
 	 * @example
 	 * const { chunks } = await store.readStreams(job.id);
 	 * const summary = chunks.filter((c) => c.stream === 'summary').map((c) => c.text).join('');
@@ -437,9 +361,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	readStreams(id: string): Promise<JobStreamRead> {
 		return readStreams(this.calls, id);
 	}
-
-	/**
-	 * Follows a job's streamed output: what was written so far (one batch), then each new chunk, in order, with no gap
+	/** Follows a job's streamed output: what was written so far (one batch), then each new chunk, in order, with no gap
 	 * or duplicate, even across a reconnection; ends once the job has ended and its output was yielded. Polls every
 	 * `intervalMs` without Realtime. A later attempt starts over.
 	 * @example
@@ -450,9 +372,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	watchStreams(id: string, options: WatchStreamsOptions = {}): AsyncGenerator<JobStreamChunk[], void, undefined> {
 		return watchStreams(this.calls, id, options);
 	}
-
-	/**
-	 * Follows a job's children: yields them (oldest first) at once, then after every change of one or a new child,
+	/** Follows a job's children: yields them (oldest first) at once, then after every change of one or a new child,
 	 * until `signal` aborts. Over Realtime their changes arrive on the parent's topic; otherwise it polls every
 	 * `intervalMs`. With {@link watch} of the parent it makes the tree a screen shows.
 	 * @example
@@ -461,9 +381,7 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	watchChildren(parentId: string, options: o.WatchChildrenOptions = {}): AsyncGenerator<R[], void, undefined> {
 		return watchChildren(this.calls, parentId, options);
 	}
-
-	/**
-	 * Pushes changes of the caller's jobs in this table to `onChange` (a {@link JobSummary}; none after a (re)join, or
+	/** Pushes changes of the caller's jobs in this table to `onChange` (a {@link JobSummary}; none after a (re)join, or
 	 * every `intervalMs` without Realtime: "read the list again"); returns the stop. `JobListSource.subscribe`.
 	 * @example
 	 * const source: JobListSource = {
@@ -476,68 +394,55 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 		return subscribeList(this.calls, options);
 	}
 
-	// ── The operator: readmit, limit, schedule, replay. ──
+	// ── The admin's upkeep (admins, a worker or the service role): readmit, limit, schedule, replay. ──
 
-	/**
-	 * Admins (or a worker): tries again every failed job of this table that matches the filter (kind, error code,
-	 * ended in `[from, to)`) and was not tried again yet; returns the new jobs. More than the
-	 * batch limit (`supabase_jobs.batch_max()`, 5,000) matching throws {@link InvalidJobInputError} (field `filter`)
-	 * and writes nothing; anyone else gets {@link PermissionDeniedError}.
+	/** Admins (or a worker): tries again every failed job of this table not tried again yet that matches the filter
+	 * (kind, error code, ended in `[from, to)`); returns the new jobs. Others: {@link PermissionDeniedError}. Over the
+	 * batch limit (`supabase_jobs.batch_max()`, 5,000) matching: {@link InvalidJobInputError} (`filter`), none written.
 	 * @example
 	 * const again = await store.replay({ kind: 'extract', errorCode: 'worker_lost', from: new Date(Date.now() - 3_600_000) });
-	 * console.log(`${again.length} jobs queued again`);
 	 */
 	replay(filter: ReplayFilter = {}): Promise<R[]> {
 		return questions.replay(this.calls, filter);
 	}
-
-	/**
-	 * Readmits running jobs silent for `staleAfterMs`: queued again, or failed once max_attempts are spent. Without
+	/** Readmits running jobs silent for `staleAfterMs`: queued again, or failed once max_attempts are spent. Without
 	 * `staleAfterMs`, {@link StaleAfterRequiredError} before touching the database.
 	 * @example
-	 * const store = new JobStore(postgresAdapter(sql), { staleAfterMs: 300_000 });
-	 * setInterval(() => void store.reclaimStale(), 60_000);
+	 * setInterval(() => void store.reclaimStale(), 60_000); // a store made with { staleAfterMs: 300_000 }
 	 */
 	reclaimStale(): Promise<R[]> {
-		return operator.reclaimStale(this.calls, this.staleAfterMs);
+		return upkeep.reclaimStale(this.calls, this.staleAfterMs);
 	}
-
-	/**
-	 * One pass of what the reclaim schedule runs, on this store's table: readmits running jobs that missed three of
-	 * the beats declared at claim (`heartbeatMs`), and closes queued jobs past their `expireAfterMs` as failed
-	 * (`expired`). Returns the jobs it readmitted or closed. For an app that runs its own loop instead of pg_cron.
+	/** One pass of the reclaim schedule on this table (for an app looping itself instead of pg_cron): readmits running
+	 * jobs that missed three beats declared at claim (`heartbeatMs`), fails queued ones past `expireAfterMs`
+	 * (`expired`); returns the jobs it readmitted or closed.
 	 * @example
 	 * setInterval(() => void store.reclaimSilent(), 10_000);
 	 */
 	reclaimSilent(): Promise<R[]> {
-		return operator.reclaimSilent(this.calls);
+		return upkeep.reclaimSilent(this.calls);
 	}
-
-	/**
-	 * Limits how many jobs of a kind run at once in this table, enforced where jobs are claimed (over it, a job waits
+	/** Limits how many jobs of a kind run at once in this table, enforced where jobs are claimed (over it, a job waits
 	 * queued); both omitted: no limit. Service role.
 	 * @example
 	 * await store.setConcurrency(exportKind, { maxRunningPerKey: 1 }); // one export per concurrencyKey
 	 */
 	setConcurrency(kind: string | JobKind, limits: o.ConcurrencyLimits): Promise<void> {
-		return operator.setConcurrency(this.calls, kind, limits);
+		return upkeep.setConcurrency(this.calls, kind, limits);
 	}
-
-	/**
-	 * Makes the recurring schedules of this table exactly these, one pg_cron entry each. A bad one throws
-	 * InvalidJobInputError naming it (`schedules["nightly-report"].cron`) and nothing changes. Missed slots are
-	 * skipped, not backfilled. Service role only.
+	/** Makes this table's recurring schedules exactly these, one pg_cron entry each; missed slots are skipped, not
+	 * backfilled. Service role only. A bad one throws {@link InvalidJobInputError} naming it
+	 * (`schedules["nightly-report"].cron`) and nothing changes.
 	 * @example
 	 * await store.syncSchedules([defineSchedule({ name: 'nightly-report', kind: 'report.build', cron: '0 2 * * *' })]);
 	 */
 	syncSchedules(schedules: readonly JobSchedule[]): Promise<number> {
-		return operator.syncSchedules(this.calls, schedules);
+		return upkeep.syncSchedules(this.calls, schedules);
 	}
 
-	// ── The admin (app_metadata.role = 'admin', or the service role; anyone else: PermissionDeniedError). ──
+	// ── The admin's actions (app_metadata.role = 'admin', or the service role; anyone else: PermissionDeniedError). ──
 
-	/**
-	 * Cancels up to `limit` (1,000) unfinished jobs matching every filter given, oldest first, each as {@link cancel}
+	/** Cancels up to `limit` (1,000) unfinished jobs matching every filter given, oldest first, each as {@link cancel}
 	 * would. Returns how many; call again while it returns `limit`.
 	 * @example
 	 * await admin.cancelMany({ kind: 'export', statuses: ['queued'], reason: 'Exports are paused for maintenance.' });
@@ -545,45 +450,35 @@ export class JobStore<P extends JobParams = JobParams, R extends Job<P> = Job<P>
 	cancelMany(filter: o.CancelManyFilter): Promise<number> {
 		return admin.cancelMany(this.calls, filter);
 	}
-
-	/**
-	 * Stops claims of a kind in this table (running jobs run on) until {@link resumeKind}. True when this paused it.
+	/** Stops claims of a kind in this table (running jobs run on) until {@link resumeKind}. True when this paused it.
 	 * @example
 	 * await admin.pauseKind('email.send'); // the provider is down
 	 */
 	pauseKind(kind: string | JobKind): Promise<boolean> {
 		return admin.pauseKind(this.calls, kind);
 	}
-
-	/**
-	 * Lets a paused kind be claimed again and wakes the workers. True when it was paused.
+	/** Lets a paused kind be claimed again and wakes the workers. True when it was paused.
 	 * @example
 	 * await admin.resumeKind('email.send');
 	 */
 	resumeKind(kind: string | JobKind): Promise<boolean> {
 		return admin.resumeKind(this.calls, kind);
 	}
-
-	/**
-	 * At most `starts` jobs of a kind start in any `perMs` milliseconds, across every worker; null removes it.
+	/** At most `starts` jobs of a kind start in any `perMs` milliseconds, across every worker; null removes it.
 	 * @example
 	 * await admin.setRateLimit('geocode', { starts: 10, perMs: 1000 }); // 10 a second
 	 */
 	setRateLimit(kind: string | JobKind, limit: o.RateLimit | null): Promise<void> {
 		return admin.setRateLimit(this.calls, kind, limit);
 	}
-
-	/**
-	 * Deletes up to `limit` (5,000) jobs that ended before `endedBefore`, oldest first (timings kept); returns how many.
+	/** Deletes up to `limit` (5,000) jobs that ended before `endedBefore`, oldest first (timings kept); returns how many.
 	 * @example
 	 * await admin.deleteFinished({ endedBefore: new Date(Date.now() - 7 * 86_400_000), statuses: ['cancelled'] });
 	 */
 	deleteFinished(filter: o.DeleteFinishedFilter): Promise<number> {
 		return admin.deleteFinished(this.calls, filter);
 	}
-
-	/**
-	 * Every kind of this table, for a dashboard: jobs by status, done/failed in the last hour, paused, its limits.
+	/** Every kind of this table, for a dashboard: jobs by status, done/failed in the last hour, paused, its limits.
 	 * @example
 	 * for (const k of await admin.adminKinds()) console.log(k.kind, k.counts.queued, k.pausedAt ? 'paused' : '');
 	 */

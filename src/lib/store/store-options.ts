@@ -1,7 +1,7 @@
 /**
  * The options and results of {@link JobStore}'s methods, by audience: the
  * producer (enqueue), the worker (claim, tick, close), the screen (reads and
- * watches) and the operator (reclaim, limits, schedules).
+ * watches) and the admin (reclaim, limits, schedules).
  */
 import type { JobStatusValue } from '../state.ts';
 import type { PhaseTimings } from '../toolkit/phase-timings.ts';
@@ -98,7 +98,7 @@ export interface ChildInput<P = JobParams> extends Pick<
 /**
  * Why a queued job is not starting: a concurrency limit of its kind
  * (`heldBy: 'kind'`, `maxRunning`) or of its key (`heldBy: 'key'`,
- * `maxRunningPerKey`) is full, `running` of them running; an operator paused
+ * `maxRunningPerKey`) is full, `running` of them running; an admin paused
  * its kind (`heldBy: 'paused'`, both counts 0); or its kind's rate limit is
  * spent (`heldBy: 'rate'`: `running` jobs started in the window, `maxRunning`
  * the starts it allows).
@@ -173,7 +173,7 @@ export interface KindOverview {
 	doneLastHour: number;
 	/** Finished failed in the last hour. */
 	failedLastHour: number;
-	/** When an operator paused it; null when it is not paused. */
+	/** When an admin paused it; null when it is not paused. */
 	pausedAt: Date | null;
 	/** Its rate limit; null when it has none. */
 	rateLimit: RateLimit | null;

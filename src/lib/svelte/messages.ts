@@ -36,7 +36,7 @@ export interface JobMessages {
 	longerThanUsual: string;
 	/** A queued job held back by a concurrency limit; `{n}` running jobs of the kind `{kind}` hold it. */
 	held: string;
-	/** A queued job whose kind `{kind}` an operator paused. */
+	/** A queued job whose kind `{kind}` an admin paused. */
 	paused: string;
 	/** A queued job waiting for its kind `{kind}`'s rate limit (starts per interval) to allow another start. */
 	rateLimited: string;

@@ -6,6 +6,8 @@ import { isSnapshotOf, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
 import { QueuePosition } from './internal/queue-position.svelte.ts';
 import { StreamTexts } from './internal/stream-texts.svelte.ts';
+import { SideRead } from './internal/side-read.svelte.ts';
+import { followSnapshots } from './internal/follow-snapshots.ts';
 import type { HoldReason } from '../store/job-store.ts';
 import type { AskedQuestion } from '../store/questions.ts';
 import type { JobSnapshot, JobSnapshotStatus, JobWatchSource, MaybeGetter, WatchedJobOptions } from './types.ts';
@@ -14,34 +16,25 @@ export type { WatchedJobOptions } from './types.ts';
 /**
  * One job, followed live: the state behind a progress bar and a cancel button.
  *
- * It reads snapshots from a {@link JobWatchSource} (a `JobStore`, or anything
- * that yields snapshots) and exposes them as reactive fields. Components only
- * read those fields; all the decisions live here:
+ * It reads snapshots from a {@link JobWatchSource} (a `JobStore`, or anything that yields snapshots) and exposes them
+ * as reactive fields. Components only read those fields; all the decisions live here:
  *
- * - **Progress never moves backwards within one attempt.** The displayed value is
- *   the highest seen since the attempt began; a new attempt (a different
- *   `attempts`, or the job going back to `queued` for a retry/reclaim) may start
- *   lower, because that is what really happened. `done` shows 100.
- * - **Nothing leaves a terminal state**, so late or out-of-order snapshots cannot
- *   turn a finished job back into a running one.
- * - **Cancel answers at once**: `cancelling` turns true on the click, before the
- *   request returns; a second click while it is in flight, or any click on a
- *   terminal job, sends nothing.
- * - **The watch ending is the end**: after a terminal snapshot the source ends and
- *   `watching` turns false. An error (or the source ending before a terminal
- *   state) lands in `connectionError`; `start()` tries again.
+ * - **Progress never moves backwards within one attempt.** The displayed value is the highest seen since the attempt
+ *   began; a new attempt (a different `attempts`, or the job back to `queued` for a retry/reclaim) may start lower,
+ *   because that is what really happened. `done` shows 100.
+ * - **Nothing leaves a terminal state**: late or out-of-order snapshots cannot turn a finished job back into a running one.
+ * - **Cancel answers at once**: `cancelling` turns true on the click, before the request returns; a second click while
+ *   it is in flight, or any click on a terminal job, sends nothing.
+ * - **The watch ending is the end**: after a terminal snapshot the source ends and `watching` turns false. An error (or
+ *   the source ending before a terminal state) lands in `connectionError`; `start()` tries again.
  *
- * Create it with {@link WatchedJob.create} inside a component (subscribes on
- * mount, stops on destroy), or with `new WatchedJob(...)` plus `start()`/`stop()`
- * elsewhere. Given a getter for the id, `create()` follows a change of id:
- * the old watch stops and the state starts over for the new job.
+ * Create it with {@link WatchedJob.create} inside a component (subscribes on mount, stops on destroy), or with
+ * `new WatchedJob(...)` plus `start()`/`stop()` elsewhere. Given a getter for the id, `create()` follows a change of
+ * id: the old watch stops and the state starts over for the new job.
  *
- * **Server rendering.** On the server the component renders `initial` (the
- * row its `load` read) and the source is never touched: it is first read by
- * `start()`, which `create()` calls on mount, in the browser. So the source
- * can be a getter that creates the browser's Supabase client on first use,
- * and rendering the page needs no Realtime connection (nor the WebSocket that
- * Node 20 lacks).
+ * **Server rendering.** On the server the component renders `initial` (the row its `load` read) and the source is
+ * never touched: `start()`, which `create()` calls on mount in the browser, reads it first. So the source can be a
+ * getter that creates the browser's Supabase client on first use, and rendering needs no Realtime connection.
  *
  * @example
  * ```svelte
@@ -64,8 +57,8 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 
 	#snapshot = $state.raw<JobSnapshot | null>(null);
 	readonly #children = new ChildSnapshots();
-	#heldBy = $state.raw<HoldReason | null>(null);
-	#question = $state.raw<AskedQuestion | null>(null);
+	readonly #heldBy = new SideRead<HoldReason>();
+	readonly #question = new SideRead<AskedQuestion>();
 	readonly #withChildren: boolean;
 	#watching = $state(false);
 	#connectionError = $state.raw<unknown>(null);
@@ -81,16 +74,12 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	#streamsController: AbortController | null = null;
 
 	/**
-	 * Prefer {@link WatchedJob.create} in components. `initial` (e.g. the row a
-	 * `load` function already read) is shown at once, before the watch answers;
-	 * it is ignored when its id is not `id`. A terminal `initial` means no watch
-	 * is opened at all.
+	 * Prefer {@link WatchedJob.create} in components. `initial` (e.g. the row a `load` already read) is shown at once,
+	 * before the watch answers; ignored when its id is not `id`. A terminal `initial` opens no watch at all.
 	 *
 	 * @example
 	 * const job = new WatchedJob(store, jobId);
-	 * job.start();
-	 * // ... later
-	 * job.stop();
+	 * job.start(); // ... later: job.stop();
 	 */
 	constructor(
 		source: MaybeGetter<JobWatchSource>,
@@ -147,20 +136,14 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		return job;
 	}
 
-	/**
-	 * The latest snapshot as displayed (its `progress` is the displayed value),
-	 * or null before the first one arrives.
-	 */
+	/** The latest snapshot as displayed (its `progress` is the displayed value); null before the first. */
 	get snapshot(): JobSnapshot | null {
 		return this.#snapshot;
 	}
 
-	// What it shows of its snapshot: each field derived from the snapshot alone, so they cannot disagree.
-
 	/**
-	 * What the handler said about the work so far (`ctx.setMetadata`), from the
-	 * same message as the tick that wrote it; typed (and checked) by the `kind`
-	 * option. Null until written, or when it does not fit the kind's schema.
+	 * What the handler said about the work so far (`ctx.setMetadata`), from the same message as the tick that wrote
+	 * it; typed (and checked) by the `kind` option. Null until written, or when it does not fit the kind's schema.
 	 */
 	readonly metadata: Partial<M> | null = $derived.by(() => {
 		const raw = this.#snapshot?.metadata ?? null;
@@ -175,10 +158,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	/** The job's status; null until the first snapshot arrives. */
 	readonly status: JobSnapshotStatus | null = $derived(this.#snapshot?.status ?? null);
 
-	/**
-	 * The percentage to display, 0..100. Never lower than before within one
-	 * attempt; 100 once done.
-	 */
+	/** The percentage to display, 0..100. Never lower than before within one attempt; 100 once done. */
 	readonly progress: number = $derived(this.#snapshot?.progress ?? 0);
 
 	/** The phase running now (e.g. 'table'), or null. */
@@ -193,10 +173,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	/** The id of what the job produced, once done. */
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
 
-	/**
-	 * True while the job is running but its worker has missed the heartbeats
-	 * it declared: it may have died, and the job will be retried if so.
-	 */
+	/** Running, but its worker missed the heartbeats it declared: it may have died (then the job is retried). */
 	readonly workerSilent: boolean = $derived(
 		this.#snapshot?.status === 'running' && this.#snapshot.workerSilent === true,
 	);
@@ -205,9 +182,8 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
 
 	/**
-	 * When the running attempt's worker expects it to end (the database's
-	 * clock, from its phase plan); earlier than `updatedAt` when its current
-	 * phase overran. Null: no estimate (JobProgress then reads the row's pace).
+	 * When the running attempt's worker expects it to end (the database's clock, from its phase plan); earlier than
+	 * `updatedAt` when its current phase overran. Null: no estimate (JobProgress then reads the row's pace).
 	 */
 	readonly expectedEndAt: Date | null = $derived(
 		this.#snapshot?.status === 'running' ? (this.#snapshot.expectedEndAt ?? null) : null,
@@ -243,11 +219,10 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	);
 
 	/**
-	 * The text of each of the job's streams so far, by name (`job.streams.summary`),
-	 * growing as the worker writes (`ctx.stream('summary')`). Followed from the
-	 * first read of this field on, once the watch started (never on the server):
-	 * what was written before arrives first, then the rest, in order. A retry
-	 * starts the text over. Empty when the source has no `watchStreams`.
+	 * The text of each of the job's streams so far, by name (`job.streams.summary`), growing as the worker writes
+	 * (`ctx.stream('summary')`). Followed from the first read of this field on, once the watch started (never on the
+	 * server): what was written before first, then the rest, in order. A retry starts the text over. Empty when the
+	 * source has no `watchStreams`.
 	 */
 	get streams(): Readonly<Record<string, string>> {
 		if (!this.#wantStreams) {
@@ -264,30 +239,22 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	}
 
 	/**
-	 * While queued: how many of the same owner's own queued jobs will start
-	 * before this one (asked of the source's `queuePosition` when the job is
-	 * queued, and again every few seconds while it waits). Null when unknown
-	 * or not queued. Never about anyone else's jobs.
+	 * While queued: how many of the same owner's own queued jobs will start before this one (the source's
+	 * `queuePosition`, asked when queued and every few seconds while it waits). Null when unknown or not queued.
 	 */
 	readonly queuedAhead: number | null = $derived(this.#snapshot?.status === 'queued' ? this.#position.ahead : null);
 
-	/**
-	 * The job's children (oldest first) with their status and progress, live,
-	 * when created with `{ children: true }` over a source that can follow
-	 * them (a JobStore); `[]` otherwise.
-	 */
+	/** The job's children (oldest first), live, when created with `{ children: true }` over a JobStore; else `[]`. */
 	get children(): readonly JobSnapshot[] {
 		return this.#children.list;
 	}
 
 	/**
-	 * Why this queued job is not starting, when a concurrency limit holds it
-	 * ("waiting: 1 export already running"), its kind is paused or its rate
-	 * limit is spent; null otherwise, or when the source cannot tell (it has
-	 * no `holdReasons`).
+	 * Why this queued job is not starting: a concurrency limit holds it ("waiting: 1 export already running"), its
+	 * kind is paused or its rate limit is spent; null otherwise, or when the source has no `holdReasons`.
 	 */
 	get heldBy(): HoldReason | null {
-		return this.#heldBy;
+		return this.#heldBy.value;
 	}
 
 	/**
@@ -297,7 +264,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	 * otherwise. Answer it with {@link answer} (the JobQuestion component does).
 	 */
 	get question(): AskedQuestion | null {
-		return this.#snapshot?.status === 'waiting' ? this.#question : null;
+		return this.#snapshot?.status === 'waiting' ? this.#question.value : null;
 	}
 
 	/**
@@ -315,14 +282,13 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		const id = this.#id;
 		const row = await source.answer(id, value);
 		if (id !== this.#id) return;
-		this.#question = null;
+		this.#question.reset();
 		if (isSnapshotOf(row, id)) this.#apply(row);
 	}
 
 	/**
-	 * Tries this failed or cancelled job again: resolves to the new job (the
-	 * page goes there); rejects with the refusal (`NotRetryableError`,
-	 * `PermissionDeniedError`).
+	 * Tries this failed or cancelled job again: resolves to the new job (the page goes there); rejects with the
+	 * refusal (`NotRetryableError`, `PermissionDeniedError`).
 	 *
 	 * @example
 	 * const again = await job.tryAgain();
@@ -334,10 +300,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		return await source.tryAgain(this.#id);
 	}
 
-	/**
-	 * True from the click on cancel until the job reaches a terminal state (or the
-	 * request fails: then `cancelError` says why).
-	 */
+	/** True from the click on cancel until the job is terminal (or the request fails: `cancelError` says why). */
 	readonly cancelling: boolean = $derived(this.#cancel.requested && !isTerminalStatus(this.#snapshot?.status));
 
 	/** Why the last cancel request failed, or null. */
@@ -350,21 +313,15 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		return this.#watching;
 	}
 
-	/**
-	 * The error that closed the watch, or null. Set too when the source ended
-	 * before the job reached a terminal state. Cleared by `start()`.
-	 */
+	/** The error that closed the watch (or the source ending before a terminal state), or null; `start()` clears it. */
 	get connectionError(): unknown {
 		return this.#connectionError;
 	}
 
 	/**
-	 * Opens the watch. Returns a promise that resolves when the watch closes
-	 * (the job reached a terminal state, `stop()` was called, or the connection
-	 * failed — see `connectionError`); it never rejects. Calling it while the
-	 * watch is open returns the same promise; on a terminal job it resolves at
-	 * once (nothing leaves a terminal state, so there is nothing to wait for).
-	 * `create()` calls it on mount.
+	 * Opens the watch. Resolves when the watch closes (the job reached a terminal state, `stop()` was called, or the
+	 * connection failed — see `connectionError`); never rejects. While the watch is open it returns the same promise;
+	 * on a terminal job it resolves at once. `create()` calls it on mount.
 	 *
 	 * @example
 	 * const job = new WatchedJob(store, id);
@@ -390,12 +347,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		return running;
 	}
 
-	/**
-	 * Closes the watch: the source's signal aborts. Safe to call more than once.
-	 *
-	 * @example
-	 * job.stop();
-	 */
+	/** Closes the watch: the source's signal aborts. Safe to call more than once. */
 	stop(): void {
 		this.#started = false;
 		this.#streamsController?.abort();
@@ -409,10 +361,9 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	}
 
 	/**
-	 * Asks the job to stop. Answers at once (`cancelling` turns true before the
-	 * request returns) and never rejects: a failed request lands in `cancelError`.
-	 * Idempotent: while a request is in flight, or once the job is terminal, it
-	 * sends nothing and returns the same promise.
+	 * Asks the job to stop. Answers at once (`cancelling` turns true before the request returns) and never rejects: a
+	 * failed request lands in `cancelError`. While a request is in flight, or once the job is terminal, it sends
+	 * nothing and returns the same promise.
 	 *
 	 * @example
 	 * <button onclick={() => job.cancel()} disabled={job.isTerminal}>Cancel</button>
@@ -433,37 +384,23 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 
 	async #run(controller: AbortController): Promise<void> {
 		const { signal } = controller;
-		// Raced against the signal so stop() closes the watch even when a source
-		// ignores its signal while waiting for the next change.
-		const aborted = new Promise<typeof ABORTED>((resolve) => {
-			signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
-		});
-		let iterator: AsyncIterator<JobSnapshot> | null = null;
 		const children = this.#withChildren ? this.#followChildren(signal) : null;
 		try {
-			iterator = read(this.#source).watch(this.#id, { signal })[Symbol.asyncIterator]();
-			for (;;) {
-				const step = await Promise.race([iterator.next(), aborted]);
-				if (step === ABORTED || signal.aborted) break;
-				if (step.done) {
-					iterator = null;
-					break;
-				}
-				this.#apply(step.value);
-				// Terminal is the end, whether or not the source says so.
-				if (this.isTerminal) break;
-			}
-			if (!signal.aborted && !this.isTerminal) {
+			const source = read(this.#source).watch(this.#id, { signal });
+			const end = await followSnapshots(
+				source,
+				signal,
+				(next) => this.#apply(next),
+				() => this.isTerminal,
+			);
+			if (end === 'source ended' && !signal.aborted) {
 				this.#connectionError = new Error(`The watch on job ${this.#id} ended before the job finished.`);
 			}
 			// The tree is over once its root and every child have ended.
 			await children;
 		} catch (error) {
-			iterator = null;
 			if (!signal.aborted) this.#connectionError = error;
 		} finally {
-			// Leaving early (stopped): let the source release what it holds.
-			if (iterator?.return) iterator.return().catch(() => {});
 			if (this.#controller === controller) {
 				this.#controller = null;
 				this.#running = null;
@@ -472,7 +409,6 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		}
 	}
 
-	/** Follows where the job stands in the queue while this watch is open (see QueuePosition). */
 	async #followPosition(controller: AbortController): Promise<void> {
 		const id = this.#id;
 		await this.#position.follow(read(this.#source), id, controller.signal, {
@@ -516,43 +452,31 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	/** A queued job asks, once per queued snapshot, whether a concurrency limit holds it. */
 	#askHeld(next: JobSnapshot): void {
 		const source = read(this.#source);
-		if (next.status !== 'queued' || !source.holdReasons) {
-			this.#heldBy = null;
-			return;
-		}
 		const id = this.#id;
-		source.holdReasons([id]).then(
-			(reasons) => {
-				if (id === this.#id && this.#snapshot?.status === 'queued') this.#heldBy = reasons.get(id) ?? null;
-			},
-			() => {}, // a nicety: without it the bar says "Queued"
+		this.#heldBy.ask(
+			next.status === 'queued' && source.holdReasons !== undefined,
+			async () => (await source.holdReasons!([id])).get(id),
+			() => id === this.#id && this.#snapshot?.status === 'queued',
 		);
 	}
 
-	/** A waiting job asks, once per waiting snapshot, what question it asked (none while it waits for children). */
 	#askQuestion(next: JobSnapshot): void {
 		const source = read(this.#source);
-		if (next.status !== 'waiting' || !source.question) {
-			this.#question = null;
-			return;
-		}
 		const id = this.#id;
-		source.question(id).then(
-			(question) => {
-				if (id === this.#id && this.#snapshot?.status === 'waiting') this.#question = question;
-			},
-			() => {}, // the watch, not this, reports trouble
+		this.#question.ask(
+			next.status === 'waiting' && source.question !== undefined,
+			() => source.question!(id),
+			() => id === this.#id && this.#snapshot?.status === 'waiting',
 		);
 	}
 
-	/** Starts over for another job (create() with a getter whose id changed). */
 	#retarget(id: string, initial: JobSnapshot | null | undefined): void {
 		this.stop();
 		this.#id = id;
 		this.#snapshot = null;
 		this.#children.reset();
-		this.#heldBy = null;
-		this.#question = null;
+		this.#heldBy.reset();
+		this.#question.reset();
 		this.#connectionError = null;
 		this.#cancel.reset();
 		this.#position.reset();
@@ -574,5 +498,3 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		if (isTerminalStatus(merged.status)) this.#position.nudge(); // let the loop end now
 	}
 }
-
-const ABORTED = Symbol('aborted');

@@ -54,6 +54,69 @@ function refused(status: number, errorCode: string, msg: string): AuthResponse {
 	return answer(status, { code: status, error_code: errorCode, msg });
 }
 
+/** The user as GoTrue answers it: an anonymous, authenticated one. */
+function userJson(user: User) {
+	return {
+		id: user.id,
+		aud: 'authenticated',
+		role: 'authenticated',
+		email: '',
+		phone: '',
+		app_metadata: { provider: 'anonymous', providers: ['anonymous'] },
+		user_metadata: {},
+		identities: [],
+		created_at: user.created_at,
+		updated_at: user.created_at,
+		is_anonymous: true,
+	};
+}
+
+/** The user with id `id`, or null. */
+async function findUser(sql: Sql, id: string): Promise<User | null> {
+	const [row] = await sql.unsafe<{ id: string; created_at: string }[]>(
+		`select id::text, to_json(created_at)#>>'{}' as created_at from auth.users where id = $1::uuid`,
+		[id],
+	);
+	return row ?? null;
+}
+
+/** The `sub` claim of a token signed with the secret and not expired; else GoTrue's 403 refusal. */
+async function verifiedSub(token: string, jwtSecret: string): Promise<{ sub: unknown } | AuthResponse> {
+	try {
+		const { payload } = await compactVerify(token, secretKey(jwtSecret));
+		const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub?: unknown; exp?: unknown };
+		if (typeof claims.exp !== 'number' || claims.exp <= Date.now() / 1000) {
+			return refused(
+				403,
+				'bad_jwt',
+				'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
+			);
+		}
+		return { sub: claims.sub };
+	} catch {
+		return refused(403, 'bad_jwt', 'invalid JWT: unable to parse or verify signature, signature is invalid');
+	}
+}
+
+/**
+ * GoTrue's /signup route (internal/api/api.go): no email and no phone is an anonymous sign-in, refused unless the
+ * project enables them; the new user, or the refusal.
+ */
+async function signUp(sql: Sql, body: string, anonymousSignIns: boolean): Promise<User | AuthResponse> {
+	const input = (body ? JSON.parse(body) : {}) as { email?: string; phone?: string };
+	if (input.email || input.phone) {
+		return refused(422, 'validation_failed', 'The stand-in signs users in anonymously only');
+	}
+	if (!anonymousSignIns) return refused(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+	const [row] = await sql.unsafe<{ id: string; created_at: string }[]>(
+		`insert into auth.users (id, aud, role, is_anonymous, raw_app_meta_data)
+		 values ($1::uuid, 'authenticated', 'authenticated', true, $2::jsonb)
+		 returning id::text, to_json(created_at)#>>'{}' as created_at`,
+		[randomUUID(), JSON.stringify({ provider: 'anonymous', providers: ['anonymous'] })],
+	);
+	return row!;
+}
+
 /**
  * The stand-in's Auth endpoints over `admin` (a superuser connection), signing
  * tokens with the project's secret.
@@ -69,20 +132,6 @@ export function standinAuth(options: {
 	anonymousSignIns: boolean;
 }): StandinAuth {
 	const refreshTokens = new Map<string, string>();
-
-	const userJson = (user: User) => ({
-		id: user.id,
-		aud: 'authenticated',
-		role: 'authenticated',
-		email: '',
-		phone: '',
-		app_metadata: { provider: 'anonymous', providers: ['anonymous'] },
-		user_metadata: {},
-		identities: [],
-		created_at: user.created_at,
-		updated_at: user.created_at,
-		is_anonymous: true,
-	});
 
 	async function session(user: User) {
 		const accessToken = await mintUserToken(options.jwtSecret, user.id, {
@@ -107,56 +156,21 @@ export function standinAuth(options: {
 		};
 	}
 
-	async function findUser(id: string): Promise<User | null> {
-		const [row] = await options.sql.unsafe<{ id: string; created_at: string }[]>(
-			`select id::text, to_json(created_at)#>>'{}' as created_at from auth.users where id = $1::uuid`,
-			[id],
-		);
-		return row ?? null;
-	}
-
 	async function bearerUser(headers: IncomingHttpHeaders): Promise<User | AuthResponse> {
 		const token = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
 		if (!token) return refused(401, 'no_authorization', 'This endpoint requires a Bearer token');
-		let sub: unknown;
-		try {
-			const { payload } = await compactVerify(token, secretKey(options.jwtSecret));
-			const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub?: unknown; exp?: unknown };
-			if (typeof claims.exp !== 'number' || claims.exp <= Date.now() / 1000) {
-				return refused(
-					403,
-					'bad_jwt',
-					'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
-				);
-			}
-			sub = claims.sub;
-		} catch {
-			return refused(403, 'bad_jwt', 'invalid JWT: unable to parse or verify signature, signature is invalid');
-		}
-		const user = typeof sub === 'string' ? await findUser(sub) : null;
+		const verified = await verifiedSub(token, options.jwtSecret);
+		if ('status' in verified) return verified;
+		const { sub } = verified;
+		const user = typeof sub === 'string' ? await findUser(options.sql, sub) : null;
 		return user ?? refused(403, 'user_not_found', 'User from sub claim in JWT does not exist');
 	}
 
 	return {
 		async handle(method, path, query, headers, body) {
 			if (method === 'POST' && path === 'signup') {
-				const input = (body ? JSON.parse(body) : {}) as { email?: string; phone?: string };
-				if (input.email || input.phone) {
-					return refused(422, 'validation_failed', 'The stand-in signs users in anonymously only');
-				}
-				// GoTrue's /signup route (internal/api/api.go): no email and no phone is an
-				// anonymous sign-in, refused unless the project enables them.
-				if (!options.anonymousSignIns) {
-					return refused(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
-				}
-				const id = randomUUID();
-				const [row] = await options.sql.unsafe<{ id: string; created_at: string }[]>(
-					`insert into auth.users (id, aud, role, is_anonymous, raw_app_meta_data)
-					 values ($1::uuid, 'authenticated', 'authenticated', true, $2::jsonb)
-					 returning id::text, to_json(created_at)#>>'{}' as created_at`,
-					[id, JSON.stringify({ provider: 'anonymous', providers: ['anonymous'] })],
-				);
-				return answer(200, await session(row!));
+				const user = await signUp(options.sql, body, options.anonymousSignIns);
+				return 'status' in user ? user : answer(200, await session(user));
 			}
 			if (method === 'GET' && path === 'user') {
 				const user = await bearerUser(headers);
@@ -168,7 +182,7 @@ export function standinAuth(options: {
 				if (!token || !id)
 					return refused(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 				refreshTokens.delete(token);
-				const user = await findUser(id);
+				const user = await findUser(options.sql, id);
 				if (!user) return refused(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 				return answer(200, await session(user));
 			}

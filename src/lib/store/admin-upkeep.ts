@@ -1,6 +1,7 @@
 /**
- * The operator's calls: readmit jobs whose worker went silent, limit how
- * many of a kind run at once, and keep the recurring schedules in step.
+ * The admin's upkeep: readmit jobs whose worker went silent, limit how many of
+ * a kind run at once, and keep the recurring schedules in step (admins, a
+ * worker or the service role; the actions only admins take: admin-actions).
  */
 import { StaleAfterRequiredError } from '../errors.ts';
 // Only what int4 cannot hold is refused here; the database says what is in range (maxRunning is at least 1).
