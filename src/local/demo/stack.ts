@@ -267,6 +267,70 @@ function startWorkerIsolates(
 	});
 }
 
+/** The stand-in (REST, Realtime, the functions gateway to the worker's isolates); its close joining `cleanups`. */
+async function startDemoStandin(
+	port: number | undefined,
+	databaseUrl: string,
+	worker: FunctionIsolates,
+	cleanups: (() => Promise<void>)[],
+): Promise<Standin> {
+	const s = await createStandin({
+		port,
+		databaseUrl,
+		jwtSecret: DEMO_JWT_SECRET,
+		functions: { 'jobs-worker': { isolates: worker, verifyJwt: false } },
+	});
+	cleanups.push(() => s.close());
+	return s;
+}
+
+/** The compat bootstrap, the package's migrations, then the demo's own table and kinds. */
+async function applySchema(databaseUrl: string, log: (line: string) => void): Promise<void> {
+	await applyCompat(databaseUrl);
+	const applied = await applyMigrations(databaseUrl);
+	if (applied.length) log(`  applied ${applied.join(', ')}`);
+	// The demo's own table and kinds, after the package's schema.
+	await applyDemoSql(databaseUrl);
+}
+
+/** Points the database at the worker (Vault: its URL through the stand-in, its bearer secret): inserts kick it from then on. */
+async function setWorkerSecrets(databaseUrl: string, standinUrl: string, workerSecret: string): Promise<void> {
+	const { default: postgres } = await import('postgres');
+	const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+	try {
+		await sql.begin(async (tx) => {
+			await tx`delete from vault.secrets where name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret')`;
+			await tx`select vault.create_secret(${`${standinUrl}/functions/v1/jobs-worker`}, 'supabase_jobs_worker_url', 'supabase-jobs worker endpoint (local demo)')`;
+			await tx`select vault.create_secret(${workerSecret}, 'supabase_jobs_worker_secret', 'supabase-jobs worker bearer secret (local demo)')`;
+		});
+	} finally {
+		await sql.end();
+	}
+}
+
+/** The dispatcher (pg_net, pg_cron) on the database; its errors logged, its stop joining `cleanups`. */
+async function startDemoDispatcher(
+	databaseUrl: string,
+	log: (line: string) => void,
+	cleanups: (() => Promise<void>)[],
+) {
+	const d = await startDispatcher({ url: databaseUrl });
+	d.on('error', (e: Error) => log(`dispatcher: ${e.message}`));
+	cleanups.push(() => d.stop());
+	return d;
+}
+
+/** The app's environment against the stand-in: its URL and anon key, and how the demo signs in. */
+function demoAppEnv(standin: Standin, databaseUrl: string): Record<string, string> {
+	return {
+		PUBLIC_SUPABASE_URL: standin.url,
+		PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
+		DEMO_AUTH: 'standin',
+		DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
+		DEMO_STANDIN_DATABASE_URL: databaseUrl,
+	};
+}
+
 /**
  * Starts the whole local stack and returns once the app answers.
  *
@@ -298,13 +362,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 				cleanups.push(() => pg!.stop());
 				return pg.url;
 			}));
-		await step('compat bootstrap and migrations applied', async () => {
-			await applyCompat(databaseUrl);
-			const applied = await applyMigrations(databaseUrl);
-			if (applied.length) log(`  applied ${applied.join(', ')}`);
-			// The demo's own table and kinds, after the package's schema.
-			await applyDemoSql(databaseUrl);
-		});
+		await step('compat bootstrap and migrations applied', () => applySchema(databaseUrl, log));
 
 		const workerSecret = randomBytes(24).toString('base64url');
 		const worker = await step('Deno worker listening', async () => {
@@ -315,46 +373,19 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			return pool;
 		});
 
-		const standin = await step('stand-in (REST, Realtime, functions) listening', async () => {
-			const s = await createStandin({
-				port: options.standinPort,
-				databaseUrl,
-				jwtSecret: DEMO_JWT_SECRET,
-				functions: { 'jobs-worker': { isolates: worker, verifyJwt: false } },
-			});
-			cleanups.push(() => s.close());
-			return s;
-		});
+		const standin = await step('stand-in (REST, Realtime, functions) listening', () =>
+			startDemoStandin(options.standinPort, databaseUrl, worker, cleanups),
+		);
 
-		await step('Vault secrets set (inserts kick the worker)', async () => {
-			const { default: postgres } = await import('postgres');
-			const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-			try {
-				await sql.begin(async (tx) => {
-					await tx`delete from vault.secrets where name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret')`;
-					await tx`select vault.create_secret(${`${standin.url}/functions/v1/jobs-worker`}, 'supabase_jobs_worker_url', 'supabase-jobs worker endpoint (local demo)')`;
-					await tx`select vault.create_secret(${workerSecret}, 'supabase_jobs_worker_secret', 'supabase-jobs worker bearer secret (local demo)')`;
-				});
-			} finally {
-				await sql.end();
-			}
-		});
-
-		const dispatcher = await step('dispatcher (pg_net, pg_cron) running', async () => {
-			const d = await startDispatcher({ url: databaseUrl });
-			d.on('error', (e: Error) => log(`dispatcher: ${e.message}`));
-			cleanups.push(() => d.stop());
-			return d;
-		});
+		await step('Vault secrets set (inserts kick the worker)', () =>
+			setWorkerSecrets(databaseUrl, standin.url, workerSecret),
+		);
+		const dispatcher = await step('dispatcher (pg_net, pg_cron) running', () =>
+			startDemoDispatcher(databaseUrl, log, cleanups),
+		);
 
 		await appBuilt();
-		const appEnv = {
-			PUBLIC_SUPABASE_URL: standin.url,
-			PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
-			DEMO_AUTH: 'standin',
-			DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
-			DEMO_STANDIN_DATABASE_URL: databaseUrl,
-		};
+		const appEnv = demoAppEnv(standin, databaseUrl);
 		const serve = async (port: number, node?: string) => {
 			const started = await startApp(root, port, appEnv, options.echo, node);
 			children.push(started.app);

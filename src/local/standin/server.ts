@@ -290,6 +290,21 @@ async function openStandinDatabase(options: StandinOptions, exposed: string[], o
 	return { dbs, cache, roleSettings, unlistenPgrst: pgrst.unlisten };
 }
 
+/** The Realtime counters and hooks of a stand-in whose running state `current` gives (null while stopped). */
+function standinRealtime(limits: RealtimeLimits, stats: RealtimeStats, current: () => Running | null): StandinRealtime {
+	return {
+		limits,
+		stats: () => current()?.hub.snapshot() ?? { ...structuredClone(stats), messagesPerSecond: 0, replication: 'idle' },
+		resetStats: () => void Object.assign(stats, emptyStats()),
+		runJanitor: async () => {
+			const r = current();
+			if (!r) throw new Error('the stand-in is stopped');
+			await r.hub.tenant.runJanitor();
+		},
+		goIdle: () => current()?.hub.tenant.disconnect(),
+	};
+}
+
 export async function createStandin(options: StandinOptions): Promise<Standin> {
 	const host = options.host ?? '127.0.0.1';
 	const project = readProjectConfig(options.configPath === undefined ? defaultConfigPath() : options.configPath);
@@ -363,16 +378,7 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		stop,
 		start,
 		close: stop,
-		realtime: {
-			limits,
-			stats: () => running?.hub.snapshot() ?? { ...structuredClone(stats), messagesPerSecond: 0, replication: 'idle' },
-			resetStats: () => void Object.assign(stats, emptyStats()),
-			runJanitor: async () => {
-				if (!running) throw new Error('the stand-in is stopped');
-				await running.hub.tenant.runJanitor();
-			},
-			goIdle: () => running?.hub.tenant.disconnect(),
-		},
+		realtime: standinRealtime(limits, stats, () => running),
 	};
 	return standin;
 }
