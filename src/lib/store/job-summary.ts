@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
 import type { RawRow } from './adapter.ts';
-import type { Job } from './job.ts';
+import { timestamp, type Job } from './job.ts';
 
 /**
  * A job as a list or a progress bar shows it: the columns a broadcast carries.
@@ -66,15 +66,6 @@ export const SUMMARY_FIELDS = [
 	'expectedEndAt',
 	'metadata',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
-
-const timestamp = z.string().transform((v, ctx) => {
-	const d = new Date(v);
-	if (Number.isNaN(d.getTime())) {
-		ctx.addIssue({ code: 'custom', message: `not a timestamp: ${v}` });
-		return z.NEVER;
-	}
-	return d;
-});
 
 const summarySchema = z
 	.object({

@@ -149,7 +149,8 @@ function postgresTime(v: string): Date | null {
 	return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset * 60_000);
 }
 
-const timestamp = z.unknown().transform((v, ctx) => {
+/** @internal A timestamptz as either adapter or a broadcast delivers it (see {@link toDate}), as a Date. */
+export const timestamp = z.unknown().transform((v, ctx) => {
 	const d = toDate(v);
 	if (d === null) {
 		ctx.addIssue({ code: 'custom', message: `not a timestamp: ${String(v)}` });
