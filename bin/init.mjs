@@ -217,6 +217,67 @@ export class InitError extends Error {
 }
 
 /**
+ * The function's files as init would write them: the worker's files copied
+ * from the package with their imports rewritten (only those not there yet are
+ * read), then the kinds and handlers templates.
+ * @param {string} functionDir
+ * @param {string} kindsPath
+ * @param {string} packageRoot
+ * @returns {Promise<PlannedFile[]>}
+ */
+async function planFunctionFiles(functionDir, kindsPath, packageRoot) {
+	/** @type {PlannedFile[]} */
+	const functionFiles = [];
+	// Only a file init will write is read and rewritten (an installed function keeps its own).
+	const copied = FUNCTION_FILES.map((name) => ({ name, path: join(functionDir, name) }));
+	const entries = copied.some((f) => !existsSync(f.path)) ? packageEntries(packageRoot) : [];
+	for (const { name, path } of copied) {
+		const text = existsSync(path)
+			? ''
+			: rewriteImports(await readFile(join(packageRoot, 'functions/jobs-worker', name), 'utf8'), entries);
+		functionFiles.push({ path, text });
+	}
+	functionFiles.push({ path: kindsPath, text: KINDS_TEMPLATE });
+	functionFiles.push({ path: join(functionDir, 'handlers.ts'), text: HANDLERS_TEMPLATE });
+	return functionFiles;
+}
+
+/**
+ * The deno.json to write: a fresh one for a new function; for an installed
+ * one, only its pin moved to this version (null when already there), and
+ * what to add by hand when it has no pin to move.
+ * @param {string} denoJsonPath
+ * @param {boolean} freshFunction
+ * @param {{ version: string; dependencies: Record<string, string> }} pkg
+ * @returns {Promise<{ denoConfig: PlannedFile | null; pinToAdd: string | null }>}
+ */
+async function planDenoConfig(denoJsonPath, freshFunction, pkg) {
+	// An installed function keeps its files; only its pin follows the package (its
+	// migrations came with it): that one value of deno.json changes, in place,
+	// the rest of the file byte for byte as the user left it.
+	/** @type {PlannedFile | null} */
+	let denoConfig = null;
+	/** Set when the existing deno.json has no pin to move: what to add by hand. */
+	let pinToAdd = null;
+	const pin = `npm:supabase-jobs@${pkg.version}`;
+	if (freshFunction) {
+		denoConfig = { path: denoJsonPath, text: denoJson(pkg) };
+	} else {
+		const text = await readFile(denoJsonPath, 'utf8');
+		const entry = /("supabase-jobs"\s*:\s*")(npm:supabase-jobs@[^"]*)(")/;
+		const prefixEntry = /("supabase-jobs\/"\s*:\s*")(npm:\/supabase-jobs@[^"]*)(")/;
+		const prefixPin = `npm:/supabase-jobs@${pkg.version}/`;
+		const found = entry.exec(text);
+		const foundPrefix = prefixEntry.exec(text);
+		if (!found) pinToAdd = `"supabase-jobs": "${pin}", "supabase-jobs/": "${prefixPin}"`;
+		else if (!foundPrefix) pinToAdd = `"supabase-jobs/": "${prefixPin}"`;
+		const moved = text.replace(entry, `$1${pin}$3`).replace(prefixEntry, `$1${prefixPin}$3`);
+		if (moved !== text) denoConfig = { path: denoJsonPath, text: moved };
+	}
+	return { denoConfig, pinToAdd };
+}
+
+/**
  * Plans everything init (or upgrade) writes, without writing.
  * @param {{ cwd: string; packageRoot?: string; now?: Date }} options
  */
@@ -266,46 +327,13 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 		text: m.text,
 	}));
 
-	/** @type {PlannedFile[]} */
-	const functionFiles = [];
-	// Only a file init will write is read and rewritten (an installed function keeps its own).
-	const copied = FUNCTION_FILES.map((name) => ({ name, path: join(functionDir, name) }));
-	const entries = copied.some((f) => !existsSync(f.path)) ? packageEntries(packageRoot) : [];
-	for (const { name, path } of copied) {
-		const text = existsSync(path)
-			? ''
-			: rewriteImports(await readFile(join(packageRoot, 'functions/jobs-worker', name), 'utf8'), entries);
-		functionFiles.push({ path, text });
-	}
-	functionFiles.push({ path: kindsPath, text: KINDS_TEMPLATE });
-	functionFiles.push({ path: join(functionDir, 'handlers.ts'), text: HANDLERS_TEMPLATE });
+	const functionFiles = await planFunctionFiles(functionDir, kindsPath, packageRoot);
 	const denoJsonPath = join(functionDir, 'deno.json');
 	const freshFunction = !existsSync(denoJsonPath);
 	const newFunctionFiles = functionFiles.filter((f) => !existsSync(f.path));
 	const keptFunctionFiles = functionFiles.filter((f) => existsSync(f.path));
 
-	// An installed function keeps its files; only its pin follows the package (its
-	// migrations came with it): that one value of deno.json changes, in place,
-	// the rest of the file byte for byte as the user left it.
-	/** @type {PlannedFile | null} */
-	let denoConfig = null;
-	/** Set when the existing deno.json has no pin to move: what to add by hand. */
-	let pinToAdd = null;
-	const pin = `npm:supabase-jobs@${pkg.version}`;
-	if (freshFunction) {
-		denoConfig = { path: denoJsonPath, text: denoJson(pkg) };
-	} else {
-		const text = await readFile(denoJsonPath, 'utf8');
-		const entry = /("supabase-jobs"\s*:\s*")(npm:supabase-jobs@[^"]*)(")/;
-		const prefixEntry = /("supabase-jobs\/"\s*:\s*")(npm:\/supabase-jobs@[^"]*)(")/;
-		const prefixPin = `npm:/supabase-jobs@${pkg.version}/`;
-		const found = entry.exec(text);
-		const foundPrefix = prefixEntry.exec(text);
-		if (!found) pinToAdd = `"supabase-jobs": "${pin}", "supabase-jobs/": "${prefixPin}"`;
-		else if (!foundPrefix) pinToAdd = `"supabase-jobs/": "${prefixPin}"`;
-		const moved = text.replace(entry, `$1${pin}$3`).replace(prefixEntry, `$1${prefixPin}$3`);
-		if (moved !== text) denoConfig = { path: denoJsonPath, text: moved };
-	}
+	const { denoConfig, pinToAdd } = await planDenoConfig(denoJsonPath, freshFunction, pkg);
 	const projectRef = await readFile(join(supabaseDir, '.temp/project-ref'), 'utf8').then(
 		(s) => s.trim() || null,
 		() => null,

@@ -207,34 +207,51 @@ export class JobRunner {
 
 		// The handler's part returns before the close is awaited: what it made for the run
 		// (closures, context, timers, tracker) is garbage while the close waits in a batch.
-		const { result, halted, timedOut, timings } = await this.#handle(entry, handler, params);
+		const handled = await this.#handle(entry, handler, params);
+		const { result } = handled;
 		if (!result.ok) report.error = result.error;
-
-		if (result.ok && !entry.shutdown.aborted) {
-			entry.markClosing();
-			const value = result.value;
-			if (value !== undefined && value !== null && value !== '' && !(typeof value === 'string' && UUID.test(value))) {
-				// Redoing finished work cannot fix the shape of its result: fail now, with the detail in the log only.
-				logger.error(
-					`${PREFIX} job ${job.id} (${job.kind}): the handler returned ${describe(value)}, not a row id (a UUID) or nothing; closing it as failed`,
-				);
-				return await this.#close(entry, 'failed', () =>
-					store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
-						errorCode: 'invalid_result',
-						attempt,
-						timings,
-					}),
-				);
-			}
-			const resultId = typeof value === 'string' && value !== '' ? value : null;
-			const options: SucceedOptions = { resultId, attempt, timings };
-			return await this.#close(entry, 'done', () =>
-				this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
-			);
-		}
+		if (result.ok && !entry.shutdown.aborted) return await this.#succeeded(entry, result.value, handled.timings);
 		if (entry.shutdown.aborted) {
 			return (await entry.giveBack('shutdown')) ? 'released' : 'lost';
 		}
+		return await this.#failed(entry, handler, handled);
+	}
+
+	/** Closes a run whose handler returned: done with its result row, or failed when what it returned is not one. */
+	async #succeeded(entry: RunningJob, value: unknown, timings: PhaseTimings): Promise<JobOutcome> {
+		const { job, store } = entry;
+		const attempt = job.attempts;
+		entry.markClosing();
+		if (value !== undefined && value !== null && value !== '' && !(typeof value === 'string' && UUID.test(value))) {
+			// Redoing finished work cannot fix the shape of its result: fail now, with the detail in the log only.
+			this.#s.logger.error(
+				`${PREFIX} job ${job.id} (${job.kind}): the handler returned ${describe(value)}, not a row id (a UUID) or nothing; closing it as failed`,
+			);
+			return await this.#close(entry, 'failed', () =>
+				store.fail(job.id, pickLocale(INTERNAL_FAILURE, job.locale), {
+					errorCode: 'invalid_result',
+					attempt,
+					timings,
+				}),
+			);
+		}
+		const resultId = typeof value === 'string' && value !== '' ? value : null;
+		const options: SucceedOptions = { resultId, attempt, timings };
+		return await this.#close(entry, 'done', () =>
+			this.#s.succeed ? this.#s.succeed(store, job.id, options) : store.succeed(job.id, options),
+		);
+	}
+
+	/**
+	 * What a run that did not return comes to: stopped (cancelled, the row no
+	 * longer this run's), waiting (on children or an answer), failed (timed out,
+	 * a user error) or retried (anything unexpected, while attempts are left).
+	 */
+	async #failed(entry: RunningJob, handler: JobHandler, handled: Handled): Promise<JobOutcome> {
+		const { job, store } = entry;
+		const { logger } = this.#s;
+		const attempt = job.attempts;
+		const { result, halted, timedOut, timings } = handled;
 		const error = result.ok ? undefined : result.error;
 		if (halted) {
 			const { status } = halted;
@@ -278,9 +295,16 @@ export class JobRunner {
 				}),
 			);
 		}
+		return await this.#retry(entry, error);
+	}
+
+	/** An unexpected failure: logged with its cause, retried after the backoff (failed once no attempt is left). */
+	async #retry(entry: RunningJob, error: unknown): Promise<JobOutcome> {
+		const { job, store } = entry;
+		const attempt = job.attempts;
 		const spent = attempt >= job.maxAttempts;
 		const delaySeconds = retryDelaySeconds(attempt, this.#s.backoff);
-		logger.error(
+		this.#s.logger.error(
 			`${PREFIX} job ${job.id} (${job.kind}) attempt ${attempt}/${job.maxAttempts} failed unexpectedly; ${spent ? 'no attempts left' : `retrying in ${delaySeconds} s`}`,
 			error,
 		);

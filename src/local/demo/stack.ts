@@ -203,6 +203,113 @@ async function startApp(
 }
 
 /**
+ * Starts the Deno worker on a free port, supervised as the edge runtime
+ * would (a worker that dies is started again on the same port); resolves
+ * once it listens. Its child and its stop join `children` and `cleanups`.
+ */
+async function startDemoWorker(
+	at: {
+		root: string;
+		databaseUrl: string;
+		workerSecret: string;
+		options: LocalDemoOptions;
+		log: (line: string) => void;
+	},
+	children: Child[],
+	cleanups: (() => Promise<void>)[],
+): Promise<{ child: SupervisedChild; url: string }> {
+	const { root, databaseUrl, workerSecret, options, log } = at;
+	const port = await freePort();
+	const child = supervise(
+		'worker',
+		(keep) =>
+			startChild(
+				'worker',
+				join(root, 'node_modules/.bin/deno'),
+				['run', '-A', '--config', 'functions/jobs-worker/deno.json', 'functions/jobs-worker/index.ts'],
+				{
+					cwd: root,
+					env: {
+						...process.env,
+						NO_COLOR: '1',
+						DENO_NO_UPDATE_CHECK: '1',
+						SUPABASE_DB_URL: databaseUrl,
+						JOBS_WORKER_SECRET: workerSecret,
+						PORT: String(port),
+						// A long-lived local server, not an isolate with a wall clock.
+						JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
+						JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
+						...(options.workerHeartbeatMs ? { JOBS_WORKER_HEARTBEAT_MS: String(options.workerHeartbeatMs) } : {}),
+						DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
+					},
+					echo: (line) => {
+						keep(line);
+						options.echo?.('worker', line);
+					},
+				},
+			),
+		{ log },
+	);
+	children.push(child);
+	cleanups.push(() => child.stop());
+	await child.waitForLine(/jobs-worker listening on/);
+	return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Points the database at the worker (Vault: its URL through the stand-in, its bearer secret): inserts kick it from then on. */
+async function setWorkerSecrets(databaseUrl: string, standinUrl: string, workerSecret: string): Promise<void> {
+	const { default: postgres } = await import('postgres');
+	const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+	try {
+		await sql.begin(async (tx) => {
+			await tx`delete from vault.secrets where name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret')`;
+			await tx`select vault.create_secret(${`${standinUrl}/functions/v1/jobs-worker`}, 'supabase_jobs_worker_url', 'supabase-jobs worker endpoint (local demo)')`;
+			await tx`select vault.create_secret(${workerSecret}, 'supabase_jobs_worker_secret', 'supabase-jobs worker bearer secret (local demo)')`;
+		});
+	} finally {
+		await sql.end();
+	}
+}
+
+/** The compat bootstrap, the package's migrations, then the demo's own table and kinds. */
+async function applySchema(databaseUrl: string, log: (line: string) => void): Promise<void> {
+	await applyCompat(databaseUrl);
+	const applied = await applyMigrations(databaseUrl);
+	if (applied.length) log(`  applied ${applied.join(', ')}`);
+	// The demo's own table and kinds, after the package's schema.
+	await applyDemoSql(databaseUrl);
+}
+
+/** The dispatcher (pg_net, pg_cron) on the database; its errors logged, its stop joining `cleanups`. */
+async function startDemoDispatcher(
+	databaseUrl: string,
+	log: (line: string) => void,
+	cleanups: (() => Promise<void>)[],
+) {
+	const d = await startDispatcher({ url: databaseUrl });
+	d.on('error', (e: Error) => log(`dispatcher: ${e.message}`));
+	cleanups.push(() => d.stop());
+	return d;
+}
+
+/** The app's environment against the stand-in: its URL and anon key, and how the demo signs in. */
+function demoAppEnv(standin: Standin, databaseUrl: string): Record<string, string> {
+	return {
+		PUBLIC_SUPABASE_URL: standin.url,
+		PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
+		DEMO_AUTH: 'standin',
+		DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
+		DEMO_STANDIN_DATABASE_URL: databaseUrl,
+	};
+}
+
+/** Kills every child, then runs the cleanups newest first (a failing one is logged, the rest still run). */
+async function stopEverything(children: Child[], cleanups: (() => Promise<void>)[], log: (line: string) => void) {
+	for (const c of children) c.kill();
+	while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => log(`while stopping: ${String(e)}`));
+}
+
+/**
  * Starts the whole local stack and returns once the app answers.
  *
  * @example
@@ -217,10 +324,7 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 	const step = stopwatch(steps, log);
 	const cleanups: (() => Promise<void>)[] = [];
 	const children: Child[] = [];
-	const stopAll = async () => {
-		for (const c of children) c.kill();
-		while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => log(`while stopping: ${String(e)}`));
-	};
+	const stopAll = () => stopEverything(children, cleanups, log);
 	try {
 		const withApp = options.app !== false;
 		const appBuilt = withApp ? buildAlongside(root, steps, log) : async () => {};
@@ -233,53 +337,12 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 				cleanups.push(() => pg!.stop());
 				return pg.url;
 			}));
-		await step('compat bootstrap and migrations applied', async () => {
-			await applyCompat(databaseUrl);
-			const applied = await applyMigrations(databaseUrl);
-			if (applied.length) log(`  applied ${applied.join(', ')}`);
-			// The demo's own table and kinds, after the package's schema.
-			await applyDemoSql(databaseUrl);
-		});
+		await step('compat bootstrap and migrations applied', () => applySchema(databaseUrl, log));
 
 		const workerSecret = randomBytes(24).toString('base64url');
-		const worker = await step('Deno worker listening', async () => {
-			const port = await freePort();
-			// Supervised as the edge runtime would: a worker that dies is started again on the same port.
-			const child = supervise(
-				'worker',
-				(keep) =>
-					startChild(
-						'worker',
-						join(root, 'node_modules/.bin/deno'),
-						['run', '-A', '--config', 'functions/jobs-worker/deno.json', 'functions/jobs-worker/index.ts'],
-						{
-							cwd: root,
-							env: {
-								...process.env,
-								NO_COLOR: '1',
-								DENO_NO_UPDATE_CHECK: '1',
-								SUPABASE_DB_URL: databaseUrl,
-								JOBS_WORKER_SECRET: workerSecret,
-								PORT: String(port),
-								// A long-lived local server, not an isolate with a wall clock.
-								JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
-								JOBS_WORKER_TICK_MS: String(options.workerTickMs ?? 250),
-								...(options.workerHeartbeatMs ? { JOBS_WORKER_HEARTBEAT_MS: String(options.workerHeartbeatMs) } : {}),
-								DEMO_MODEL_MS: String(options.modelMs ?? process.env.DEMO_MODEL_MS ?? 300),
-							},
-							echo: (line) => {
-								keep(line);
-								options.echo?.('worker', line);
-							},
-						},
-					),
-				{ log },
-			);
-			children.push(child);
-			cleanups.push(() => child.stop());
-			await child.waitForLine(/jobs-worker listening on/);
-			return { child, url: `http://127.0.0.1:${port}` };
-		});
+		const worker = await step('Deno worker listening', () =>
+			startDemoWorker({ root, databaseUrl, workerSecret, options, log }, children, cleanups),
+		);
 
 		const standin = await step('stand-in (REST, Realtime, functions) listening', async () => {
 			const s = await createStandin({
@@ -292,35 +355,16 @@ export async function startLocalDemo(options: LocalDemoOptions = {}): Promise<De
 			return s;
 		});
 
-		await step('Vault secrets set (inserts kick the worker)', async () => {
-			const { default: postgres } = await import('postgres');
-			const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-			try {
-				await sql.begin(async (tx) => {
-					await tx`delete from vault.secrets where name in ('supabase_jobs_worker_url', 'supabase_jobs_worker_secret')`;
-					await tx`select vault.create_secret(${`${standin.url}/functions/v1/jobs-worker`}, 'supabase_jobs_worker_url', 'supabase-jobs worker endpoint (local demo)')`;
-					await tx`select vault.create_secret(${workerSecret}, 'supabase_jobs_worker_secret', 'supabase-jobs worker bearer secret (local demo)')`;
-				});
-			} finally {
-				await sql.end();
-			}
-		});
+		await step('Vault secrets set (inserts kick the worker)', () =>
+			setWorkerSecrets(databaseUrl, standin.url, workerSecret),
+		);
 
-		const dispatcher = await step('dispatcher (pg_net, pg_cron) running', async () => {
-			const d = await startDispatcher({ url: databaseUrl });
-			d.on('error', (e: Error) => log(`dispatcher: ${e.message}`));
-			cleanups.push(() => d.stop());
-			return d;
-		});
+		const dispatcher = await step('dispatcher (pg_net, pg_cron) running', () =>
+			startDemoDispatcher(databaseUrl, log, cleanups),
+		);
 
 		await appBuilt();
-		const appEnv = {
-			PUBLIC_SUPABASE_URL: standin.url,
-			PUBLIC_SUPABASE_ANON_KEY: standin.anonKey,
-			DEMO_AUTH: 'standin',
-			DEMO_STANDIN_JWT_SECRET: DEMO_JWT_SECRET,
-			DEMO_STANDIN_DATABASE_URL: databaseUrl,
-		};
+		const appEnv = demoAppEnv(standin, databaseUrl);
 		const serve = async (port: number, node?: string) => {
 			const started = await startApp(root, port, appEnv, options.echo, node);
 			children.push(started.app);

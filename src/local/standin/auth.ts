@@ -52,17 +52,9 @@ function refused(status: number, errorCode: string, msg: string): AuthResponse {
 	return answer(status, { code: status, error_code: errorCode, msg });
 }
 
-/**
- * The stand-in's Auth endpoints over `admin` (a superuser connection), signing
- * tokens with the project's secret.
- *
- * @example
- * const auth = standinAuth({ sql: dbs.admin, jwtSecret, issuer: `${url}/auth/v1` });
- */
-export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () => string }): StandinAuth {
-	const refreshTokens = new Map<string, string>();
-
-	const userJson = (user: User) => ({
+/** The user as GoTrue answers it: an anonymous, authenticated one. */
+function userJson(user: User) {
+	return {
 		id: user.id,
 		aud: 'authenticated',
 		role: 'authenticated',
@@ -74,7 +66,45 @@ export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () =
 		created_at: user.created_at,
 		updated_at: user.created_at,
 		is_anonymous: true,
-	});
+	};
+}
+
+/** The user with id `id`, or null. */
+async function findUser(sql: Sql, id: string): Promise<User | null> {
+	const [row] = await sql.unsafe<{ id: string; created_at: string }[]>(
+		`select id::text, to_json(created_at)#>>'{}' as created_at from auth.users where id = $1::uuid`,
+		[id],
+	);
+	return row ?? null;
+}
+
+/** The `sub` claim of a token signed with the secret and not expired; else GoTrue's 403 refusal. */
+async function verifiedSub(token: string, jwtSecret: string): Promise<{ sub: unknown } | AuthResponse> {
+	try {
+		const { payload } = await compactVerify(token, secretKey(jwtSecret));
+		const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub?: unknown; exp?: unknown };
+		if (typeof claims.exp !== 'number' || claims.exp <= Date.now() / 1000) {
+			return refused(
+				403,
+				'bad_jwt',
+				'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
+			);
+		}
+		return { sub: claims.sub };
+	} catch {
+		return refused(403, 'bad_jwt', 'invalid JWT: unable to parse or verify signature, signature is invalid');
+	}
+}
+
+/**
+ * The stand-in's Auth endpoints over `admin` (a superuser connection), signing
+ * tokens with the project's secret.
+ *
+ * @example
+ * const auth = standinAuth({ sql: dbs.admin, jwtSecret, issuer: `${url}/auth/v1` });
+ */
+export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () => string }): StandinAuth {
+	const refreshTokens = new Map<string, string>();
 
 	async function session(user: User) {
 		const accessToken = await mintUserToken(options.jwtSecret, user.id, {
@@ -99,33 +129,13 @@ export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () =
 		};
 	}
 
-	async function findUser(id: string): Promise<User | null> {
-		const [row] = await options.sql.unsafe<{ id: string; created_at: string }[]>(
-			`select id::text, to_json(created_at)#>>'{}' as created_at from auth.users where id = $1::uuid`,
-			[id],
-		);
-		return row ?? null;
-	}
-
 	async function bearerUser(headers: IncomingHttpHeaders): Promise<User | AuthResponse> {
 		const token = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
 		if (!token) return refused(401, 'no_authorization', 'This endpoint requires a Bearer token');
-		let sub: unknown;
-		try {
-			const { payload } = await compactVerify(token, secretKey(options.jwtSecret));
-			const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub?: unknown; exp?: unknown };
-			if (typeof claims.exp !== 'number' || claims.exp <= Date.now() / 1000) {
-				return refused(
-					403,
-					'bad_jwt',
-					'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
-				);
-			}
-			sub = claims.sub;
-		} catch {
-			return refused(403, 'bad_jwt', 'invalid JWT: unable to parse or verify signature, signature is invalid');
-		}
-		const user = typeof sub === 'string' ? await findUser(sub) : null;
+		const verified = await verifiedSub(token, options.jwtSecret);
+		if ('status' in verified) return verified;
+		const { sub } = verified;
+		const user = typeof sub === 'string' ? await findUser(options.sql, sub) : null;
 		return user ?? refused(403, 'user_not_found', 'User from sub claim in JWT does not exist');
 	}
 
@@ -155,7 +165,7 @@ export function standinAuth(options: { sql: Sql; jwtSecret: string; issuer: () =
 				if (!token || !id)
 					return refused(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 				refreshTokens.delete(token);
-				const user = await findUser(id);
+				const user = await findUser(options.sql, id);
 				if (!user) return refused(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 				return answer(200, await session(user));
 			}

@@ -87,17 +87,145 @@ const CORS = {
 	'Access-Control-Expose-Headers': 'Content-Range, Content-Profile, Preference-Applied',
 };
 
+/** The API gateway (Kong key-auth) accepts only the project's keys: true when it answered 401. */
+function refuseKey(apiKeys: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+	const key = (req.headers.apikey as string | undefined) ?? url.searchParams.get('apikey');
+	if (key && apiKeys.has(key)) return false;
+	res
+		.writeHead(401, { 'Content-Type': 'application/json' })
+		.end(
+			JSON.stringify(
+				key
+					? { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' }
+					: { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' },
+			),
+		);
+	return true;
+}
+
+/** What every request is routed with: the host, the project's keys, the exposed schemas, the options. */
+interface Gateway {
+	host: string;
+	apiKeys: ReadonlySet<string>;
+	exposed: string[];
+	options: StandinOptions;
+}
+
+/** Serves on `port` at `host` (0: a free one); resolves with the port served on. */
+function listenOn(server: Server, port: number, host: string): Promise<number> {
+	return new Promise<number>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			const address = server.address();
+			resolve(address && typeof address === 'object' ? address.port : port);
+		});
+	});
+}
+
+/** Sends requests to `handle` (a failure answers 500) and upgrades on the Realtime path to the WebSocket endpoint. */
+function serveOn(gate: Gateway, r: Running, log: (error: unknown) => void): void {
+	const { server, endpoint } = r;
+	server.on('request', (req, res) => {
+		handle(gate, r, req, res).catch((e: unknown) => {
+			log(e);
+			if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify({ message: e instanceof Error ? e.message : String(e) }));
+		});
+	});
+	server.on('upgrade', (req, socket, head) => {
+		const url = new URL(req.url ?? '/', `http://${gate.host}`);
+		if (url.pathname !== '/realtime/v1/websocket' && url.pathname !== '/realtime/v1/websocket/') {
+			socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+			return;
+		}
+		endpoint.upgrade(req, socket, head, url).catch((e: unknown) => {
+			log(e);
+			socket.destroy();
+		});
+	});
+}
+
+/** What the stand-in's gateway does with one request: auth, rest and functions behind the key check, CORS on every answer. */
+async function handle(gate: Gateway, r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	const { host, options } = gate;
+	const url = new URL(req.url ?? '/', `http://${host}`);
+	const method = req.method ?? 'GET';
+	if (method === 'OPTIONS') {
+		res.writeHead(200, CORS).end();
+		return;
+	}
+	for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+	const keyRefused = (): boolean => refuseKey(gate.apiKeys, req, res, url);
+	if (url.pathname.startsWith('/auth/v1/')) {
+		if (keyRefused()) return;
+		const out = await r.auth.handle(
+			method,
+			url.pathname.slice('/auth/v1/'.length).replace(/\/+$/, ''),
+			url.searchParams,
+			req.headers,
+			await readBody(req),
+		);
+		res.writeHead(out.status, out.headers).end(out.body || undefined);
+		return;
+	}
+	if (url.pathname.startsWith('/rest/v1')) {
+		if (keyRefused()) return;
+		const query = new URLSearchParams(url.search);
+		query.delete('apikey');
+		const config: RestConfig = {
+			sql: r.dbs.rest,
+			cache: r.cache,
+			jwtSecret: options.jwtSecret,
+			exposedSchemas: gate.exposed,
+			extraSearchPath: ['public', 'extensions'],
+			anonRole: 'anon',
+		};
+		const subPath = url.pathname.slice('/rest/v1'.length).replace(/^\/+/, '');
+		const out = await handleRest(config, method, subPath, query, req.headers, await readBody(req));
+		res.writeHead(out.status, out.headers).end(out.body ?? undefined);
+		return;
+	}
+	if (url.pathname.startsWith('/functions/v1/')) {
+		await proxyFunction(
+			options.functions ?? {},
+			options.jwtSecret,
+			req,
+			res,
+			url.pathname.slice('/functions/v1/'.length),
+			url.search,
+		);
+		return;
+	}
+	res
+		.writeHead(404, { 'Content-Type': 'application/json' })
+		.end(JSON.stringify({ message: 'no Route matched with those values' }));
+}
+
+/** Where internal errors go by default: console.error when SUPABASE_JOBS_STANDIN_DEBUG is set. */
+function debugLog(e: unknown): void {
+	if (process.env.SUPABASE_JOBS_STANDIN_DEBUG) console.error('[standin]', e);
+}
+
+/** Stops serving: the Realtime endpoint, the server and its sockets, the hub, the schema listener, the connections. */
+async function closeRunning(r: Running): Promise<void> {
+	r.endpoint.close();
+	await new Promise<void>((resolve) => {
+		r.server.close(() => resolve());
+		r.server.closeAllConnections();
+	});
+	await r.hub.stop();
+	await r.unlistenPgrst().catch(() => {});
+	await r.dbs.end();
+}
+
 export async function createStandin(options: StandinOptions): Promise<Standin> {
 	const host = options.host ?? '127.0.0.1';
 	const exposed = options.exposedSchemas ?? ['public'];
-	const log =
-		options.log ??
-		((e: unknown) => {
-			if (process.env.SUPABASE_JOBS_STANDIN_DEBUG) console.error('[standin]', e);
-		});
+	const log = options.log ?? debugLog;
 	const anonKey = await mintApiKey(options.jwtSecret, 'anon');
 	const serviceRoleKey = await mintApiKey(options.jwtSecret, 'service_role');
-	const apiKeys = new Set([anonKey, serviceRoleKey]);
+	const gate: Gateway = { host, apiKeys: new Set([anonKey, serviceRoleKey]), exposed, options };
 	const counts: Record<QueryKind, number> = { rest: 0, realtime: 0 };
 	const onQuery = (e: QueryEvent) => {
 		counts[e.kind]++;
@@ -105,74 +233,6 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 	};
 	let port = options.port ?? 0;
 	let running: Running | null = null;
-
-	async function handle(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const url = new URL(req.url ?? '/', `http://${host}`);
-		const method = req.method ?? 'GET';
-		if (method === 'OPTIONS') {
-			res.writeHead(200, CORS).end();
-			return;
-		}
-		for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-		// The API gateway (Kong key-auth) accepts only the project's keys.
-		const keyRefused = (): boolean => {
-			const key = (req.headers.apikey as string | undefined) ?? url.searchParams.get('apikey');
-			if (key && apiKeys.has(key)) return false;
-			res
-				.writeHead(401, { 'Content-Type': 'application/json' })
-				.end(
-					JSON.stringify(
-						key
-							? { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' }
-							: { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' },
-					),
-				);
-			return true;
-		};
-		if (url.pathname.startsWith('/auth/v1/')) {
-			if (keyRefused()) return;
-			const out = await r.auth.handle(
-				method,
-				url.pathname.slice('/auth/v1/'.length).replace(/\/+$/, ''),
-				url.searchParams,
-				req.headers,
-				await readBody(req),
-			);
-			res.writeHead(out.status, out.headers).end(out.body || undefined);
-			return;
-		}
-		if (url.pathname.startsWith('/rest/v1')) {
-			if (keyRefused()) return;
-			const query = new URLSearchParams(url.search);
-			query.delete('apikey');
-			const config: RestConfig = {
-				sql: r.dbs.rest,
-				cache: r.cache,
-				jwtSecret: options.jwtSecret,
-				exposedSchemas: exposed,
-				extraSearchPath: ['public', 'extensions'],
-				anonRole: 'anon',
-			};
-			const subPath = url.pathname.slice('/rest/v1'.length).replace(/^\/+/, '');
-			const out = await handleRest(config, method, subPath, query, req.headers, await readBody(req));
-			res.writeHead(out.status, out.headers).end(out.body ?? undefined);
-			return;
-		}
-		if (url.pathname.startsWith('/functions/v1/')) {
-			await proxyFunction(
-				options.functions ?? {},
-				options.jwtSecret,
-				req,
-				res,
-				url.pathname.slice('/functions/v1/'.length),
-				url.search,
-			);
-			return;
-		}
-		res
-			.writeHead(404, { 'Content-Type': 'application/json' })
-			.end(JSON.stringify({ message: 'no Route matched with those values' }));
-	}
 
 	async function start(): Promise<void> {
 		if (running) return;
@@ -205,33 +265,8 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 			issuer: () => `http://${host}:${port}/auth/v1`,
 		});
 		const r: Running = { server, dbs, hub, endpoint, cache, unlistenPgrst: pgrst.unlisten, auth };
-		server.on('request', (req, res) => {
-			handle(r, req, res).catch((e: unknown) => {
-				log(e);
-				if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-				res.end(JSON.stringify({ message: e instanceof Error ? e.message : String(e) }));
-			});
-		});
-		server.on('upgrade', (req, socket, head) => {
-			const url = new URL(req.url ?? '/', `http://${host}`);
-			if (url.pathname !== '/realtime/v1/websocket' && url.pathname !== '/realtime/v1/websocket/') {
-				socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
-				return;
-			}
-			endpoint.upgrade(req, socket, head, url).catch((e: unknown) => {
-				log(e);
-				socket.destroy();
-			});
-		});
-		await new Promise<void>((resolve, reject) => {
-			server.once('error', reject);
-			server.listen(port, host, () => {
-				server.off('error', reject);
-				const address = server.address();
-				if (address && typeof address === 'object') port = address.port;
-				resolve();
-			});
-		});
+		serveOn(gate, r, log);
+		port = await listenOn(server, port, host);
 		running = r;
 	}
 
@@ -239,14 +274,7 @@ export async function createStandin(options: StandinOptions): Promise<Standin> {
 		const r = running;
 		if (!r) return;
 		running = null;
-		r.endpoint.close();
-		await new Promise<void>((resolve) => {
-			r.server.close(() => resolve());
-			r.server.closeAllConnections();
-		});
-		await r.hub.stop();
-		await r.unlistenPgrst().catch(() => {});
-		await r.dbs.end();
+		await closeRunning(r);
 	}
 
 	await start();

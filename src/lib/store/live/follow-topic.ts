@@ -11,10 +11,10 @@ import { isTerminalStatus } from '../../state.ts';
 import type { JobRealtimeCapability } from '../adapter.ts';
 import type { Job } from '../job.ts';
 import type { JobCalls } from '../job-calls.ts';
-import { JobWatch } from './watch-state.ts';
+import { JobWatch, type TopicEvent } from './watch-state.ts';
 import { withSummary } from '../job-summary.ts';
 import type { WatchOptions } from '../store-options.ts';
-import { topicRouter } from './topic-router.ts';
+import { topicRouter, type TopicRouter } from './topic-router.ts';
 
 /**
  * The one Realtime topic a job's changes are sent to (the SQL function
@@ -62,7 +62,7 @@ export async function* followJob<R extends Job>(
 	realtime: JobRealtimeCapability,
 ): AsyncGenerator<R, void, undefined> {
 	const watch = new JobWatch(calls, id, options, realtime);
-	const { signal, liveness, intervalMs, deadline } = watch;
+	const { signal, liveness } = watch;
 	if (signal?.aborted) return;
 	const uid = await realtime.userId().catch(() => null);
 	/** The topic followed next; null: the first read is to be yielded, then its job's topic followed. */
@@ -80,7 +80,7 @@ export async function* followJob<R extends Job>(
 		}
 		const router = topicRouter(realtime, topic);
 		/** The first read came after a join this watch found already made: its `live` needs no read. */
-		let caughtUp = router.add(watch) && first === undefined;
+		const caughtUp = router.add(watch) && first === undefined;
 		try {
 			if (first === undefined) {
 				first = liveness.judge(await watch.readFirst());
@@ -93,85 +93,128 @@ export async function* followJob<R extends Job>(
 				if (signal?.aborted) return;
 				yield first;
 			}
-			/** The last value yielded: emitOn compares against it. */
-			let last = first;
-			/** The newest state known (yielded or not): broadcasts merge into it. */
-			let current = first;
-			let live = false;
-			while (!isTerminalStatus(last.status)) {
-				const remaining = deadline - Date.now();
-				if (remaining <= 0) throw watch.timeout(last);
-				// A heartbeat writes no message: when the declared beats are due to
-				// have been missed, a read tells whether the worker is still there
-				// (and, once it is silent, every interval whether it came back).
-				const checkAt = current.workerSilent ? Date.now() + intervalMs : liveness.silentAt(current);
-				const quiet = live && !watch.owed ? remaining : Math.min(intervalMs, remaining);
-				const event = await watch.next(Math.min(quiet, Math.max(0, checkAt - Date.now())), signal);
-				if (event === 'aborted') return;
-
-				/** Candidate states, oldest first. */
-				let states: R[] = [];
-				let read: R | null = null;
-				if (event === 'elapsed') {
-					if (Date.now() >= deadline) throw watch.timeout(last);
-					if (live && !watch.owed && Date.now() < checkAt) continue;
-					read = await watch.tryRead(last);
-				} else if (event.kind === 'status') {
-					live = event.status === 'live';
-					// Refused: plain polling from here on (the router has left the topic).
-					if (event.status === 'refused') router.remove(watch);
-					// Joined, lost or refused: either way what happened meanwhile is unknown,
-					// unless the first read came after a join already made.
-					if (!(caughtUp && live)) read = await watch.tryRead(last);
-					caughtUp = false;
-					// Reported once caught up, so "live" means "every change from now on arrives".
-					watch.options.onRealtime?.(event.status);
-				} else {
-					const summary = watch.summaryOf(event);
-					if (!summary || isOlderState(summary, current)) continue;
-					if (isTerminalStatus(summary.status)) {
-						// The end is read in full (error sentence, timings...) once; the broadcast stands in if that read fails.
-						read = await watch.tryRead(last);
-						if (read === null) states = [withSummary(current, summary)];
-					} else {
-						states = [withSummary(current, summary)];
-					}
-				}
-				if (read !== null) {
-					// Messages that arrived during the read and are older than it are
-					// states the job went through: keep them, in order, before the read.
-					const readAt = read.updatedAt.getTime();
-					const between = watch
-						.take((e) => {
-							if (e.kind !== 'message') return false;
-							const s = watch.summaryOf(e);
-							return s === null || s.updatedAt.getTime() <= readAt;
-						})
-						.map((e) => watch.summaryOf(e))
-						.filter((s): s is NonNullable<typeof s> => s !== null && s.updatedAt.getTime() < readAt);
-					let base = current;
-					for (const s of between) {
-						if (isOlderState(s, base)) continue;
-						base = withSummary(base, s);
-						states.push(base);
-					}
-					states.push(read);
-				}
-				if (signal?.aborted) return;
-				for (const state of states) {
-					if (isOlderState(state, current)) continue;
-					current = liveness.judge(state);
-					if (isTerminalStatus(current.status) || watch.changed(last, current)) {
-						last = current;
-						yield current;
-						if (signal?.aborted) return;
-					}
-					if (isTerminalStatus(current.status)) break;
-				}
-			}
+			yield* followOnTopic(watch, router, first, caughtUp);
 			return;
 		} finally {
 			router.remove(watch);
 		}
 	}
+}
+
+/** Whether the topic is live now, and whether the first read came after a join this watch found already made. */
+interface Link {
+	live: boolean;
+	caughtUp: boolean;
+}
+
+/**
+ * The rest of a watch on one joined topic, after its first value: waits on
+ * messages while the topic is live, reads when it is not (or when the worker
+ * is due to have beaten), and yields every change until a terminal state.
+ */
+async function* followOnTopic<R extends Job>(
+	watch: JobWatch<R>,
+	router: TopicRouter,
+	first: R,
+	caughtUp: boolean,
+): AsyncGenerator<R, void, undefined> {
+	const { signal, liveness, intervalMs, deadline } = watch;
+	/** The last value yielded: emitOn compares against it. */
+	let last = first;
+	/** The newest state known (yielded or not): broadcasts merge into it. */
+	let current = first;
+	const link: Link = { live: false, caughtUp };
+	while (!isTerminalStatus(last.status)) {
+		const remaining = deadline - Date.now();
+		if (remaining <= 0) throw watch.timeout(last);
+		// A heartbeat writes no message: when the declared beats are due to
+		// have been missed, a read tells whether the worker is still there
+		// (and, once it is silent, every interval whether it came back).
+		const checkAt = current.workerSilent ? Date.now() + intervalMs : liveness.silentAt(current);
+		const quiet = link.live && !watch.owed ? remaining : Math.min(intervalMs, remaining);
+		const event = await watch.next(Math.min(quiet, Math.max(0, checkAt - Date.now())), signal);
+		if (event === 'aborted') return;
+		const states = await candidateStates(watch, router, event, link, { last, current, checkAt });
+		if (states === null) continue;
+		if (signal?.aborted) return;
+		for (const state of states) {
+			if (isOlderState(state, current)) continue;
+			current = liveness.judge(state);
+			if (isTerminalStatus(current.status) || watch.changed(last, current)) {
+				last = current;
+				yield current;
+				if (signal?.aborted) return;
+			}
+			if (isTerminalStatus(current.status)) break;
+		}
+	}
+}
+
+/**
+ * The states one wait brought, oldest first (null: nothing to consider, wait
+ * again): a read when the wait elapsed or the topic's status changed, the
+ * broadcast summary when a message came (a terminal one read in full).
+ */
+async function candidateStates<R extends Job>(
+	watch: JobWatch<R>,
+	router: TopicRouter,
+	event: 'elapsed' | TopicEvent,
+	link: Link,
+	at: { last: R; current: R; checkAt: number },
+): Promise<R[] | null> {
+	const { last, current } = at;
+	let states: R[] = [];
+	let read: R | null = null;
+	if (event === 'elapsed') {
+		if (Date.now() >= watch.deadline) throw watch.timeout(last);
+		if (link.live && !watch.owed && Date.now() < at.checkAt) return null;
+		read = await watch.tryRead(last);
+	} else if (event.kind === 'status') {
+		link.live = event.status === 'live';
+		// Refused: plain polling from here on (the router has left the topic).
+		if (event.status === 'refused') router.remove(watch);
+		// Joined, lost or refused: either way what happened meanwhile is unknown,
+		// unless the first read came after a join already made.
+		if (!(link.caughtUp && link.live)) read = await watch.tryRead(last);
+		link.caughtUp = false;
+		// Reported once caught up, so "live" means "every change from now on arrives".
+		watch.options.onRealtime?.(event.status);
+	} else {
+		const summary = watch.summaryOf(event);
+		if (!summary || isOlderState(summary, current)) return null;
+		if (isTerminalStatus(summary.status)) {
+			// The end is read in full (error sentence, timings...) once; the broadcast stands in if that read fails.
+			read = await watch.tryRead(last);
+			if (read === null) states = [withSummary(current, summary)];
+		} else {
+			states = [withSummary(current, summary)];
+		}
+	}
+	if (read !== null) states.push(...statesBefore(watch, current, read), read);
+	return states;
+}
+
+/**
+ * Messages that arrived during a read and are older than it are states the
+ * job went through: taken from the inbox and returned in order, each merged
+ * onto the one before (starting from `current`), to be kept before the read.
+ */
+function statesBefore<R extends Job>(watch: JobWatch<R>, current: R, read: R): R[] {
+	const readAt = read.updatedAt.getTime();
+	const between = watch
+		.take((e) => {
+			if (e.kind !== 'message') return false;
+			const s = watch.summaryOf(e);
+			return s === null || s.updatedAt.getTime() <= readAt;
+		})
+		.map((e) => watch.summaryOf(e))
+		.filter((s): s is NonNullable<typeof s> => s !== null && s.updatedAt.getTime() < readAt);
+	const states: R[] = [];
+	let base = current;
+	for (const s of between) {
+		if (isOlderState(s, base)) continue;
+		base = withSummary(base, s);
+		states.push(base);
+	}
+	return states;
 }

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { isJobCondition } from '../../errors.ts';
 import { checkTimerMs } from '../../internal/timers.ts';
 import { isTerminalStatus, type JobStatusValue } from '../../state.ts';
-import type { RawRow } from '../adapter.ts';
+import type { JobRealtimeCapability, RawRow } from '../adapter.ts';
 import { isJobId, notFound } from '../input-checks.ts';
 import type { JobCalls } from '../job-calls.ts';
 import {
@@ -38,6 +38,79 @@ type StreamEvent =
 	| { kind: 'status'; status: 'live' | 'down' | 'refused' };
 
 /**
+ * One stream watch's state: the position reached, the inbox its topic's
+ * messages arrive in, and the topic it listens on (if any).
+ */
+class StreamFollow {
+	next: StreamPosition = { attempt: 0, seq: 0 };
+	readonly inbox = new Inbox<StreamEvent>();
+	topic: string | null = null;
+	live = false;
+	#subscription: { close(): void } | null = null;
+
+	constructor(
+		private readonly realtime: JobRealtimeCapability | undefined,
+		private readonly id: string,
+		private readonly label: string,
+	) {}
+
+	/** The chunks of a read that are new, moving the position past them. */
+	take(chunks: readonly JobStreamChunk[]): JobStreamChunk[] {
+		const fresh: JobStreamChunk[] = [];
+		for (const chunk of chunks) {
+			if (place(chunk, this.next) === 'seen') continue;
+			fresh.push(chunk);
+			this.next = { attempt: chunk.attempt, seq: chunk.seq + 1 };
+		}
+		return fresh;
+	}
+
+	/** Listens on `to` (leaving the topic listened on before): the job's end and its chunks go to the inbox. */
+	subscribe(to: string): void {
+		this.close();
+		this.topic = to;
+		this.live = false;
+		const { id, label, inbox } = this;
+		this.#subscription = this.realtime!.subscribe(to, {
+			message: (row: RawRow) => {
+				if (row.id === id && typeof row.status === 'string' && isTerminalStatus(row.status as JobStatusValue))
+					inbox.push({ kind: 'ended' });
+			},
+			stream: (row: RawRow) => {
+				const m = messageSchema.safeParse(row);
+				if (m.success && m.data.id === id && m.data.job_table === label) {
+					const { stream, attempt, seq, text } = m.data;
+					inbox.push({ kind: 'chunk', chunk: { stream, attempt, seq, text } });
+				}
+			},
+			status: (status) => inbox.push({ kind: 'status', status }),
+		});
+	}
+
+	/**
+	 * Takes in one event: the next chunk goes to `batch`; a status change, the
+	 * job's end or a gap answers true (a read is due).
+	 */
+	mustRead(event: StreamEvent, batch: JobStreamChunk[]): boolean {
+		if (event.kind === 'status') {
+			this.live = event.status === 'live';
+			if (event.status === 'refused') this.close();
+			// Joined again (or lost): what was sent meanwhile is read, not awaited.
+			return true;
+		}
+		if (event.kind === 'ended') return true;
+		const where = place(event.chunk, this.next);
+		if (where === 'next') batch.push(...this.take([event.chunk]));
+		return where === 'gap';
+	}
+
+	close(): void {
+		this.#subscription?.close();
+		this.#subscription = null;
+	}
+}
+
+/**
  * Follows a job's streams: yields what they hold (one batch, possibly
  * empty), then each new chunk (or the chunks a gap held) as batches in
  * order, and ends once the job has ended and everything it wrote was yielded.
@@ -55,91 +128,37 @@ export async function* watchStreams<R extends Job>(
 	const { signal } = options;
 	if (signal?.aborted) return;
 	const realtime = options.transport === 'poll' ? undefined : calls.adapter.realtime;
-	const label = tableLabel(calls.table);
-	let next: StreamPosition = { attempt: 0, seq: 0 };
-	const inbox = new Inbox<StreamEvent>();
-	const held: { subscription: { close(): void } | null } = { subscription: null };
-	let topic: string | null = null;
-	let live = false;
-
-	/** The chunks of a read that are new, moving the position past them. */
-	const take = (chunks: readonly JobStreamChunk[]): JobStreamChunk[] => {
-		const fresh: JobStreamChunk[] = [];
-		for (const chunk of chunks) {
-			if (place(chunk, next) === 'seen') continue;
-			fresh.push(chunk);
-			next = { attempt: chunk.attempt, seq: chunk.seq + 1 };
-		}
-		return fresh;
-	};
-	const subscribe = (to: string) => {
-		held.subscription?.close();
-		topic = to;
-		live = false;
-		held.subscription = realtime!.subscribe(to, {
-			message: (row: RawRow) => {
-				if (row.id === id && typeof row.status === 'string' && isTerminalStatus(row.status as JobStatusValue))
-					inbox.push({ kind: 'ended' });
-			},
-			stream: (row: RawRow) => {
-				const m = messageSchema.safeParse(row);
-				if (m.success && m.data.id === id && m.data.job_table === label) {
-					const { stream, attempt, seq, text } = m.data;
-					inbox.push({ kind: 'chunk', chunk: { stream, attempt, seq, text } });
-				}
-			},
-			status: (status) => inbox.push({ kind: 'status', status }),
-		});
-	};
-
+	const follow = new StreamFollow(realtime, id, tableLabel(calls.table));
 	try {
 		// A signed-in user's jobs speak on their own topic: joined before the first read, nothing is missed.
 		const uid = realtime ? await realtime.userId().catch(() => null) : null;
-		if (realtime && uid !== null) subscribe(`jobs:${uid}`);
-		let read = await readFrom(calls, id, next);
+		if (realtime && uid !== null) follow.subscribe(`jobs:${uid}`);
+		let read = await readFrom(calls, id, follow.next);
 		if (signal?.aborted) return;
-		if (realtime && read.topic !== topic && !isTerminalStatus(read.status)) {
+		if (realtime && read.topic !== follow.topic && !isTerminalStatus(read.status)) {
 			// Someone else's job (an admin watching) or an ownerless one: its own topic, then read again.
-			subscribe(read.topic);
+			follow.subscribe(read.topic);
 		}
-		yield take(read.chunks);
+		yield follow.take(read.chunks);
 		let ended = isTerminalStatus(read.status);
 		while (!ended) {
-			const event = await inbox.next(live ? Infinity : intervalMs, signal);
+			const event = await follow.inbox.next(follow.live ? Infinity : intervalMs, signal);
 			if (event === 'aborted') return;
-			let mustRead = event === 'elapsed';
 			const batch: JobStreamChunk[] = [];
-			if (event !== 'elapsed') {
-				if (event.kind === 'status') {
-					live = event.status === 'live';
-					if (event.status === 'refused') {
-						held.subscription?.close();
-						held.subscription = null;
-					}
-					// Joined again (or lost): what was sent meanwhile is read, not awaited.
-					mustRead = true;
-				} else if (event.kind === 'ended') {
-					mustRead = true;
-				} else {
-					const where = place(event.chunk, next);
-					if (where === 'next') batch.push(...take([event.chunk]));
-					else if (where === 'gap') mustRead = true;
-				}
-			}
-			if (mustRead) {
+			if (event === 'elapsed' || follow.mustRead(event, batch)) {
 				try {
-					read = await readFrom(calls, id, next);
+					read = await readFrom(calls, id, follow.next);
 				} catch (e) {
 					if (isJobCondition(e)) throw e;
 					continue; // the network: the next interval tries again
 				}
-				batch.push(...take(read.chunks));
+				batch.push(...follow.take(read.chunks));
 				ended = isTerminalStatus(read.status);
 			}
 			if (signal?.aborted) return;
 			if (batch.length > 0) yield batch;
 		}
 	} finally {
-		held.subscription?.close();
+		follow.close();
 	}
 }

@@ -63,21 +63,15 @@ export async function handleRest(
 	const authed = auth.role !== config.anonRole;
 	try {
 		if (!config.exposedSchemas.includes(schema)) throw unacceptableSchema(schema, config.exposedSchemas);
-		const flatHeaders: Record<string, string> = {};
-		for (const [k, v] of Object.entries(headers))
-			if (v !== undefined) flatHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-		const ctx: RestContext = {
+		const ctx = restContext(config, {
 			method,
-			path: `/${subPath}`,
-			headers: flatHeaders,
-			cookies: parseCookies(header(headers, 'cookie')),
+			subPath,
+			headers,
 			role: auth.role,
 			claims: auth.claims,
 			schema,
-			profileNegotiated: profile !== undefined,
-			authed,
-			extraSearchPath: config.extraSearchPath,
-		};
+			profile,
+		});
 		const prefer = (header(headers, 'prefer') ?? '').split(',').map((s) => s.trim());
 		const countExact = prefer.some((p) => /^count=(exact|planned|estimated)$/.test(p));
 		const wantsSingle = (header(headers, 'accept') ?? '').includes('application/vnd.pgrst.object+json');
@@ -85,19 +79,11 @@ export async function handleRest(
 		const rpc = /^rpc\/([^/]+)$/.exec(subPath);
 		if (rpc) {
 			if (!readMethod && method !== 'POST') throw unsupportedMethod(method);
-			let body: unknown;
-			if (!readMethod) {
-				try {
-					body = rawBody.trim() === '' ? {} : JSON.parse(rawBody);
-				} catch {
-					throw invalidBody();
-				}
-			}
 			return await handleRpc(config.sql, config.cache, {
 				ctx,
 				name: decodeURIComponent(rpc[1]!),
 				query,
-				body,
+				body: readMethod ? undefined : rpcBody(rawBody),
 				rawBody: rawBody.trim() === '' ? '{}' : rawBody,
 				rangeHeader,
 				countExact,
@@ -124,5 +110,45 @@ export async function handleRest(
 		});
 	} catch (e) {
 		return errorResponse(e instanceof RestError ? e : restErrorFromDb(e, authed));
+	}
+}
+
+/** What the request says that the handlers read: its method, path, headers, cookies, role and schema. */
+function restContext(
+	config: RestConfig,
+	request: {
+		method: string;
+		subPath: string;
+		headers: IncomingHttpHeaders;
+		role: string;
+		claims: RestContext['claims'];
+		schema: string;
+		profile: string | undefined;
+	},
+): RestContext {
+	const { headers } = request;
+	const flatHeaders: Record<string, string> = {};
+	for (const [k, v] of Object.entries(headers))
+		if (v !== undefined) flatHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+	return {
+		method: request.method,
+		path: `/${request.subPath}`,
+		headers: flatHeaders,
+		cookies: parseCookies(header(headers, 'cookie')),
+		role: request.role,
+		claims: request.claims,
+		schema: request.schema,
+		profileNegotiated: request.profile !== undefined,
+		authed: request.role !== config.anonRole,
+		extraSearchPath: config.extraSearchPath,
+	};
+}
+
+/** A call's JSON body (an empty one is `{}`); one that does not parse is refused. */
+function rpcBody(rawBody: string): unknown {
+	try {
+		return rawBody.trim() === '' ? {} : JSON.parse(rawBody);
+	} catch {
+		throw invalidBody();
 	}
 }
