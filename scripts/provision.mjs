@@ -7,7 +7,7 @@
 // before anything else is known to work.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { provideNode24 } from './node24.mjs';
+import { provideNodes } from './nodes.mjs';
 
 /** Each Debian package, with the files whose absence means it is missing. */
 const NEEDS = [
@@ -40,7 +40,7 @@ function canApt() {
 	}
 }
 
-provideNode24();
+provideNodes();
 
 const needed = missing();
 if (needed.length === 0) process.exit(0);

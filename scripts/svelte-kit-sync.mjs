@@ -1,7 +1,7 @@
 // `svelte-kit sync` when it has not run yet: tsconfig.json extends the
 // .svelte-kit/tsconfig.json it writes, and Vite (so vitest), tsx and
 // svelte-check all stop at "Failed to load tsconfig" without it. npm runs it
-// in `prepare` on `npm ci`; this covers a clone installed with
+// in the `dependencies` script on `npm ci`; this covers a clone installed with
 // --ignore-scripts and a .svelte-kit folder deleted since. Plain Node, no
 // dependency of its own: it runs before anything TypeScript loads.
 import { execFileSync } from 'node:child_process';

@@ -4,14 +4,14 @@
  * chromium. Every wait is on a DOM condition or a log line, never a sleep.
  * Screenshots of each state land in test-results/e2e/. The app is served by
  * Node 24 here (screen.test.ts serves it with this machine's Node, and
- * job-by-address.test.ts with both).
+ * job-by-address.test.ts with every Node of test/helpers/nodes.ts).
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { words } from '../../src/demo/analysis/text.ts';
 import { startLocalDemo, type DemoStack } from '../../src/local/demo/stack.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { NODE24, nodeVersion } from '../helpers/node24.ts';
+import { NODE24, nodeVersion } from '../helpers/nodes.ts';
 import { frames, launchChromium, recordFrames, snap } from './browser.ts';
 
 /** The worker's tick (createWorker's default): how often a running phase writes progress and learns of a cancel. */

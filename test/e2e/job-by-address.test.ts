@@ -1,7 +1,7 @@
 /**
  * Every job page opens by its address (a reload, a new tab, a pasted link),
- * whatever state its job is in, with the demo's server on Node 20 (this
- * process's) and on Node 24: the server renders the job's state from its
+ * whatever state its job is in, with the demo's server on this process's
+ * Node, on the floor of `engines` and on Node 24: the server renders the job's state from its
  * `load` (HTTP 200, readable without JavaScript, no Realtime on the server),
  * the page hydrates in chromium and watches live, and a reload does it again.
  *
@@ -18,7 +18,7 @@ import { documentAnalyse } from '../../src/demo/jobs.ts';
 import { SESSION_COOKIE, decodeSession } from '../../src/demo/app/session.server.ts';
 import { startLocalDemo, type DemoStack } from '../../src/local/demo/stack.ts';
 import { useTestDatabase, type Sql, type TestDatabase } from '../helpers/db.ts';
-import { SERVER_NODES, nodeVersion } from '../helpers/node24.ts';
+import { SERVER_NODES, nodeVersion } from '../helpers/nodes.ts';
 import { launchChromium } from './browser.ts';
 
 /** The states a person can find a job in, and what its page says (en). */
@@ -38,15 +38,17 @@ const HEARTBEAT_MS = 10 * 60_000;
 let db: TestDatabase;
 let stack: DemoStack;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
-/** The demo's app under each Node: the stack's own (this process's Node), then Node 24's. */
+/** The demo's app under each Node: the stack's own (this process's Node), then the floor's and Node 24's. */
 const apps = new Map<string, { url: string; lines: string[] }>();
 
 beforeAll(async () => {
 	db = await useTestDatabase();
 	stack = await startLocalDemo({ databaseUrl: db.url, modelMs: 100 });
 	apps.set(SERVER_NODES[0]!.name, { url: stack.url, lines: stack.app!.lines });
-	const node24 = await stack.serveAppWith(SERVER_NODES[1]!.path);
-	apps.set(SERVER_NODES[1]!.name, { url: node24.url, lines: node24.app.lines });
+	for (const node of SERVER_NODES.slice(1)) {
+		const served = await stack.serveAppWith(node.path);
+		apps.set(node.name, { url: served.url, lines: served.app.lines });
+	}
 	chromium = await launchChromium();
 }, 180_000);
 

@@ -12,13 +12,18 @@
  *
  * Then chromium signs in (the form's anonymous sign-in), enqueues, sees the
  * bar move through at least three values before Done, and cancels a second
- * job. Last, the same function boots under Deno 2.1.4, what hosted Edge
- * Functions run, with the package resolved as a registry install leaves it.
+ * job. The same build, served by Node 24, runs a job to Done too. Last, the
+ * same function boots under Deno 2.1.4, what hosted Edge Functions run, with
+ * the package resolved as a registry install leaves it.
+ *
+ * The user's Node is the floor of `engines` (exactly the version it names):
+ * npm, npx, svelte-check, vite and the app's server all run on it, and the
+ * README's `npm i` prints no EBADENGINE there.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type { Browser, Page } from 'playwright-core';
@@ -30,93 +35,28 @@ import { applyCompat, applyMigrations, listMigrations, withDatabase } from '../.
 import { createStandin, type Standin } from '../../src/local/standin/server.ts';
 import { KINDS_TEMPLATE } from '../../bin/templates.mjs';
 import { launchChromium, snap } from '../e2e/browser.ts';
+import { FLOOR_VERSION, NODE24, NODE_FLOOR, nodeVersion } from '../helpers/nodes.ts';
 import { SUPABASE_CONFIG } from '../package/consumer-files.ts';
 import { packInto } from '../package/pack.ts';
+import { APP_DEPENDENCIES, SKELETON, USER_HANDLERS } from './quick-start-app.ts';
 import { codeBlocks, readmeQuickStart, type CodeBlock } from './quick-start-blocks.ts';
 
 const exec = promisify(execFile);
 const repo = resolve('.');
 const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
+/** The user's Node, the floor of `engines`; npm and npx run on it through PATH. */
+const USER_NODE = NODE_FLOOR;
+const ON_USER_NODE = { PATH: `${dirname(USER_NODE)}${delimiter}${process.env.PATH}` };
 /** An install, a Vite build, a cold Deno start: each can take a minute on a busy 2-core machine. */
 const SLOW = 240_000;
-
-/** The SvelteKit app the user already has (and svelte-check, as `npx sv create` sets it up). */
-const APP_DEPENDENCIES = [
-	'svelte',
-	'@sveltejs/kit',
-	'@sveltejs/adapter-node',
-	'@sveltejs/vite-plugin-svelte',
-	'vite',
-	'typescript',
-	'svelte-check',
-	'@types/node',
-] as const;
-
-/** The SvelteKit skeleton a user has before the quick start (`npx sv create`, trimmed). */
-const SKELETON: Record<string, string> = {
-	'svelte.config.js': `import adapter from '@sveltejs/adapter-node';
-export default { kit: { adapter: adapter() } };
-`,
-	'vite.config.js': `import { sveltekit } from '@sveltejs/kit/vite';
-import { defineConfig } from 'vite';
-export default defineConfig({ plugins: [sveltekit()] });
-`,
-	'tsconfig.json': `{ "extends": "./.svelte-kit/tsconfig.json", "compilerOptions": { "strict": true, "allowImportingTsExtensions": true } }
-`,
-	// The types of locals, as Supabase's SvelteKit guide writes them.
-	'src/app.d.ts': `import type { Session, SupabaseClient, User } from '@supabase/supabase-js';
-
-declare global {
-	namespace App {
-		interface Locals {
-			supabase: SupabaseClient;
-			safeGetSession: () => Promise<{ session: Session | null; user: User | null }>;
-		}
-	}
-}
-
-export {};
-`,
-	'src/app.html': `<!doctype html>
-<html lang="en">
-	<head><meta charset="utf-8" />%sveltekit.head%</head>
-	<body data-sveltekit-preload-data="hover"><div style="display: contents">%sveltekit.body%</div></body>
-</html>
-`,
-};
-
-/**
- * The user's own work for the template's kind (what they write in
- * handlers.ts): a line at a time, each taking a while like real work does
- * (a model call, a page rendered), with a real counter.
- */
-const USER_HANDLERS = `import { defineJobHandler, delay, type JobHandler } from 'supabase-jobs/worker';
-import { wordCount } from './kinds.ts';
-
-export const handlers: JobHandler[] = [
-	defineJobHandler(
-		wordCount,
-		async ({ params, tracker }) => {
-			const lines = params.text.split('\\n');
-			await tracker.run('count', async (signal) => {
-				for (let i = 0; i < lines.length; i++) {
-					await delay(250, signal); // the user's work on line i (a model call, a page rendered)
-					await tracker.report('count', { done: (i + 1) / lines.length });
-				}
-			});
-			await tracker.run('wrapup', () => Promise.resolve());
-			return null;
-		},
-		{ size: ({ params }) => ({ count: params.text.length }) },
-	),
-];
-`;
 
 let work: string;
 let app: string;
 let blocks: CodeBlock[];
 let initOutput: string;
 let secret: string;
+/** What the README's `npm i` line printed. */
+let installLog = '';
 let databaseUrl: string;
 let dbName: string;
 let standin: Standin | null = null;
@@ -188,8 +128,8 @@ beforeAll(async () => {
 	);
 	for (const [path, text] of Object.entries(SKELETON)) await write(path, text);
 	await write('supabase/config.toml', SUPABASE_CONFIG);
-	const npm = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
-	await timed('npm i (the app’s own dependencies)', () => sh('npm', ['install', ...npm], app));
+	const npm = ['--prefer-offline', '--no-audit', '--no-fund'];
+	await timed('npm i (the app’s own dependencies)', () => sh('npm', ['install', ...npm], app, ON_USER_NODE));
 
 	// The README's commands, in order: its `npm i` line, the package from the tarball and the
 	// others at the repository's versions (already in the npm cache).
@@ -197,10 +137,13 @@ beforeAll(async () => {
 	const packages = npmLine[1]!.split(/\s+/);
 	expect(packages[0]).toBe('supabase-jobs');
 	const others = await Promise.all(packages.slice(1).map(async (n) => `${n}@${await installedVersion(n)}`));
-	await timed(npmLine[0], () => sh('npm', ['install', ...npm, tarball, ...others], app));
+	const readmeInstall = await timed(npmLine[0], () =>
+		sh('npm', ['install', ...npm, tarball, ...others], app, ON_USER_NODE),
+	);
+	installLog = `${readmeInstall.stdout}\n${readmeInstall.stderr}`;
 	initOutput = await timed(
 		'npx supabase-jobs init',
-		async () => (await sh('npx', ['--no-install', 'supabase-jobs', 'init'], app)).stdout,
+		async () => (await sh('npx', ['--no-install', 'supabase-jobs', 'init'], app, ON_USER_NODE)).stdout,
 	);
 	secret = /^ {4}([A-Za-z0-9_-]{43})$/m.exec(initOutput)?.[1] ?? '';
 
@@ -236,6 +179,12 @@ afterAll(async () => {
 }, 120_000);
 
 describe('the README quick start, as written', () => {
+	it(`runs on the floor of engines, Node ${FLOOR_VERSION}, whose npm i of the README's line warns of no engine`, () => {
+		expect(nodeVersion(USER_NODE)).toBe(`v${FLOOR_VERSION}`);
+		expect(installLog).not.toMatch(/EBADENGINE/);
+		expect(installLog).toMatch(/added \d+ packages/);
+	});
+
 	it('names every file it shows, and what it shows of kinds.ts is what init writes', async () => {
 		expect(blocks.filter((b) => b.file).map((b) => b.file)).toEqual([
 			'supabase/functions/jobs-worker/kinds.ts',
@@ -273,9 +222,9 @@ describe('the README quick start, as written', () => {
 		'svelte-check (strict) finds no error in its code',
 		async () => {
 			await write('.env', 'PUBLIC_SUPABASE_URL=https://project-ref.supabase.co\nPUBLIC_SUPABASE_PUBLISHABLE_KEY=key\n');
-			await sh(process.execPath, ['node_modules/@sveltejs/kit/svelte-kit.js', 'sync'], app);
+			await sh(USER_NODE, ['node_modules/@sveltejs/kit/svelte-kit.js', 'sync'], app);
 			const check = await exec(
-				process.execPath,
+				USER_NODE,
 				['node_modules/svelte-check/bin/svelte-check', '--tsconfig', './tsconfig.json', '--output', 'machine'],
 				{ cwd: app, maxBuffer: 64 << 20 },
 			).catch((e: { stdout: string }) => e);
@@ -320,10 +269,10 @@ describe('the README quick start, as written', () => {
 			dispatcher = await startDispatcher({ url: databaseUrl, pollIntervalMs: 200 });
 
 			await write('.env', `PUBLIC_SUPABASE_URL=${standin.url}\nPUBLIC_SUPABASE_PUBLISHABLE_KEY=${standin.anonKey}\n`);
-			await timed('vite build', () => sh(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], app));
+			await timed('vite build', () => sh(USER_NODE, ['node_modules/vite/bin/vite.js', 'build'], app));
 			const port = await freePort();
 			const origin = `http://localhost:${port}`;
-			const server = start('app', process.execPath, ['build'], {
+			const server = start('app', USER_NODE, ['build'], {
 				PORT: String(port),
 				HOST: '127.0.0.1',
 				ORIGIN: origin,
@@ -391,6 +340,34 @@ describe('the README quick start, as written', () => {
 			);
 		},
 		SLOW * 2,
+	);
+
+	it(
+		'the same build served by Node 24: the visitor enqueues and the bar reaches Done',
+		async () => {
+			expect(nodeVersion(NODE24)).toMatch(/^v24\./);
+			expect(browser).not.toBeNull();
+			const port = await freePort();
+			const origin = `http://localhost:${port}`;
+			const server = start('app (Node 24)', NODE24, ['build'], {
+				PORT: String(port),
+				HOST: '127.0.0.1',
+				ORIGIN: origin,
+			});
+			await server.waitForLine(/Listening on/, 30_000);
+			const page = await browser!.browser.newPage();
+			const pageErrors: string[] = [];
+			page.on('pageerror', (e) => pageErrors.push(e.message));
+			const id = await submit(page, origin, 'one two\nthree four five');
+			await page.waitForSelector('.sj-progress[data-status=done]', { timeout: 60_000 });
+			const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+			const [row] = await db`select status from public.jobs where id = ${id}`.finally(() => db.end());
+			expect(row).toEqual({ status: 'done' });
+			expect(pageErrors).toEqual([]);
+			await server.stop();
+			expect(server.lines.filter((l) => /error/i.test(l) && !/deprecated/i.test(l))).toEqual([]);
+		},
+		SLOW,
 	);
 
 	it(
