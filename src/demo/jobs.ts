@@ -27,13 +27,16 @@ export const DOCUMENT_PLAN = PhasePlan.fromSeconds(
  * section, as it reads it) and reports the document's size as metadata.
  *
  * @example
- * await store.enqueue(documentAnalyse, { params: { filename: file.name, mime: file.type }, payload: bytes, locale });
+ * await store.enqueue(documentAnalyse, { params: { filename: file.name, mime: file.type, bytes: bytes.byteLength }, payload: bytes, locale });
  */
 export const documentAnalyse = defineJobKind({
 	name: 'document.analyse',
 	params: z.object({
 		filename: z.string().trim().min(1).max(255),
 		mime: z.string().max(255),
+		// The file's size: a job tried again or replayed has no payload (a job drops it when it
+		// ends) but copies its params, so its plan is sized from its own input too.
+		bytes: z.number().int().nonnegative().optional(),
 	}),
 	plan: DOCUMENT_PLAN,
 	label: { en: 'Document analysis', 'pt-BR': 'Análise de documento' },

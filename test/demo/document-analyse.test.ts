@@ -101,4 +101,31 @@ describe('document.analyse: asking, and trying again', () => {
 		expect(await worker.process({ jobId: again.id })).toMatchObject({ outcomes: { done: 1 } });
 		expect((await store.get(again.id)).resultId).not.toBeNull();
 	});
+
+	it('a job tried again is sized from its own input: every phase records the upload\'s size, as the first attempt did', async () => {
+		const owner = (await createUser(db.sql)).sub;
+		const text = 'The tender closes on Friday. The committee reads every proposal. '.repeat(40);
+		const bytes = new TextEncoder().encode(text).byteLength;
+		const first = await store.enqueue('document.analyse', {
+			params: { filename: 'tender.txt', mime: 'text/plain', bytes },
+			ownerId: owner,
+			payload: text,
+		});
+		expect(await worker.process({ jobId: first.id })).toMatchObject({ outcomes: { done: 1 } });
+		const sizes = async (id: string) =>
+			(await db.sql<{ size: number | null }[]>`
+				select (value ->> 'size')::int as size from supabase_jobs.job, jsonb_each(timings) where id = ${id}`).map((r) => r.size);
+		expect(await sizes(first.id)).toEqual([bytes, bytes, bytes]);
+
+		// Cancelled before it ran, then tried again: the new job has no payload; it reads the kept file.
+		const second = await store.enqueue('document.analyse', {
+			params: { filename: 'tender.txt', mime: 'text/plain', bytes },
+			ownerId: owner,
+			payload: text,
+		});
+		await store.cancel(second.id);
+		const again = await store.tryAgain(second.id);
+		expect(await worker.process({ jobId: again.id })).toMatchObject({ outcomes: { done: 1 } });
+		expect(await sizes(again.id)).toEqual([bytes, bytes, bytes]);
+	});
 });
