@@ -6,6 +6,12 @@
 import type { HoldReason } from '../store/store-options.ts';
 import type { JobSnapshotStatus } from './types.ts';
 
+/** A sentence with a number `{n}` in it, as it reads for exactly one and for any other count. */
+export interface PluralText {
+	one: string;
+	other: string;
+}
+
 /**
  * Every string the components show.
  */
@@ -30,8 +36,8 @@ export interface JobMessages {
 	scheduledFor: string;
 	/** A job queued again after an attempt ended early; `{n}` and `{max}` are replaced. */
 	retrying: string;
-	/** Time left, from the run's own pace: under a minute, `{n}` minutes, `{n}` hours. */
-	left: { lessThanMinute: string; minutes: string; hours: string };
+	/** Time left, from the run's own pace: under a minute, `{n}` minutes, `{n}` hours (one: exactly 1; other: the rest). */
+	left: { lessThanMinute: string; minutes: PluralText; hours: PluralText };
 	/** A running job past the end its pace promised. */
 	longerThanUsual: string;
 	/** A queued job held back by a concurrency limit; `{n}` running jobs of the kind `{kind}` hold it. */
@@ -130,7 +136,11 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		silent: 'Not responding',
 		scheduledFor: 'Scheduled for {time}',
 		retrying: 'Retrying (attempt {n} of {max})',
-		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
+		left: {
+			lessThanMinute: 'less than a minute left',
+			minutes: { one: 'about 1 min left', other: 'about {n} min left' },
+			hours: { one: 'about 1 h left', other: 'about {n} h left' },
+		},
 		longerThanUsual: 'taking longer than usual',
 		held: 'waiting: {n} {kind} already running',
 		paused: 'waiting: {kind} is paused by the operator',
@@ -195,8 +205,8 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
 		left: {
 			lessThanMinute: 'menos de um minuto restante',
-			minutes: 'cerca de {n} min restantes',
-			hours: 'cerca de {n} h restantes',
+			minutes: { one: 'cerca de 1 min restante', other: 'cerca de {n} min restantes' },
+			hours: { one: 'cerca de 1 h restante', other: 'cerca de {n} h restantes' },
 		},
 		longerThanUsual: 'demorando mais que o normal',
 		held: 'aguardando: {n} {kind} já em execução',
