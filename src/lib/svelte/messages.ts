@@ -210,7 +210,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		},
 		longerThanUsual: 'demorando mais que o normal',
 		held: 'aguardando: {n} {kind} já em execução',
-		paused: 'aguardando: {kind} foi pausado pelo operador',
+		paused: 'aguardando: o operador pausou {kind}',
 		rateLimited: 'aguardando o limite de frequência de {kind}',
 		waitingForChildren: 'aguardando {n} de {total} partes',
 		waitingForAnswer: 'aguardando a sua resposta',

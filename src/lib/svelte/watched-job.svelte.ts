@@ -479,6 +479,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 			open: () => this.#controller === controller && !controller.signal.aborted && id === this.#id,
 			queued: () => this.#snapshot?.status === 'queued',
 			ended: () => this.isTerminal,
+			stillQueued: () => void (this.#snapshot && this.#askHeld(this.#snapshot)),
 		});
 	}
 
