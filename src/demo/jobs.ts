@@ -40,6 +40,8 @@ export const documentAnalyse = defineJobKind({
 	}),
 	plan: DOCUMENT_PLAN,
 	label: { en: 'Document analysis', 'pt-BR': 'Análise de documento' },
+	// Failures of the file itself: the same bytes fail the same way, so the page does not offer Try again.
+	permanentErrors: ['empty_file', 'file_too_large', 'unsupported_format', 'unreadable_pdf', 'not_text', 'no_text'],
 	// What the page shows while the work runs: the document's size, once read.
 	metadata: z.object({ pages: z.number().int().nullable(), characters: z.number().int(), sections: z.number().int() }),
 });

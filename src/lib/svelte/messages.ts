@@ -98,6 +98,8 @@ export interface JobMessages {
 	tryingAgain: string;
 	/** Trying again was refused; the reason follows. */
 	tryAgainRefused: string;
+	/** Under a job that failed for good (an error its kind declares permanent), where Try again is not offered. */
+	failedForGood: string;
 	/** Accessible name of a job's streamed output that has no label of its own. */
 	output: string;
 	/** Said once a job's streamed output is complete. */
@@ -180,6 +182,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Try again',
 		tryingAgain: 'Starting again…',
 		tryAgainRefused: 'It could not be started again:',
+		failedForGood: 'Trying again would fail the same way: start a new job with other input.',
 		output: 'Output',
 		outputEnded: 'Finished writing.',
 	},
@@ -247,6 +250,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Tentar de novo',
 		tryingAgain: 'Começando de novo…',
 		tryAgainRefused: 'Não foi possível começar de novo:',
+		failedForGood: 'Tentar de novo falharia do mesmo jeito: comece um novo trabalho com outra entrada.',
 		output: 'Resultado',
 		outputEnded: 'Texto concluído.',
 	},

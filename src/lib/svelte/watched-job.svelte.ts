@@ -5,6 +5,7 @@ import { isTerminalStatus } from '../state.ts';
 import { isSnapshotOf, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
 import { QueuePosition } from './internal/queue-position.svelte.ts';
+import { failedForGood, failedForGoodError } from './internal/failed-for-good.ts';
 import { StreamTexts } from './internal/stream-texts.svelte.ts';
 import type { HoldReason } from '../store/job-store.ts';
 import type { AskedQuestion } from '../store/questions.ts';
@@ -60,6 +61,7 @@ export type { WatchedJobOptions } from './types.ts';
 export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> {
 	#id = $state('');
 	readonly #parseMetadata: ((value: unknown) => M) | undefined;
+	readonly #permanentErrors: readonly string[] | undefined;
 	readonly #source: MaybeGetter<JobWatchSource>;
 
 	#snapshot = $state.raw<JobSnapshot | null>(null);
@@ -99,6 +101,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		options: WatchedJobOptions<M> = {},
 	) {
 		this.#parseMetadata = options.kind ? (value) => options.kind!.parseMetadata(value) : undefined;
+		this.#permanentErrors = options.kind?.permanentErrors;
 		this.#source = source;
 		this.#id = id;
 		this.#withChildren = options.children === true;
@@ -189,6 +192,9 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 
 	/** The stable code of the failure, for branching; not for display. */
 	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
+
+	/** Failed with an error code its kind declares permanent: trying again would fail the same way (not offered). */
+	readonly failedForGood: boolean = $derived(failedForGood(this.#snapshot, this.#permanentErrors));
 
 	/** The id of what the job produced, once done. */
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
@@ -331,6 +337,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	async tryAgain(): Promise<JobSnapshot> {
 		const source = read(this.#source);
 		if (!source.tryAgain) throw new TypeError('this job source cannot try jobs again (it has no tryAgain())');
+		if (this.failedForGood) throw failedForGoodError(this.#id, this.errorCode);
 		return await source.tryAgain(this.#id);
 	}
 
