@@ -115,7 +115,10 @@ describe('keywords', () => {
 	});
 
 	it('never offers "every", "new" or "long" (or "novo", "longo") as a keyword, however often they occur', () => {
-		const text = 'Every new ledger keeps a long record. Every new clerk reads the long ledger. Todo novo livro é longo. '.repeat(5);
+		const text =
+			'Every new ledger keeps a long record. Every new clerk reads the long ledger. Todo novo livro é longo. '.repeat(
+				5,
+			);
 		const keywords = topKeywords(countTerms(text), 5);
 		expect(keywords).toEqual(['ledger', 'clerk', 'keeps', 'livro', 'reads']);
 		for (const word of ['every', 'new', 'long', 'novo', 'longo']) expect(keywords).not.toContain(word);

@@ -194,7 +194,9 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
 
 	/** Failed with an error code its kind declares permanent: trying again would fail the same way (not offered). */
-	readonly failedForGood: boolean = $derived(failedForGood(this.#snapshot, this.#permanentErrors));
+	get failedForGood(): boolean {
+		return failedForGood(this.#snapshot, this.#permanentErrors);
+	}
 
 	/** The id of what the job produced, once done. */
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
