@@ -4,9 +4,13 @@
  * summary grows below the bar, and a job an operator's pause holds in the
  * queue says so, in the owner's language.
  *
- * The jobs are put in their states directly (enqueue, claim, tick, append to
- * the summary stream, as the worker would), not by waiting on a real analysis.
+ * The running job is put in its state directly (enqueue, claim, tick, append
+ * to the summary stream, as the worker would), not by waiting on a real
+ * analysis. `npm run screenshots` writes this file's photographs of those
+ * states to docs/screenshots/ too; an ordinary run, under test-results/.
  */
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
@@ -16,6 +20,17 @@ import { SESSION_COOKIE, decodeSession } from '../../src/demo/app/session.server
 import { startLocalDemo, type DemoStack } from '../../src/local/demo/stack.ts';
 import { useTestDatabase, type Sql, type TestDatabase } from '../helpers/db.ts';
 import { launchChromium, snap } from './browser.ts';
+
+const DOCS_SCREENSHOTS = resolve(
+	process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots',
+);
+
+/** The page's main column as docs/demo.md shows it: `<name>.png`, `<name>-pt-BR.png`. */
+async function shot(page: Page, name: string, locale: string): Promise<void> {
+	await mkdir(DOCS_SCREENSHOTS, { recursive: true });
+	const file = `${name}${locale.startsWith('pt') ? '-pt-BR' : ''}.png`;
+	await page.locator('main').screenshot({ path: join(DOCS_SCREENSHOTS, file) });
+}
 
 /** Declared at claim: long enough that the running job never reads "Not responding" during the test. */
 const HEARTBEAT_MS = 10 * 60_000;
@@ -104,6 +119,7 @@ for (const width of [390, 1280]) {
 					.toBeGreaterThan(before);
 				expect(await cancelInView(page)).toMatchObject({ inside: true });
 				await snap(page, `job-page-reach-${width}`);
+				if (width === 390) await page.screenshot({ path: join(DOCS_SCREENSHOTS, 'job-cancel-in-reach-phone.png') });
 				// And it works from there: the job ends cancelled.
 				await page.getByRole('button', { name: 'Cancel' }).click();
 				await page.locator('[data-testid=job][data-status=cancelled]').waitFor({ timeout: 30_000 });
@@ -135,11 +151,52 @@ describe('a job its kind’s pause holds in the queue', () => {
 				await page.locator('.page[data-hydrated=true]').waitFor();
 				await page.locator('[data-testid=job][data-status=queued]').waitFor();
 				await expect.poll(() => page.locator('.sj-progress__stage').textContent(), { timeout: 30_000 }).toBe(words);
-				await snap(page, `job-paused-${locale}`);
+				await shot(page, 'job-paused', locale);
 				await worker.cancel(job.id);
 				await page.locator('[data-testid=job][data-status=cancelled]').waitFor({ timeout: 30_000 });
 			} finally {
 				await worker.resumeKind(documentAnalyse.name);
+				await context.close();
+			}
+		});
+	}
+});
+
+describe('a job that failed for good (an empty file)', () => {
+	for (const [locale, failed, forGood, tryAgain] of [
+		[
+			'en-US',
+			'The file is empty.',
+			'Trying again would fail the same way: start a new job with other input.',
+			'Try again',
+		],
+		[
+			'pt-BR',
+			'O arquivo está vazio.',
+			'Tentar de novo falharia do mesmo jeito: comece um novo trabalho com outra entrada.',
+			'Tentar de novo',
+		],
+	] as const) {
+		it(`says trying again would fail the same way and offers no Try again (${locale})`, async () => {
+			const context = await chromium.browser.newContext({ locale, viewport: { width: 390, height: 800 } });
+			try {
+				const ownerId = await newVisitor(context);
+				// An empty upload, run by the demo's own worker.
+				const job = await worker.enqueue(documentAnalyse.name, {
+					params: { filename: 'empty.txt', mime: 'text/plain', bytes: 0 },
+					payload: new Uint8Array(0),
+					ownerId,
+					locale,
+				});
+				const page = await context.newPage();
+				await page.goto(`${stack.url}/jobs/${job.id}`);
+				await page.locator('.page[data-hydrated=true]').waitFor();
+				await page.locator('[data-testid=job][data-status=failed]').waitFor({ timeout: 60_000 });
+				await expect.poll(() => page.getByText(failed).count()).toBeGreaterThan(0);
+				expect((await page.locator('[data-testid=failed-for-good]').textContent())?.trim()).toBe(forGood);
+				expect(await page.getByRole('button', { name: tryAgain }).count()).toBe(0);
+				await shot(page, 'job-failed-for-good', locale);
+			} finally {
 				await context.close();
 			}
 		});
