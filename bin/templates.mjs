@@ -22,9 +22,9 @@ import { PhasePlan } from 'supabase-jobs/worker';
 export const wordCount = defineJobKind({
 	name: 'example.word-count',
 	params: z.object({ text: z.string().min(1).max(100_000) }),
-	// Seconds per phase (plus per 1000 characters of input), measured on real inputs;
+	// Seconds per phase (plus per 1000 lines of input: the handler's size), measured on real inputs;
 	// PhasePlan.fromHistory can fit them from your jobs' recorded timings later.
-	plan: PhasePlan.fromSeconds({ count: 0.2, wrapup: 0.05 }, { perKilochar: { count: 0.01 } }),
+	plan: PhasePlan.fromSeconds({ count: 0.2, wrapup: 0.05 }, { perKilochar: { count: 250 } }),
 });
 `;
 
@@ -34,10 +34,13 @@ export const HANDLERS_TEMPLATE = `/**
  * The worker claims only the kinds listed here, and does the rest: claim,
  * progress ticks, heartbeats, cancellation, closing the row.
  */
-import { defineJobHandler, JobUserError, type JobHandler } from 'supabase-jobs/worker';
+import { defineJobHandler, delay, JobUserError, type JobHandler } from 'supabase-jobs/worker';
 import { wordCount } from './kinds.ts';
 
-/** Example: counts the words of \`params.text\`, reporting a real counter as it goes. */
+/**
+ * Example: counts the words of \`params.text\` a line at a time, reporting a real
+ * counter after each line, so the page's bar moves as it goes.
+ */
 export const wordCountHandler = defineJobHandler(
 	wordCount,
 	async ({ params, tracker }) => {
@@ -45,11 +48,12 @@ export const wordCountHandler = defineJobHandler(
 		const words = await tracker.run('count', async (signal) => {
 			let total = 0;
 			for (let i = 0; i < lines.length; i++) {
-				// A cancelled job aborts the signal: stop at the next line.
-				signal.throwIfAborted();
+				// Stands in for your work on one line (a model call, a page rendered): replace it.
+				// A cancelled job aborts the signal: the wait ends and the job stops here.
+				await delay(250, signal);
 				total += lines[i]!.split(/\\s+/).filter(Boolean).length;
 				// A real counter: the next tick writes it with the heartbeat.
-				if (i % 100 === 99) await tracker.report('count', { done: (i + 1) / lines.length });
+				await tracker.report('count', { done: (i + 1) / lines.length });
 			}
 			return total;
 		});
@@ -61,7 +65,8 @@ export const wordCountHandler = defineJobHandler(
 		// Return the id of the row you produced (it becomes result_id), or null.
 		return null;
 	},
-	{ size: ({ params }) => ({ count: params.text.length }) },
+	// The input's size in the plan's unit: lines.
+	{ size: ({ params }) => ({ count: params.text.split('\\n').length }) },
 );
 
 /** Every handler this worker registers. */

@@ -27,16 +27,21 @@ export const DOCUMENT_PLAN = PhasePlan.fromSeconds(
  * section, as it reads it) and reports the document's size as metadata.
  *
  * @example
- * await store.enqueue(documentAnalyse, { params: { filename: file.name, mime: file.type }, payload: bytes, locale });
+ * await store.enqueue(documentAnalyse, { params: { filename: file.name, mime: file.type, bytes: bytes.byteLength }, payload: bytes, locale });
  */
 export const documentAnalyse = defineJobKind({
 	name: 'document.analyse',
 	params: z.object({
 		filename: z.string().trim().min(1).max(255),
 		mime: z.string().max(255),
+		// The file's size: a job tried again or replayed has no payload (a job drops it when it
+		// ends) but copies its params, so its plan is sized from its own input too.
+		bytes: z.number().int().nonnegative().optional(),
 	}),
 	plan: DOCUMENT_PLAN,
 	label: { en: 'Document analysis', 'pt-BR': 'Análise de documento' },
+	// Failures of the file itself: the same bytes fail the same way, so the page does not offer Try again.
+	permanentErrors: ['empty_file', 'file_too_large', 'unsupported_format', 'unreadable_pdf', 'not_text', 'no_text'],
 	// What the page shows while the work runs: the document's size, once read.
 	metadata: z.object({ pages: z.number().int().nullable(), characters: z.number().int(), sections: z.number().int() }),
 });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
 	analyseText,
 	buildReport,
+	documentCharacters,
 	documentFormat,
 	extractDocument,
 	NotTextError,
@@ -111,6 +112,16 @@ describe('keywords', () => {
 	it('ranks by frequency with alphabetical ties', () => {
 		const counts = countTerms('beta alpha beta gamma alpha beta delta');
 		expect(topKeywords(counts, 3)).toEqual(['beta', 'alpha', 'delta']);
+	});
+
+	it('never offers "every", "new" or "long" (or "novo", "longo") as a keyword, however often they occur', () => {
+		const text =
+			'Every new ledger keeps a long record. Every new clerk reads the long ledger. Todo novo livro é longo. '.repeat(
+				5,
+			);
+		const keywords = topKeywords(countTerms(text), 5);
+		expect(keywords).toEqual(['ledger', 'clerk', 'keeps', 'livro', 'reads']);
+		for (const word of ['every', 'new', 'long', 'novo', 'longo']) expect(keywords).not.toContain(word);
 	});
 });
 
@@ -264,6 +275,9 @@ describe('analysis', () => {
 		expect(seen).toEqual([...seen].sort((a, b) => a - b));
 		const report = buildReport({ text, pages: null, format: 'text' }, analysis);
 		expect(report.stats.words).toBe(words(text).length);
+		// One count of characters: the document's, the number the job page shows while it runs.
+		expect(report.stats.characters).toBe(documentCharacters({ text, pages: null, format: 'text' }));
+		expect(report.stats.characters).toBe(text.length);
 		expect(report.stats.sentences).toBe(12);
 		expect(report.stats.chunks).toBe(analysis.chunks.length);
 		expect(report.stats.language).toBe('en');

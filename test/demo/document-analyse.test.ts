@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { documentAnalyse } from '../../src/demo/jobs.ts';
 import { createDocumentAnalyseHandler } from '../../src/demo/worker/document-analyse.ts';
 import { postgresAdapter } from '../../src/lib/adapters/postgres.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
@@ -43,6 +44,8 @@ describe('document.analyse: permanent input errors are not retried', () => {
 		const row = await store.get(job.id);
 		expect(row).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'not_text', resultId: null });
 		expect(row.error).toMatch(/^Este arquivo não é um texto que eu consiga ler/);
+		// The same bytes fail the same way: the kind says so, and the page offers no Try again.
+		expect(documentAnalyse.permanentErrors).toContain(row.errorCode);
 	});
 
 	it('the same upload for an English reader reads in English; real text still succeeds', async () => {
@@ -100,5 +103,34 @@ describe('document.analyse: asking, and trying again', () => {
 		await store.answer(again.id, 'en');
 		expect(await worker.process({ jobId: again.id })).toMatchObject({ outcomes: { done: 1 } });
 		expect((await store.get(again.id)).resultId).not.toBeNull();
+	});
+
+	it("a job tried again is sized from its own input: every phase records the upload's size, as the first attempt did", async () => {
+		const owner = (await createUser(db.sql)).sub;
+		const text = 'The tender closes on Friday. The committee reads every proposal. '.repeat(40);
+		const bytes = new TextEncoder().encode(text).byteLength;
+		const first = await store.enqueue('document.analyse', {
+			params: { filename: 'tender.txt', mime: 'text/plain', bytes },
+			ownerId: owner,
+			payload: text,
+		});
+		expect(await worker.process({ jobId: first.id })).toMatchObject({ outcomes: { done: 1 } });
+		const sizes = async (id: string) =>
+			(
+				await db.sql<{ size: number | null }[]>`
+				select (value ->> 'size')::int as size from supabase_jobs.job, jsonb_each(timings) where id = ${id}`
+			).map((r) => r.size);
+		expect(await sizes(first.id)).toEqual([bytes, bytes, bytes]);
+
+		// Cancelled before it ran, then tried again: the new job has no payload; it reads the kept file.
+		const second = await store.enqueue('document.analyse', {
+			params: { filename: 'tender.txt', mime: 'text/plain', bytes },
+			ownerId: owner,
+			payload: text,
+		});
+		await store.cancel(second.id);
+		const again = await store.tryAgain(second.id);
+		expect(await worker.process({ jobId: again.id })).toMatchObject({ outcomes: { done: 1 } });
+		expect(await sizes(again.id)).toEqual([bytes, bytes, bytes]);
 	});
 });

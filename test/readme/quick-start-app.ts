@@ -1,8 +1,7 @@
 /**
  * What the README quick start's user has besides the README: their SvelteKit
- * app (its dependencies and skeleton, as `npx sv create` leaves it) and their
- * own work in handlers.ts. Strings, not files, so the repository's own
- * checks never see them.
+ * app (its dependencies and skeleton, as `npx sv create` leaves it). Strings,
+ * not files, so the repository's own checks never see them.
  */
 
 /** The SvelteKit app the user already has (and svelte-check, as `npx sv create` sets it up). */
@@ -49,30 +48,3 @@ export {};
 </html>
 `,
 };
-
-/**
- * The user's own work for the template's kind (what they write in
- * handlers.ts): a line at a time, each taking a while like real work does
- * (a model call, a page rendered), with a real counter.
- */
-export const USER_HANDLERS = `import { defineJobHandler, delay, type JobHandler } from 'supabase-jobs/worker';
-import { wordCount } from './kinds.ts';
-
-export const handlers: JobHandler[] = [
-	defineJobHandler(
-		wordCount,
-		async ({ params, tracker }) => {
-			const lines = params.text.split('\\n');
-			await tracker.run('count', async (signal) => {
-				for (let i = 0; i < lines.length; i++) {
-					await delay(250, signal); // the user's work on line i (a model call, a page rendered)
-					await tracker.report('count', { done: (i + 1) / lines.length });
-				}
-			});
-			await tracker.run('wrapup', () => Promise.resolve());
-			return null;
-		},
-		{ size: ({ params }) => ({ count: params.text.length }) },
-	),
-];
-`;

@@ -2,8 +2,8 @@
  * The README's quick start, followed as written. A SvelteKit app is made of
  * the section's code blocks verbatim (a block whose first line names a path
  * becomes that file, so editing the README changes this test) plus only what a user
- * has anyway: the SvelteKit skeleton (config, app.html, .env) and their own
- * work in handlers.ts. The package comes from `npm pack`, installed as a
+ * has anyway: the SvelteKit skeleton (config, app.html, .env). The worker runs
+ * init's own handlers.ts, unchanged. The package comes from `npm pack`, installed as a
  * dependency; `npx supabase-jobs init` writes the function and the
  * migrations, which are applied to a fresh database as `supabase db push`
  * would; the Vault secrets are the README's SQL. Supabase's services are the
@@ -33,12 +33,12 @@ import { startChild, type Child } from '../../src/local/demo/processes.ts';
 import { freePort } from '../../src/local/postgres/embedded.ts';
 import { applyCompat, applyMigrations, listMigrations, withDatabase } from '../../src/local/postgres/migrate.ts';
 import { createStandin, type Standin } from '../../src/local/standin/server.ts';
-import { KINDS_TEMPLATE } from '../../bin/templates.mjs';
+import { HANDLERS_TEMPLATE, KINDS_TEMPLATE } from '../../bin/templates.mjs';
 import { launchChromium, snap } from '../e2e/browser.ts';
 import { FLOOR_VERSION, NODE24, NODE_FLOOR, nodeVersion } from '../helpers/nodes.ts';
 import { SUPABASE_CONFIG } from '../package/consumer-files.ts';
 import { packInto } from '../package/pack.ts';
-import { APP_DEPENDENCIES, SKELETON, USER_HANDLERS } from './quick-start-app.ts';
+import { APP_DEPENDENCIES, SKELETON } from './quick-start-app.ts';
 import { codeBlocks, readmeQuickStart, type CodeBlock } from './quick-start-blocks.ts';
 
 const exec = promisify(execFile);
@@ -147,11 +147,10 @@ beforeAll(async () => {
 	);
 	secret = /^ {4}([A-Za-z0-9_-]{43})$/m.exec(initOutput)?.[1] ?? '';
 
-	// The README's files, verbatim (what it shows of kinds.ts is checked against init's below), and the user's own work.
+	// The README's files, verbatim (what it shows of kinds.ts is checked against init's below); init's handlers.ts as written.
 	for (const block of blocks) {
 		if (block.file && !block.file.startsWith('supabase/')) await write(block.file, block.code);
 	}
-	await write('supabase/functions/jobs-worker/handlers.ts', USER_HANDLERS);
 
 	// `supabase db push`: init's migrations, in order, on a database with what a Supabase project has.
 	dbName = `sj_readme_${process.pid}_${Date.now()}`;
@@ -197,6 +196,8 @@ describe('the README quick start, as written', () => {
 		const kinds = blocks.find((b) => b.file === 'supabase/functions/jobs-worker/kinds.ts')!;
 		const written = await readFile(join(app, 'supabase/functions/jobs-worker/kinds.ts'), 'utf8');
 		expect(written).toBe(KINDS_TEMPLATE);
+		// The worker runs init's handlers, as init wrote them: the bar the test watches is theirs.
+		expect(await readFile(join(app, 'supabase/functions/jobs-worker/handlers.ts'), 'utf8')).toBe(HANDLERS_TEMPLATE);
 		// Shown as init writes it, its comments left out (the first line, its path, too).
 		const uncommented = (text: string) =>
 			text
@@ -287,7 +288,7 @@ describe('the README quick start, as written', () => {
 			const received: string[] = [];
 			page.on('websocket', (ws) => ws.on('framereceived', (f) => received.push(String(f.payload))));
 
-			// Enqueue: twelve lines, a quarter second each.
+			// Enqueue: twelve lines, a quarter second each (init's handler, as it comes).
 			const enqueuedAt = Date.now();
 			const first = await submit(page, origin, Array.from({ length: 12 }, (_, i) => `line ${i} of words`).join('\n'));
 			const cookies = await page.context().cookies();

@@ -7,13 +7,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EtaEstimator, LESS_THAN_A_MINUTE_BELOW, remainingText } from '../../src/lib/svelte/internal/eta.ts';
+import { JOB_MESSAGES } from '../../src/lib/svelte/messages.ts';
 import { PhasePlan } from '../../src/lib/toolkit/phase-plan.ts';
 import { ProgressTracker } from '../../src/lib/toolkit/progress-tracker.ts';
 import { deferred } from '../toolkit/support/deferred.ts';
 import { FakeTicker } from '../toolkit/support/fake-ticker.ts';
 import { ManualClock } from '../toolkit/support/manual-clock.ts';
 
-const words = { lessThanMinute: 'less than a minute', minutes: 'about {n} min', hours: 'about {n} h' };
+const words = {
+	lessThanMinute: 'less than a minute',
+	minutes: { one: 'about 1 min', other: 'about {n} min' },
+	hours: { one: 'about 1 h', other: 'about {n} h' },
+};
 
 describe('the words for time left', () => {
 	it(`"less than a minute" only below ${LESS_THAN_A_MINUTE_BELOW} s; whole minutes (at least 1) up to an hour; then hours to a tenth`, () => {
@@ -26,6 +31,17 @@ describe('the words for time left', () => {
 		expect(remainingText(3599, words)).toBe('about 60 min');
 		expect(remainingText(3600, words)).toBe('about 1 h');
 		expect(remainingText(5400, words)).toBe('about 1.5 h');
+	});
+
+	it('one minute or one hour reads in the singular, in both languages; any other count in the plural', () => {
+		const en = JOB_MESSAGES.en.left;
+		const pt = JOB_MESSAGES['pt-BR'].left;
+		expect(remainingText(60, en)).toBe('about 1 min left');
+		expect(remainingText(120, en)).toBe('about 2 min left');
+		expect(remainingText(60, pt)).toBe('cerca de 1 min restante');
+		expect(remainingText(120, pt)).toBe('cerca de 2 min restantes');
+		expect(remainingText(3600, pt)).toBe('cerca de 1 h restante');
+		expect(remainingText(7200, pt)).toBe('cerca de 2 h restantes');
 	});
 });
 

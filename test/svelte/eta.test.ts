@@ -8,7 +8,11 @@ import { EtaEstimator, remainingText } from '../../src/lib/svelte/internal/eta.t
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const at = (s: number) => new Date(T0 + s * 1000);
-const words = { lessThanMinute: '<1', minutes: '{n} min', hours: '{n} h' };
+const words = {
+	lessThanMinute: '<1',
+	minutes: { one: '1 min', other: '{n} min' },
+	hours: { one: '1 h', other: '{n} h' },
+};
 
 describe("time left from the run's own pace", () => {
 	it('25% after 30 s of running promises 90 s more, counted from when the row arrived', () => {

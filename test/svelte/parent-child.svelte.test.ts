@@ -163,4 +163,26 @@ describe('a queued job held by a concurrency limit says so', () => {
 		flushSync();
 		expect(stageText()).toBe('Queued');
 	});
+	it('a queued job whose kind an operator pauses while it waits says so at the next look, with no change to the job; resumed, it reads "Queued"', async () => {
+		const source = new FamilySource();
+		const job = render(source);
+		await source.stream.push(snap({ status: 'queued', attempts: 0, kind: 'export' }));
+		source.holdCalls[0]!.answer.resolve(new Map());
+		await source.holdCalls[0]!.answer.promise;
+		flushSync();
+		expect(stageText()).toBe('Queued');
+		// Paused now: nothing reaches the job's watch, yet the page asks again while the job waits.
+		await vi.waitFor(() => expect(source.holdCalls).toHaveLength(2), { timeout: 12_000, interval: 100 });
+		source.holdCalls[1]!.answer.resolve(
+			new Map([['job-1', { kind: 'export', heldBy: 'paused', running: 0, maxRunning: 0 }]]),
+		);
+		await vi.waitFor(() => expect(job.heldBy?.heldBy).toBe('paused'));
+		flushSync();
+		expect(stageText()).toBe('waiting: export is paused by the operator');
+		await vi.waitFor(() => expect(source.holdCalls).toHaveLength(3), { timeout: 12_000, interval: 100 });
+		source.holdCalls[2]!.answer.resolve(new Map());
+		await vi.waitFor(() => expect(job.heldBy).toBeNull());
+		flushSync();
+		expect(stageText()).toBe('Queued');
+	}, 30_000);
 });

@@ -64,6 +64,17 @@ export interface ExtractedDocument {
 }
 
 /**
+ * How many characters the document has: the one count the job page (as the
+ * job's metadata, while it runs) and the result page (in the report) both show.
+ *
+ * @example
+ * documentCharacters({ text: 'One.\n\nTwo.', pages: null, format: 'text' }); // 11
+ */
+export function documentCharacters(doc: ExtractedDocument): number {
+	return doc.text.length;
+}
+
+/**
  * Phase `extract`: PDF pages through unpdf (reporting each page), or text
  * decoded as UTF-8 (markdown stripped to prose).
  *
@@ -167,6 +178,8 @@ export function buildReport(doc: ExtractedDocument, analysis: TextAnalysis, maxS
 	return {
 		stats: {
 			...sumStats(analysis.chunks.map((c) => c.stats)),
+			// The whole text's, not the chunks' sum (which leaves out the breaks between them).
+			characters: documentCharacters(doc),
 			chunks: analysis.chunks.length,
 			pages: doc.pages,
 			format: doc.format,

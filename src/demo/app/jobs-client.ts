@@ -44,6 +44,8 @@ export class DemoJobs {
 		watch: (id, { signal }) => this.store.watch(id, { signal, intervalMs: WATCH_INTERVAL_MS }),
 		cancel: (id) => this.store.cancel(id),
 		queuePosition: (id) => this.store.queuePosition(id),
+		// What holds a queued job (its kind paused, a rate or concurrency limit): the page says which.
+		holdReasons: (ids) => this.store.holdReasons(ids),
 		question: (id) => this.store.question(id),
 		answer: (id, value) => this.store.answer(id, value),
 		tryAgain: (id) => this.store.tryAgain(id),

@@ -14,6 +14,7 @@ import { JobUserError, defineJobHandler } from 'supabase-jobs/worker';
 import {
 	analyseText,
 	buildReport,
+	documentCharacters,
 	documentFormat,
 	extractDocument,
 	MAX_DOCUMENT_BYTES,
@@ -167,7 +168,7 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 
 			await setMetadata({
 				pages: doc.pages,
-				characters: doc.text.length,
+				characters: documentCharacters(doc),
 				sections: sectionCount(doc.text, chunkChars),
 			});
 			// The running summary, written as each section is read (as a model would write it): watchers see it grow.
@@ -207,8 +208,9 @@ export function createDocumentAnalyseHandler(options: DocumentAnalyseOptions = {
 			// One size for every phase, known before the first: the upload's bytes. With
 			// every phase sized up front the spans never shift mid-run (a later, larger
 			// size would leave the bar waiting for the real count to catch up), and
-			// the recorded timings fit slopes per kilobyte of upload.
-			size: ({ job }) => job.payload?.byteLength ?? null,
+			// the recorded timings fit slopes per kilobyte of upload. A job tried again or
+			// replayed has no payload: the size its params carry (they are copied) sizes it.
+			size: ({ job, params }) => job.payload?.byteLength ?? params.bytes ?? null,
 		},
 	);
 }

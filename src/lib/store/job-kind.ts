@@ -25,6 +25,12 @@ export interface JobKind<
 	/** The schema of the job's metadata (`ctx.setMetadata`), when the kind declares one. */
 	readonly metadata: M | undefined;
 	/**
+	 * The `error_code`s of this kind's failures that trying again cannot help
+	 * (the same input fails the same way: an empty file, a binary file). A
+	 * screen does not offer Try again for them and says why; empty when none.
+	 */
+	readonly permanentErrors: readonly string[];
+	/**
 	 * What people call this work, in their language (the `label` given to
 	 * defineJobKind: by BCP 47 tag, e.g. `'pt-BR'`, else by language, else
 	 * `'en'`); the name when no label was given. Screens show this, never the name.
@@ -103,8 +109,11 @@ export function defineJobKind<
 	 * the way. Screens read it typed (`job.metadata`).
 	 */
 	metadata?: M;
+	/** Error codes (`JobUserError`'s `errorCode`) of failures that trying again cannot help. @default [] */
+	permanentErrors?: readonly string[];
 }): JobKind<N, S, Plan, M> {
 	const { name, params, plan, label, metadata } = definition;
+	const permanentErrors = checkErrorCodes(name, definition.permanentErrors ?? []);
 	if (typeof name !== 'string' || name === '') throw new TypeError('defineJobKind: name is required');
 	// Checked here, where the mistake is made: otherwise the first enqueue would fail with "safeParse is not a function".
 	if (typeof (params as { safeParse?: unknown } | undefined)?.safeParse !== 'function')
@@ -122,6 +131,7 @@ export function defineJobKind<
 		params,
 		plan,
 		metadata,
+		permanentErrors,
 		parseMetadata(value: unknown): Partial<z.output<M>> {
 			if (typeof value !== 'object' || value === null || Array.isArray(value))
 				throw invalidMetadata(name, 'metadata', 'metadata is an object', undefined);
@@ -190,4 +200,16 @@ export function isJobKind(value: unknown): value is JobKind {
 		typeof (value as JobKind).parseParams === 'function' &&
 		typeof (value as JobKind).name === 'string'
 	);
+}
+
+/** The kind's permanent error codes, each a snake_case identifier (what `error_code` holds), frozen. */
+function checkErrorCodes(name: string, codes: readonly string[]): readonly string[] {
+	if (!Array.isArray(codes))
+		throw new TypeError(`defineJobKind: permanentErrors of ${name} is an array of error codes`);
+	for (const code of codes)
+		if (typeof code !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(code))
+			throw new TypeError(
+				`defineJobKind: permanentErrors of ${name} holds error codes (snake_case identifiers); got ${JSON.stringify(code)}`,
+			);
+	return Object.freeze([...codes]);
 }

@@ -6,6 +6,12 @@
 import type { HoldReason } from '../store/store-options.ts';
 import type { JobSnapshotStatus } from './types.ts';
 
+/** A sentence with a number `{n}` in it, as it reads for exactly one and for any other count. */
+export interface PluralText {
+	one: string;
+	other: string;
+}
+
 /**
  * Every string the components show.
  */
@@ -30,8 +36,8 @@ export interface JobMessages {
 	scheduledFor: string;
 	/** A job queued again after an attempt ended early; `{n}` and `{max}` are replaced. */
 	retrying: string;
-	/** Time left, from the run's own pace: under a minute, `{n}` minutes, `{n}` hours. */
-	left: { lessThanMinute: string; minutes: string; hours: string };
+	/** Time left, from the run's own pace: under a minute, `{n}` minutes, `{n}` hours (one: exactly 1; other: the rest). */
+	left: { lessThanMinute: string; minutes: PluralText; hours: PluralText };
 	/** A running job past the end its pace promised. */
 	longerThanUsual: string;
 	/** A queued job held back by a concurrency limit; `{n}` running jobs of the kind `{kind}` hold it. */
@@ -113,6 +119,8 @@ export interface JobMessages {
 	tryingAgain: string;
 	/** Trying again was refused; the reason follows. */
 	tryAgainRefused: string;
+	/** Under a job that failed for good (an error its kind declares permanent), where Try again is not offered. */
+	failedForGood: string;
 	/** Accessible name of a job's streamed output that has no label of its own. */
 	output: string;
 	/** Said once a job's streamed output is complete. */
@@ -151,7 +159,11 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		silent: 'Not responding',
 		scheduledFor: 'Scheduled for {time}',
 		retrying: 'Retrying (attempt {n} of {max})',
-		left: { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' },
+		left: {
+			lessThanMinute: 'less than a minute left',
+			minutes: { one: 'about 1 min left', other: 'about {n} min left' },
+			hours: { one: 'about 1 h left', other: 'about {n} h left' },
+		},
 		longerThanUsual: 'taking longer than usual',
 		held: 'waiting: {n} {kind} already running',
 		paused: 'waiting: {kind} is paused by the operator',
@@ -209,6 +221,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Try again',
 		tryingAgain: 'Starting again…',
 		tryAgainRefused: 'It could not be started again:',
+		failedForGood: 'Trying again would fail the same way: start a new job with other input.',
 		output: 'Output',
 		outputEnded: 'Finished writing.',
 	},
@@ -234,12 +247,12 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		retrying: 'Tentando de novo (tentativa {n} de {max})',
 		left: {
 			lessThanMinute: 'menos de um minuto restante',
-			minutes: 'cerca de {n} min restantes',
-			hours: 'cerca de {n} h restantes',
+			minutes: { one: 'cerca de 1 min restante', other: 'cerca de {n} min restantes' },
+			hours: { one: 'cerca de 1 h restante', other: 'cerca de {n} h restantes' },
 		},
 		longerThanUsual: 'demorando mais que o normal',
 		held: 'aguardando: {n} {kind} já em execução',
-		paused: 'aguardando: {kind} foi pausado pelo operador',
+		paused: 'aguardando: o operador pausou {kind}',
 		rateLimited: 'aguardando o limite de frequência de {kind}',
 		waitingForChildren: 'aguardando {n} de {total} partes',
 		waitingForAnswer: 'aguardando a sua resposta',
@@ -294,6 +307,7 @@ export const JOB_MESSAGES: Readonly<Record<JobLocale, JobMessages>> = {
 		tryAgain: 'Tentar de novo',
 		tryingAgain: 'Começando de novo…',
 		tryAgainRefused: 'Não foi possível começar de novo:',
+		failedForGood: 'Tentar de novo falharia do mesmo jeito: comece um novo trabalho com outra entrada.',
 		output: 'Resultado',
 		outputEnded: 'Texto concluído.',
 	},

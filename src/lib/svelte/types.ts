@@ -166,5 +166,5 @@ export interface WatchedJobOptions<M extends Record<string, unknown> = Record<st
 	 * The job's kind (from `defineJobKind`): `job.metadata` is checked by its
 	 * `metadata` schema and typed from it. Without it, metadata is the row's JSON.
 	 */
-	kind?: { parseMetadata(value: unknown): M };
+	kind?: { parseMetadata(value: unknown): M; readonly permanentErrors?: readonly string[] };
 }

@@ -5,6 +5,7 @@ import { isTerminalStatus } from '../state.ts';
 import { isSnapshotOf, mergeSnapshot } from './internal/merge-snapshot.ts';
 import { read } from './internal/read.ts';
 import { QueuePosition } from './internal/queue-position.svelte.ts';
+import { failedForGood, failedForGoodError } from './internal/failed-for-good.ts';
 import { StreamTexts } from './internal/stream-texts.svelte.ts';
 import { SideRead } from './internal/side-read.svelte.ts';
 import { followSnapshots } from './internal/follow-snapshots.ts';
@@ -53,6 +54,7 @@ export type { WatchedJobOptions } from './types.ts';
 export class WatchedJob<M extends Record<string, unknown> = Record<string, unknown>> {
 	#id = $state('');
 	readonly #parseMetadata: ((value: unknown) => M) | undefined;
+	readonly #permanentErrors: readonly string[] | undefined;
 	readonly #source: MaybeGetter<JobWatchSource>;
 
 	#snapshot = $state.raw<JobSnapshot | null>(null);
@@ -88,6 +90,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 		options: WatchedJobOptions<M> = {},
 	) {
 		this.#parseMetadata = options.kind ? (value) => options.kind!.parseMetadata(value) : undefined;
+		this.#permanentErrors = options.kind?.permanentErrors;
 		this.#source = source;
 		this.#id = id;
 		this.#withChildren = options.children === true;
@@ -169,6 +172,11 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 
 	/** The stable code of the failure, for branching; not for display. */
 	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
+
+	/** Failed with an error code its kind declares permanent: trying again would fail the same way (not offered). */
+	get failedForGood(): boolean {
+		return failedForGood(this.#snapshot, this.#permanentErrors);
+	}
 
 	/** The id of what the job produced, once done. */
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
@@ -297,6 +305,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	async tryAgain(): Promise<JobSnapshot> {
 		const source = read(this.#source);
 		if (!source.tryAgain) throw new TypeError('this job source cannot try jobs again (it has no tryAgain())');
+		if (this.failedForGood) throw failedForGoodError(this.#id, this.errorCode);
 		return await source.tryAgain(this.#id);
 	}
 
@@ -415,6 +424,7 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 			open: () => this.#controller === controller && !controller.signal.aborted && id === this.#id,
 			queued: () => this.#snapshot?.status === 'queued',
 			ended: () => this.isTerminal,
+			stillQueued: () => void (this.#snapshot && this.#askHeld(this.#snapshot)),
 		});
 	}
 

@@ -14,6 +14,7 @@
  *
  * @internal
  */
+import type { JobMessages, PluralText } from '../messages.ts';
 
 /** What the estimate reads from a snapshot. */
 export interface EtaInput {
@@ -122,15 +123,17 @@ export const LESS_THAN_A_MINUTE_BELOW = 45;
  * @internal
  * @example
  * ```ts
- * remainingText(95, { lessThanMinute: 'less than a minute left', minutes: 'about {n} min left', hours: 'about {n} h left' }); // 'about 2 min left'
+ * remainingText(95, JOB_MESSAGES.en.left); // 'about 2 min left'
  * remainingText(50, words); // 'about 1 min left': not yet "less than a minute"
  * ```
  */
-export function remainingText(
-	seconds: number,
-	words: { lessThanMinute: string; minutes: string; hours: string },
-): string {
+export function remainingText(seconds: number, words: JobMessages['left']): string {
 	if (seconds < LESS_THAN_A_MINUTE_BELOW) return words.lessThanMinute;
-	if (seconds < 3600) return words.minutes.replace('{n}', String(Math.max(1, Math.round(seconds / 60))));
-	return words.hours.replace('{n}', String(Math.round((seconds / 3600) * 10) / 10));
+	if (seconds < 3600) return plural(words.minutes, Math.max(1, Math.round(seconds / 60)));
+	return plural(words.hours, Math.round((seconds / 3600) * 10) / 10);
+}
+
+/** The sentence for `n`: its `one` form for exactly 1, else `other` with `{n}` replaced. */
+function plural(text: PluralText, n: number): string {
+	return (n === 1 ? text.one : text.other).replace('{n}', String(n));
 }

@@ -26,6 +26,8 @@ export interface JobProgressView {
 	readonly queuedAhead?: number | null;
 	/** While waiting: the question it asked its owner, if any (see WatchedJob.question). */
 	readonly question?: object | null;
+	/** Failed with an error its kind declares permanent (see WatchedJob.failedForGood): the bar says trying again will not help. */
+	readonly failedForGood?: boolean;
 }
 
 /**

@@ -18,6 +18,12 @@ export interface PositionWatch {
 	queued(): boolean;
 	/** The job ended: the loop stops. */
 	ended(): boolean;
+	/**
+	 * Called each time the loop asks again (every POSITION_REFRESH_MS) while the
+	 * job stays queued: what holds it may change without a word to its watch (an
+	 * operator pauses or resumes its kind, a rate window passes).
+	 */
+	stillQueued?(): void;
 }
 
 /** @internal */
@@ -43,12 +49,15 @@ export class QueuePosition {
 	/**
 	 * Asks where the job stands while it is queued: at once when it becomes
 	 * queued, then every POSITION_REFRESH_MS (jobs ahead start without a word
-	 * to this job's watch). Nothing is asked while it runs or once it ended.
+	 * to this job's watch), and then has the job ask again what holds it
+	 * (`stillQueued`). Nothing is asked while it runs or once it ended.
 	 */
 	async follow(source: JobWatchSource, id: string, signal: AbortSignal, job: PositionWatch): Promise<void> {
-		if (!source.queuePosition) return;
+		if (!source.queuePosition && !source.holdReasons) return;
+		let again = false;
 		while (job.open() && !job.ended()) {
-			if (job.queued()) {
+			if (job.queued() && again) job.stillQueued?.();
+			if (job.queued() && source.queuePosition) {
 				try {
 					const ahead = await source.queuePosition(id);
 					if (job.open()) this.#ahead = ahead;
@@ -56,15 +65,16 @@ export class QueuePosition {
 					// A position is a courtesy: the watch, not this, reports trouble.
 				}
 			}
-			await new Promise<void>((resolve) => {
-				const timer = setTimeout(done, POSITION_REFRESH_MS);
-				function done() {
+			again = await new Promise<boolean>((resolve) => {
+				const timer = setTimeout(() => done(true), POSITION_REFRESH_MS);
+				function done(timedOut = false) {
 					clearTimeout(timer);
-					signal.removeEventListener('abort', done);
-					resolve();
+					signal.removeEventListener('abort', aborted);
+					resolve(timedOut);
 				}
-				this.#nudge = done;
-				signal.addEventListener('abort', done, { once: true });
+				const aborted = () => done();
+				this.#nudge = aborted;
+				signal.addEventListener('abort', aborted, { once: true });
 			});
 			this.#nudge = null;
 		}
