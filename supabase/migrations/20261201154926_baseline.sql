@@ -744,27 +744,17 @@ $$;
 comment on function supabase_jobs.job_row_rules is
   'The rules of a job row, checked by the guards on every insert (after_jobs_inserted, once per statement) and every update (guard_job_update). Raises 23514 with CONSTRAINT naming the rule a row breaks, as a CHECK would; true otherwise.';
 
-create or replace function supabase_jobs.uuid_v7()
-returns uuid
-language sql
-volatile parallel safe
-as $$
-  -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
-  -- No SET search_path (every name, operator and type here is written
-  -- pg_catalog's): the planner then inlines the body into the id default,
-  -- where a call cost ~8 µs a row (a SQL function's own executor per call),
-  -- a fifth of a 500-job enqueue.
-  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
-           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
-           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
-             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
-           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid
-$$;
-comment on function supabase_jobs.uuid_v7 is
-  'A time-ordered UUID (RFC 9562 version 7): a new job id lands at the right edge of the primary-key index, and ids sort by creation to the millisecond.';
-
+-- The id default: RFC 9562 version 7, 48 bits of Unix milliseconds then 74
+-- random bits, written in the default itself (a function of its own would be a
+-- call per inserted row, ~8 µs, a fifth of a 500-job enqueue, unless inlined,
+-- which a fixed search_path forbids). A new job id lands at the right edge of
+-- the primary-key index, and ids sort by creation to the millisecond.
 create table supabase_jobs.job (
-  id                     uuid not null default supabase_jobs.uuid_v7(),
+  id                     uuid not null default pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+                           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+                           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
+                             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
+                           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
   is_active              boolean not null default true,
   created_at             timestamptz not null default now(),
   updated_at             timestamptz not null default now(),
@@ -804,7 +794,7 @@ create table supabase_jobs.job (
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
 comment on column supabase_jobs.job.id is
-  'The job id the interface follows: a time-ordered UUID (version 7, supabase_jobs.uuid_v7).';
+  'The job id the interface follows: a time-ordered UUID (version 7, made by the column default).';
 comment on column supabase_jobs.job.is_active is
   'False hides the row from listings (soft delete); the only change a finished row accepts.';
 comment on column supabase_jobs.job.created_at is
@@ -1063,17 +1053,6 @@ as $$
   where c.oid = tbl
 $$;
 
-create or replace function supabase_jobs.label_as_written(job_table text)
-returns text
-language sql immutable
-as $$
-  -- No SET search_path (every operator is pg_catalog's): inlined into the
-  -- by-id calls, which check the name (job_table_label) only when no row lands.
-  select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
-$$;
-comment on function supabase_jobs.label_as_written is
-  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked and inlined: not a second way to resolve a label but the first half of job_table_label. The hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with it, so a call that lands pays no lookup of the registry and checks its own arguments first; only when no row lands do they call job_table_label. Every other entry point calls job_table_label first.';
-
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
 language plpgsql stable
@@ -1081,7 +1060,7 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  wanted text := supabase_jobs.label_as_written(job_table);
+  wanted text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if wanted is null or not exists (select 1 from supabase_jobs.job_tables t where t.label = wanted) then
     if job_table is null or job_table !~ '^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$' then
@@ -1096,7 +1075,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.job_table_label is
-  'The label of a registered job table (''public.jobs'' -> ''jobs''): label_as_written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (label_as_written) only when no row lands.';
+  'The label of a registered job table (''public.jobs'' -> ''jobs''): the label as written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with the label as written (the first half of this function, in their declarations) and call it only when no row lands.';
 
 create or replace function supabase_jobs.resolve_table(job_table text)
 returns regclass
@@ -1263,17 +1242,17 @@ grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supab
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.job_row_rules, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
   supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
-  supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
+  supabase_jobs.job_table_label, supabase_jobs.resolve_table,
   supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
   supabase_jobs.create_job_table
   from public, anon, authenticated, service_role;
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
-  supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
+  supabase_jobs.job_row_rules, supabase_jobs.is_admin, supabase_jobs.caller_is_trusted,
+  supabase_jobs.is_worker, supabase_jobs.job_table_label,
   supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
   to authenticated, service_role;
 
@@ -1620,7 +1599,7 @@ declare
   -- The label as the caller wrote it: a table that does not exist holds no row
   -- to claim, and only a claim that finds none checks the name
   -- (job_table_label), so a claim that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if id is null then
     perform supabase_jobs.check_call(id);
@@ -1666,7 +1645,7 @@ declare
   -- The label as the caller wrote it: a claim in a table that does not exist
   -- finds no row, and only then is the name checked (job_table_label), so the
   -- claim a NOTIFY sets off pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
@@ -1739,7 +1718,7 @@ grant execute on function
 -- attempt that holds the job; any other attempt is told why it lost the job by
 -- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
 -- worker that went quiet can never overwrite its successor. The table's label:
--- job_tick and job_succeed (one row, the hot path) match with label_as_written
+-- job_tick and job_succeed (one row, the hot path) match with the label as written
 -- and check the name (job_table_label) only when no row lands; the other closes
 -- check it first with job_table_label (both functions' comments say why).
 
@@ -1799,7 +1778,7 @@ declare
   -- The label as the caller wrote it: the update finds no row in a table that
   -- does not exist, and only then is the name checked (job_table_label), so a
   -- tick that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
   metadata_bytes integer;
   current_status public.job_status;
@@ -1876,7 +1855,7 @@ set enable_seqscan = off
 as $$
 declare
   -- As in job_claim: the name is checked (job_table_label) only when no row closes.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   result supabase_jobs.job;
 begin
   -- One test for the common call; check_call names the bad field when it fails.
@@ -2670,11 +2649,11 @@ grant execute on function
 -- Realtime messages: each visible change of a job (status, progress, stage,
 -- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
--- job_message builds it (the one builder). An update sends one message per
+-- The view job_messages builds it (the one builder). An update sends one message per
 -- changed row (after_jobs_updated, 19_job_updated); an insert statement's
 -- go through send_job_messages, several on one topic as list messages of up to 100;
 -- a batched claim or close sends its rows' in one insert (send_statement_messages).
--- A broadcast never fails a write: realtime_ready checks first that
+-- A broadcast never fails a write: realtime_probe checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: the topic policy
 -- at the end of this file (owns_job_topic).
@@ -2722,33 +2701,15 @@ begin
 end
 $$;
 comment on function supabase_jobs.realtime_probe is
-  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. Called by realtime_ready when nothing is remembered.';
+  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. The row trigger that sends a message reads the remembered answer itself and calls this only when none is left.';
 
-create or replace function supabase_jobs.realtime_ready()
-returns boolean
-language sql
-volatile
-as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's):
-  -- inlined into its callers, so the answer remembered for the session costs no
-  -- call; only when none is remembered does realtime_probe look.
-  select pg_catalog.now()::pg_catalog.timestamp operator(pg_catalog.<) coalesce(nullif(
-           pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::pg_catalog.timestamp, '-infinity')
-      or supabase_jobs.realtime_probe()
-$$;
-comment on function supabase_jobs.realtime_ready is
-  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends (realtime_probe).';
-
-create or replace function supabase_jobs.job_message(j supabase_jobs.job)
-returns table (topic text, payload jsonb)
-language sql
-stable
-as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's):
-  -- the planner inlines this into the statement that sends the messages, where
-  -- a PL/pgSQL call cost ~30 µs (its expressions set up again in every transaction).
-  select case when j.owner_id is not null then 'jobs:' operator(pg_catalog.||) j.owner_id
-              else 'job:' operator(pg_catalog.||) coalesce(j.parent_id, j.id) end,
+-- The one message builder, a view: the planner inlines a view into every
+-- statement that reads it (a function would be inlined only without a fixed
+-- search_path). Its readers send messages of rows as a statement left them.
+create view supabase_jobs.job_messages with (security_invoker = true) as
+  select j.job_table, j.id,
+         case when j.owner_id is not null then 'jobs:' || j.owner_id
+              else 'job:' || coalesce(j.parent_id, j.id) end as topic,
          pg_catalog.jsonb_build_object(
            'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
            'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
@@ -2757,13 +2718,13 @@ as $$
            'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
            'expected_end_at', j.expected_end_at,
            'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
-         operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
+         || case when j.parent_id is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
-         operator(pg_catalog.||) case when j.metadata is null then '{}'::pg_catalog.jsonb
-                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end
-$$;
-comment on function supabase_jobs.job_message is
-  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
+         || case when j.metadata is null then '{}'::jsonb
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as payload
+    from supabase_jobs.job as j;
+comment on view supabase_jobs.job_messages is
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
 
 create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
@@ -2772,7 +2733,7 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
-  if not supabase_jobs.realtime_ready() then
+  if not supabase_jobs.realtime_probe() then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(topics);
     return;
   end if;
@@ -2797,20 +2758,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_job_messages is
-  'Writes one statement''s Realtime messages (from job_message): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
-
-create or replace function supabase_jobs.statement_mark(depth integer)
-returns text
-language sql
-stable
-as $$
-  -- No SET search_path (every name here is written pg_catalog's): inlined into
-  -- send_statement_messages, which sets the mark, and after_jobs_updated (19),
-  -- which reads it, so both write it the same way.
-  select pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', depth)
-$$;
-comment on function supabase_jobs.statement_mark is
-  'The mark of a batched statement whose Realtime messages send_statement_messages sent: this transaction and the trigger depth at which that statement''s row triggers run (setting supabase_jobs.statement_messages).';
+  'Writes one statement''s Realtime messages (from job_messages): one ''job'' message per topic that has one, ''jobs'' list messages of up to 100 for a topic with several; when realtime.messages cannot take them (realtime_probe), a warning instead.';
 
 create or replace function supabase_jobs.send_statement_messages(label text, ids uuid[])
 returns integer
@@ -2832,22 +2780,23 @@ begin
   -- Only those triggers match it: a row a trigger updates (a child's parent)
   -- fires one level deeper and sends its own; the caller clears the mark once
   -- its statement is done, and a rollback to before the statement clears it too.
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth() + 1), true);
-  if not supabase_jobs.realtime_ready() then
+  perform pg_catalog.set_config('supabase_jobs.statement_messages',
+    pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
+  if not supabase_jobs.realtime_probe() then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
   end if;
   -- The rows as the statement left them: its row triggers have not run yet.
   insert into realtime.messages (payload, event, topic, private, extension)
   select m.payload, 'job', m.topic, true, 'broadcast'
-    from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
-   where t.job_table = label and t.id = any (ids);
+    from supabase_jobs.job_messages as m
+   where m.job_table = label and m.id = any (ids);
   get diagnostics sent = row_count;
   return sent;
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_message, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: one ''job'' message per job (job_messages, as after_jobs_updated writes) in one insert, and the mark (setting supabase_jobs.statement_messages: this transaction and the trigger depth of the statement''s row triggers) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_probe), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
 
 -- Who reads a topic: a user jobs:<their id>, where every change of their jobs is
 -- sent; an admin any jobs:<owner> and job:<id>.
@@ -2886,10 +2835,10 @@ create policy supabase_jobs_read_job_topics on realtime.messages
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.job_message,
-  supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
+  supabase_jobs.realtime_probe, supabase_jobs.send_job_messages, supabase_jobs.send_statement_messages,
   supabase_jobs.owns_job_topic
   from public, anon, authenticated, service_role;
+revoke all on supabase_jobs.job_messages from public, anon, authenticated, service_role;
 
 -- Signed-in users only: the Realtime topic policy calls it as the joining user.
 grant execute on function
@@ -4844,7 +4793,7 @@ begin
   end if;
   if summary.watched then
     perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
-       from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
+       from inserted i join supabase_jobs.job_messages m on m.job_table = i.job_table and m.id = i.id
       where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);
   end if;
   return null;
@@ -5037,10 +4986,11 @@ security definer
 set search_path = ''
 as $$
 begin
-  if supabase_jobs.realtime_ready() then
-    -- On the job's one topic (job_message decides it), as its own event.
+  if supabase_jobs.realtime_probe() then
+    -- On the job's one topic (job_messages decides it), as its own event.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast'
+      from supabase_jobs.job_messages as m where m.job_table = j.job_table and m.id = j.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
   end if;
@@ -6525,11 +6475,16 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if pg_catalog.current_setting('supabase_jobs.statement_messages', true) = supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth()) then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
+     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
     null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
-  elsif supabase_jobs.realtime_ready() then
+  elsif pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                               '-infinity')
+        or supabase_jobs.realtime_probe() then
+    -- Whether realtime.messages can take it: the answer remembered for the session, else realtime_probe.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
+     where m.job_table = new.job_table and m.id = new.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
   end if;
@@ -6553,7 +6508,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_messages); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
   execute function supabase_jobs.after_jobs_updated();

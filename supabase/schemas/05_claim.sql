@@ -19,7 +19,7 @@ declare
   -- The label as the caller wrote it: a table that does not exist holds no row
   -- to claim, and only a claim that finds none checks the name
   -- (job_table_label), so a claim that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if id is null then
     perform supabase_jobs.check_call(id);
@@ -65,7 +65,7 @@ declare
   -- The label as the caller wrote it: a claim in a table that does not exist
   -- finds no row, and only then is the name checked (job_table_label), so the
   -- claim a NOTIFY sets off pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));

@@ -3,7 +3,7 @@
 -- attempt that holds the job; any other attempt is told why it lost the job by
 -- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
 -- worker that went quiet can never overwrite its successor. The table's label:
--- job_tick and job_succeed (one row, the hot path) match with label_as_written
+-- job_tick and job_succeed (one row, the hot path) match with the label as written
 -- and check the name (job_table_label) only when no row lands; the other closes
 -- check it first with job_table_label (both functions' comments say why).
 
@@ -63,7 +63,7 @@ declare
   -- The label as the caller wrote it: the update finds no row in a table that
   -- does not exist, and only then is the name checked (job_table_label), so a
   -- tick that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
   metadata_bytes integer;
   current_status public.job_status;
@@ -140,7 +140,7 @@ set enable_seqscan = off
 as $$
 declare
   -- As in job_claim: the name is checked (job_table_label) only when no row closes.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   result supabase_jobs.job;
 begin
   -- One test for the common call; check_call names the bad field when it fails.

@@ -28,11 +28,16 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if pg_catalog.current_setting('supabase_jobs.statement_messages', true) = supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth()) then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
+     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
     null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
-  elsif supabase_jobs.realtime_ready() then
+  elsif pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                               '-infinity')
+        or supabase_jobs.realtime_probe() then
+    -- Whether realtime.messages can take it: the answer remembered for the session, else realtime_probe.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
+     where m.job_table = new.job_table and m.id = new.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
   end if;
@@ -56,7 +61,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_messages); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
   execute function supabase_jobs.after_jobs_updated();
