@@ -18,6 +18,22 @@ export function percentile(values: readonly number[], p: number): number {
 /** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
 export const now = (): number => performance.now();
 
+let onClockStart: (() => void) | null = null;
+
+/**
+ * Who is told when a measurement's clock starts (bench/production.ts reads the
+ * server's CPU and WAL position there, so an untimed fill is not counted); null: nobody.
+ */
+export function whenClockStarts(listener: (() => void) | null): void {
+	onClockStart = listener;
+}
+
+/** {@link now}, at the start of a timed part: tells the listener of {@link whenClockStarts} first. */
+export function clockStart(): number {
+	onClockStart?.();
+	return now();
+}
+
 /** Runs `fn` `times` times and returns each run's result (runs are sequential, never overlapping). */
 export async function repeat<T>(times: number, fn: (round: number) => Promise<T>): Promise<T[]> {
 	const out: T[] = [];
