@@ -14,7 +14,8 @@
  *
  * Alone: `node --import ./bench/ts-loader.mjs bench/production.ts` (BENCH_QUICK=1 for a
  * few-minute check of small counts; sizes BENCH_PROD_ROUNDS, BENCH_PROD_PROCESS,
- * BENCH_PROD_PATH_JOBS, BENCH_PROD_JOBS, BENCH_PROD_REGIMES=production,fast).
+ * BENCH_PROD_PATH_JOBS, BENCH_PROD_JOBS, BENCH_PROD_REGIMES=production,fast; a probe of one change
+ * narrows it with BENCH_PROD_PATHS and BENCH_PROD_ONLY, comma-separated path and participant names).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -152,6 +153,13 @@ export async function measureRegime(durable: boolean, log: (line: string) => voi
 				},
 			],
 		};
+		// For a probe of one change: BENCH_PROD_PATHS and BENCH_PROD_ONLY (participant names) narrow the run.
+		const onlyPaths = process.env.BENCH_PROD_PATHS?.split(',');
+		const only = process.env.BENCH_PROD_ONLY?.split(',');
+		for (const path of PATHS) {
+			if (onlyPaths && !onlyPaths.includes(path)) entries[path] = [];
+			if (only) entries[path] = entries[path].filter((e) => only.includes(e.name));
+		}
 		const samples = new Map<string, Measured[]>();
 		for (let round = 0; round < PROD_ROUNDS; round++)
 			for (const path of PATHS)
@@ -169,7 +177,7 @@ export async function measureRegime(durable: boolean, log: (line: string) => voi
 				path,
 				new Map(
 					entries[path].map((e) => {
-						const got = samples.get(`${path}\u0000${e.name}`)!;
+						const got = samples.get(`${path}\u0000${e.name}`) ?? [];
 						const of = (k: keyof Measured) => median(got.map((m) => m[k]));
 						return [e.name, { rate: of('rate'), cpuMs: of('cpuMs'), walBytes: of('walBytes') }];
 					}),
@@ -211,6 +219,11 @@ const fmt = (n: number, digits = 0) =>
 		? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 		: 'n/a';
 
+const NONE: Measured = { rate: Number.NaN, cpuMs: Number.NaN, walBytes: Number.NaN };
+/** One figure of a regime; n/a when that participant was not run (a probe narrowed to some). */
+const figure = (r: RegimeResult | null | undefined, path: PathName, name: string): Measured =>
+	r?.paths.get(path)?.get(name) ?? NONE;
+
 /** The peer each path's ratios are taken against. */
 const PEER: Record<PathName, string> = {
 	'enqueue batched': 'graphile-worker',
@@ -247,7 +260,7 @@ export function productionSection(
 			const fm = f?.get(name);
 			const fp = f?.get(peer);
 			lines.push(
-				`| ${name} | ${fmt(m.rate)} | ${fmt(m.cpuMs, 3)} | ${fmt(m.walBytes)} | ${fmt(m.rate / p.get(peer)!.rate, 2)}x | ` +
+				`| ${name} | ${fmt(m.rate)} | ${fmt(m.cpuMs, 3)} | ${fmt(m.walBytes)} | ${fmt(m.rate / figure(prod, path, peer).rate, 2)}x | ` +
 					`${fm ? fmt(fm.rate) : 'n/a'} | ${fm ? fmt(fm.cpuMs, 3) : 'n/a'} | ${fm ? fmt(fm.walBytes) : 'n/a'} | ` +
 					`${fm && fp ? `${fmt(fm.rate / fp.rate, 2)}x` : 'n/a'} |`,
 			);
@@ -266,9 +279,9 @@ export function productionSection(
 		'',
 	);
 	const ratio = (path: PathName, r: RegimeResult | null, name = OURS) =>
-		r ? r.paths.get(path)!.get(name)!.rate / r.paths.get(path)!.get(PEER[path])!.rate : Number.NaN;
+		figure(r, path, name).rate / figure(r, path, PEER[path]).rate;
 	const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
-	const perJob = prod.paths.get('per-job path')!.get(OURS)!;
+	const perJob = figure(prod, 'per-job path', OURS);
 	const fastNote = (path: PathName) => `; fast regime ${fmt(ratio(path, fast), 2)}x, no target`;
 	const floorNote = (path: PathName) => `; its floor ${fmt(ratio(path, prod, FLOOR), 2)}x`;
 	const targets = [

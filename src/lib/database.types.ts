@@ -1279,21 +1279,21 @@ export type Database = {
 			};
 			job_messages: {
 				Row: {
+					body: Json | null;
 					id: string | null;
 					job_table: string | null;
-					payload: Json | null;
 					topic: string | null;
 				};
 				Insert: {
+					body?: never;
 					id?: string | null;
 					job_table?: string | null;
-					payload?: never;
 					topic?: never;
 				};
 				Update: {
+					body?: never;
 					id?: string | null;
 					job_table?: string | null;
-					payload?: never;
 					topic?: never;
 				};
 				Relationships: [];

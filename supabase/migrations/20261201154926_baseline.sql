@@ -1019,9 +1019,16 @@ $$;
 comment on function supabase_jobs.guard_job_update is
   'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
 
--- No WHEN: a trigger's WHEN is read and planned again by every statement, and
--- the rules apply to every update anyway.
+-- Every writer, but the statements of a job_* function that did this work
+-- itself: the function sets supabase_jobs.handled to this statement's mark
+-- (its start and trigger depth, ' sent' or ' guarded') just before, and sets
+-- every column the guard derives in its own SET list. A mark lasts for that
+-- statement only: a later one starts at another time, a row a trigger updates
+-- runs one level deeper; and never for a caller RLS restricts.
 create trigger guard_job_update before update on supabase_jobs.job for each row
+  when (not coalesce(pg_catalog.starts_with(pg_catalog.current_setting('supabase_jobs.handled', true),
+                                            pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' ')), false)
+        or pg_catalog.row_security_active('supabase_jobs.job'::pg_catalog.regclass))
   execute function supabase_jobs.guard_job_update();
 
 -- The registry of job tables: what the job_* functions accept as job_table.
@@ -1613,17 +1620,32 @@ begin
       return;
     end if;
   end if;
+  -- This statement does the guard's work and sends its message itself (docs/architecture.md,
+  -- "Guarantees once per statement"): the row triggers skip it (their WHEN reads this mark).
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   -- The status in a subquery, which the planner cannot match to the claim index's predicate:
   -- the job is read by id through the primary key (docs/architecture.md, "By-id statements").
+  -- The columns a claim sets as the guard would (queued -> running); its message in the statement.
   return query
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
-   where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
-     and t.available_at <= now() and t.attempts < t.max_attempts
-     and (t.expires_at is null or t.expires_at > now())
-  returning t.*;
+  with claimed as (
+    update supabase_jobs.job as t
+       set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms,
+           started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+           progress = case when t.resumed_at is not null then t.progress else 0 end,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
+       and t.available_at <= now() and t.attempts < t.max_attempts
+       and (t.expires_at is null or t.expires_at > now())
+    returning t.*)
+  select c.* from claimed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
   if not found then
+    perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     perform supabase_jobs.job_table_label(job_table);
+    return;
   end if;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim is
@@ -1658,9 +1680,15 @@ begin
     -- (docs/architecture.md, "Picked ids as an array"). The claimed rows'
     -- Realtime messages in one insert (send_statement_messages, an initplan:
     -- once, before the first row comes back), not one per row by the trigger.
+    perform pg_catalog.set_config('supabase_jobs.handled',
+      pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
     return query
     with claimed as (
-      update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+      update supabase_jobs.job as t
+         set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms,
+             started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+             progress = case when t.resumed_at is not null then t.progress else 0 end,
+             updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
        where t.job_table = label
          and t.id = any (array(
            select n.id from supabase_jobs.job as n
@@ -1674,25 +1702,32 @@ begin
     select c.* from claimed as c
      where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
     if not found then
+      perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
       perform supabase_jobs.job_table_label(job_table);
       return;
     end if;
-    perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+    perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
   -- id through the primary key, never the claim index (docs/architecture.md, "By-id statements").
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with claimed as (
-    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+    update supabase_jobs.job as t
+       set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms,
+           started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+           progress = case when t.resumed_at is not null then t.progress else 0 end,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
      where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
     returning t.*)
   select c.* from claimed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim_next is
@@ -1862,9 +1897,20 @@ begin
   if id is null or attempt < 1 or pg_catalog.jsonb_typeof(timings) <> 'object' then
     perform supabase_jobs.check_call(id, attempt, timings => timings);
   end if;
-  update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
-   where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
-  returning t.* into result;
+  -- The guard's work (running -> done) and the message in this statement; the row triggers skip it
+  -- (docs/architecture.md, "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
+  with closed as (
+    update supabase_jobs.job as t
+       set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings),
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+    returning t.*)
+  select c.* into result from closed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
   if result.id is null then
     perform supabase_jobs.raise_not_closable(supabase_jobs.job_table_label(job_table), id, attempt, 'succeed');
   end if;
@@ -1928,6 +1974,8 @@ begin
   -- the table, and every entry left in the running-jobs index since the last
   -- vacuum (docs/architecture.md, "Picked ids as an array"). The closed rows' Realtime
   -- messages in one insert, as in job_claim_next.
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -1936,7 +1984,9 @@ begin
   closed as (
     update supabase_jobs.job as t
        set status = 'done', result_id = w.result_id,
-           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
+           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end,
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from wanted w
      where t.job_table = label and t.id = any (array(select x.id from wanted as x)) and t.id = w.id
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
@@ -1944,7 +1994,7 @@ begin
   -- done rows hold no payload (row rule job_terminal_has_no_payload): returned as they are.
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 exception when invalid_text_representation or numeric_value_out_of_range then
   -- A field of the wrong type stops the statement whole; name the item and field.
   perform supabase_jobs.check_close_items(items);
@@ -2721,10 +2771,14 @@ create view supabase_jobs.job_messages with (security_invoker = true) as
          || case when j.parent_id is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
          || case when j.metadata is null then '{}'::jsonb
-                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as payload
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as body
     from supabase_jobs.job as j;
 comment on view supabase_jobs.job_messages is
-  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written). Read by the functions that send messages; granted to no one.';
+comment on column supabase_jobs.job_messages.job_table is 'The job''s table label (with id, the row a message is of).';
+comment on column supabase_jobs.job_messages.id is 'The job''s id.';
+comment on column supabase_jobs.job_messages.topic is 'The one topic the job''s changes are sent on.';
+comment on column supabase_jobs.job_messages.body is 'The message payload: the job''s screen columns as JSON.';
 
 create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
@@ -2788,7 +2842,7 @@ begin
   end if;
   -- The rows as the statement left them: its row triggers have not run yet.
   insert into realtime.messages (payload, event, topic, private, extension)
-  select m.payload, 'job', m.topic, true, 'broadcast'
+  select m.body, 'job', m.topic, true, 'broadcast'
     from supabase_jobs.job_messages as m
    where m.job_table = label and m.id = any (ids);
   get diagnostics sent = row_count;
@@ -4792,7 +4846,7 @@ begin
     on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
   if summary.watched then
-    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
+    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.body))
        from inserted i join supabase_jobs.job_messages m on m.job_table = i.job_table and m.id = i.id
       where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);
   end if;
@@ -6447,10 +6501,11 @@ grant execute on function
 
 -- What a job's update sets off, in one AFTER UPDATE row trigger: its Realtime
 -- message (09), its parent's progress and resume (11), a requeue's kick (13),
--- a finished asker's questions (16), the timeline's event (18). One trigger,
--- with no WHEN: PostgreSQL reads and prepares the WHEN of every row trigger an
--- UPDATE may fire, once per statement (docs/architecture.md, "Statements
--- PostgreSQL reads again"). Its first test is the one change all of them need, a visible one (a
+-- a finished asker's questions (16), the timeline's event (18). One trigger:
+-- PostgreSQL reads and prepares the WHEN of every row trigger an UPDATE may
+-- fire, once per statement (docs/architecture.md, "Statements PostgreSQL reads
+-- again"); its one WHEN skips the rows a job_* function's statement handled.
+-- Its first test is the one change all of them need, a visible one (a
 -- heartbeat does nothing more); the tests of which of them runs are here, in
 -- the order their separate triggers ran. The cancel cascade stays a trigger of
 -- its own (11): it runs as the caller.
@@ -6476,14 +6531,16 @@ begin
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
   if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
-     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth()) then
-    null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
+     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth())
+     or pg_catalog.current_setting('supabase_jobs.handled', true)
+     = pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth() - 1, ' sent') then
+    null; -- the statement sent it with its others (send_statement_messages, 09)
   elsif pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
                                                '-infinity')
         or supabase_jobs.realtime_probe() then
     -- Whether realtime.messages can take it: the answer remembered for the session, else realtime_probe.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
+    select m.body, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
      where m.job_table = new.job_table and m.id = new.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
@@ -6510,7 +6567,14 @@ $$;
 comment on function supabase_jobs.after_jobs_updated is
   'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_messages); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
+-- Skipped for a row a job_* function's statement wrote and sent itself (the
+-- mark ' sent', as the guard reads it, 03) unless it has a parent or was
+-- resumed, whose effects are this trigger's: no event is even queued.
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
+  when (pg_catalog.current_setting('supabase_jobs.handled', true)
+          is distinct from pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent')
+        or new.parent_id is not null or new.resumed_at is not null
+        or pg_catalog.row_security_active('supabase_jobs.job'::pg_catalog.regclass))
   execute function supabase_jobs.after_jobs_updated();
 
 revoke all on function supabase_jobs.after_jobs_updated from public, anon, authenticated, service_role;

@@ -397,9 +397,16 @@ $$;
 comment on function supabase_jobs.guard_job_update is
   'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
 
--- No WHEN: a trigger's WHEN is read and planned again by every statement, and
--- the rules apply to every update anyway.
+-- Every writer, but the statements of a job_* function that did this work
+-- itself: the function sets supabase_jobs.handled to this statement's mark
+-- (its start and trigger depth, ' sent' or ' guarded') just before, and sets
+-- every column the guard derives in its own SET list. A mark lasts for that
+-- statement only: a later one starts at another time, a row a trigger updates
+-- runs one level deeper; and never for a caller RLS restricts.
 create trigger guard_job_update before update on supabase_jobs.job for each row
+  when (not coalesce(pg_catalog.starts_with(pg_catalog.current_setting('supabase_jobs.handled', true),
+                                            pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' ')), false)
+        or pg_catalog.row_security_active('supabase_jobs.job'::pg_catalog.regclass))
   execute function supabase_jobs.guard_job_update();
 
 -- The registry of job tables: what the job_* functions accept as job_table.

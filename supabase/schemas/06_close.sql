@@ -147,9 +147,20 @@ begin
   if id is null or attempt < 1 or pg_catalog.jsonb_typeof(timings) <> 'object' then
     perform supabase_jobs.check_call(id, attempt, timings => timings);
   end if;
-  update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
-   where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
-  returning t.* into result;
+  -- The guard's work (running -> done) and the message in this statement; the row triggers skip it
+  -- (docs/architecture.md, "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
+  with closed as (
+    update supabase_jobs.job as t
+       set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings),
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+    returning t.*)
+  select c.* into result from closed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
   if result.id is null then
     perform supabase_jobs.raise_not_closable(supabase_jobs.job_table_label(job_table), id, attempt, 'succeed');
   end if;
@@ -213,6 +224,8 @@ begin
   -- the table, and every entry left in the running-jobs index since the last
   -- vacuum (docs/architecture.md, "Picked ids as an array"). The closed rows' Realtime
   -- messages in one insert, as in job_claim_next.
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -221,7 +234,9 @@ begin
   closed as (
     update supabase_jobs.job as t
        set status = 'done', result_id = w.result_id,
-           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
+           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end,
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from wanted w
      where t.job_table = label and t.id = any (array(select x.id from wanted as x)) and t.id = w.id
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
@@ -229,7 +244,7 @@ begin
   -- done rows hold no payload (row rule job_terminal_has_no_payload): returned as they are.
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 exception when invalid_text_representation or numeric_value_out_of_range then
   -- A field of the wrong type stops the statement whole; name the item and field.
   perform supabase_jobs.check_close_items(items);

@@ -73,10 +73,14 @@ create view supabase_jobs.job_messages with (security_invoker = true) as
          || case when j.parent_id is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
          || case when j.metadata is null then '{}'::jsonb
-                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as payload
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as body
     from supabase_jobs.job as j;
 comment on view supabase_jobs.job_messages is
-  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written). Read by the functions that send messages; granted to no one.';
+comment on column supabase_jobs.job_messages.job_table is 'The job''s table label (with id, the row a message is of).';
+comment on column supabase_jobs.job_messages.id is 'The job''s id.';
+comment on column supabase_jobs.job_messages.topic is 'The one topic the job''s changes are sent on.';
+comment on column supabase_jobs.job_messages.body is 'The message payload: the job''s screen columns as JSON.';
 
 create or replace function supabase_jobs.send_job_messages(topics text[], payloads jsonb[])
 returns void
@@ -140,7 +144,7 @@ begin
   end if;
   -- The rows as the statement left them: its row triggers have not run yet.
   insert into realtime.messages (payload, event, topic, private, extension)
-  select m.payload, 'job', m.topic, true, 'broadcast'
+  select m.body, 'job', m.topic, true, 'broadcast'
     from supabase_jobs.job_messages as m
    where m.job_table = label and m.id = any (ids);
   get diagnostics sent = row_count;

@@ -52,7 +52,7 @@ const messagesIn = async (ids: string[], status: string): Promise<Message[]> =>
 /** What the row trigger would have written for each job now: the job_messages view of its row. */
 const expectedNow = async (ids: string[]): Promise<Message[]> =>
 	(await db.sql`
-		select m.topic, 'job' as event, m.payload
+		select m.topic, 'job' as event, m.body as payload
 		  from supabase_jobs.job_messages m
 		 where m.id = any (${ids}::uuid[])`) as unknown as Message[];
 
