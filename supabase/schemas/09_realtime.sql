@@ -53,7 +53,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.realtime_probe is
-  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. The row trigger that sends a message reads the remembered answer itself and calls this only when none is left.';
+  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. The functions and the trigger that send messages read the remembered answer themselves and call this only when none is left.';
 
 -- The one message builder, a view: the planner inlines a view into every
 -- statement that reads it (a function would be inlined only without a fixed
@@ -89,7 +89,10 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
-  if not supabase_jobs.realtime_probe() then
+  -- The answer remembered for the session, else realtime_probe (a call of its own only then).
+  if not (pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                              '-infinity')
+          or supabase_jobs.realtime_probe()) then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(topics);
     return;
   end if;
@@ -138,7 +141,10 @@ begin
   -- its statement is done, and a rollback to before the statement clears it too.
   perform pg_catalog.set_config('supabase_jobs.statement_messages',
     pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
-  if not supabase_jobs.realtime_probe() then
+  -- The answer remembered for the session, else realtime_probe (a call of its own only then).
+  if not (pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                              '-infinity')
+          or supabase_jobs.realtime_probe()) then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
   end if;
