@@ -284,13 +284,18 @@ export function productionSection(
 	const perJob = figure(prod, 'per-job path', OURS);
 	const fastNote = (path: PathName) => `; fast regime ${fmt(ratio(path, fast), 2)}x, no target`;
 	const floorNote = (path: PathName) => `; its floor ${fmt(ratio(path, prod, FLOOR), 2)}x`;
+	/** A throughput target: ours / the path's peer, at least `min`, its floor and the fast ratio beside. */
+	const throughput = (label: string, path: PathName, peer: string, min: number) =>
+		`production: ${label} ${fmt(ratio(path, prod), 2)}x ${peer} (target ≥ ${fmt(min, 2)}x` +
+		`${floorNote(path)}${fastNote(path)}) ${verdict(ratio(path, prod) >= min)}`;
 	const targets = [
-		`production: \`runWorkers\` defaults ${fmt(ratio('runWorkers drain', prod), 2)}x ${GRAPHILE_FASTEST} (target ≥ 1.0x${floorNote('runWorkers drain')}${fastNote('runWorkers drain')}) ${verdict(ratio('runWorkers drain', prod) >= 1)}`,
-		`production: enqueueMany ${fmt(ratio('enqueue batched', prod), 2)}x graphile-worker addJobs (target ≥ 1.0x${floorNote('enqueue batched')}${fastNote('enqueue batched')}) ${verdict(ratio('enqueue batched', prod) >= 1)}`,
-		`production: per-job path ${fmt(ratio('per-job path', prod), 2)}x graphile-worker (target ≥ 0.75x${floorNote('per-job path')}${fastNote('per-job path')}) ${verdict(ratio('per-job path', prod) >= 0.75)}`,
+		throughput('`runWorkers` defaults', 'runWorkers drain', GRAPHILE_FASTEST, 1),
+		throughput('enqueueMany', 'enqueue batched', 'graphile-worker addJobs', 1),
+		throughput('per-job path', 'per-job path', 'graphile-worker', 0.75),
 		`production: per-job path server CPU ${fmt(perJob.cpuMs, 3)} ms/job (target ≤ 0.65 ms) ${verdict(perJob.cpuMs <= 0.65)}`,
 		`production: per-job path WAL ${fmt(perJob.walBytes)} bytes/job (target ≤ 1,600 bytes) ${verdict(perJob.walBytes <= 1600)}`,
-		`production: Realtime messages on the per-job path ${fmt(m.perJob, 2)} per job, one per visible change (target 2.00) ${verdict(Math.abs(m.perJob - 2) < 0.001)}`,
+		`production: Realtime messages on the per-job path ${fmt(m.perJob, 2)} per job, one per visible change ` +
+			`(target 2.00) ${verdict(Math.abs(m.perJob - 2) < 0.001)}`,
 	];
 	lines.push('### How each participant was driven', '', ...prod.notes.map((n) => `- ${n}`), '');
 	return { lines, targets };
