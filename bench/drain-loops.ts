@@ -18,7 +18,7 @@ export async function drainLoops<J>(
 	take: () => Promise<J | undefined>,
 	complete: (job: J) => Promise<unknown>,
 ): Promise<number> {
-	const started = clockStart();
+	const started = await clockStart();
 	let claimed = 0;
 	let done = 0;
 	await Promise.all(

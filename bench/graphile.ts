@@ -80,12 +80,12 @@ export function graphileWorker(url: string, version: string, fastest = false): B
 			await admin`truncate graphile_worker._private_jobs cascade`;
 		},
 		async enqueueOne(n) {
-			const started = clockStart();
+			const started = await clockStart();
 			for (let i = 0; i < n; i++) await utils!.addJob('noop', { i });
 			return now() - started;
 		},
 		async enqueueBatch(n, batch) {
-			const started = clockStart();
+			const started = await clockStart();
 			for (let from = 0; from < n; from += batch) {
 				await addMany(Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ i: from + k })));
 			}
@@ -109,7 +109,7 @@ export function graphileWorker(url: string, version: string, fastest = false): B
 					await tx`select count(*)::int as n from graphile_worker.add_jobs(
 						array(select s from json_populate_recordset(null::graphile_worker.job_spec, ${tx.json(specs)}::json) s))`;
 				}
-				started = clockStart();
+				started = await clockStart();
 			});
 			// graphile-worker deletes a job row when it completes: done when the table is empty (checked every 10 ms
 			// once every handler has run, its batched completions still to commit).

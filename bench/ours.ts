@@ -106,7 +106,7 @@ export function ours(url: string, version: string): OursSystem {
 					keyed,
 					via,
 				);
-			started = clockStart();
+			started = await clockStart();
 		});
 		await finished.promise;
 		const elapsed = now() - started;
@@ -144,12 +144,12 @@ export function ours(url: string, version: string): OursSystem {
 			await sql.unsafe(`truncate public.jobs, public.${KEYED_TABLE}, realtime.messages cascade`);
 		},
 		async enqueueOne(n) {
-			const started = clockStart();
+			const started = await clockStart();
 			for (let i = 0; i < n; i++) await store.enqueue('noop', { params: { i } });
 			return now() - started;
 		},
 		async enqueueBatch(n, batch) {
-			const started = clockStart();
+			const started = await clockStart();
 			for (let from = 0; from < n; from += batch) {
 				const size = Math.min(batch, n - from);
 				await enqueueMany(Array.from({ length: size }, (_, k) => ({ i: from + k })));

@@ -6,9 +6,9 @@
  * settings of the rest of the bench). Per path and participant (ours, the
  * peers in their default and fastest documented configurations, the floors)
  * it prints jobs/s, the server's CPU per job (bench/server-cpu.ts) and the WAL
- * written per job (`pg_current_wal_lsn()` before and after), both read at the
- * start of the timed part (bench/stats.ts `clockStart`, after the untimed fill)
- * and after the call returns; and the bytes of a Realtime message. The targets
+ * written per job (`pg_current_wal_insert_lsn()` before and after), both read when the
+ * timed part starts (bench/stats.ts `clockStart` waits for them, after the
+ * untimed fill) and after the call returns; and the bytes of a Realtime message. The targets
  * are judged on the production-durability figures; the fast ratios are
  * printed beside.
  *
@@ -195,19 +195,19 @@ export async function measureRegime(durable: boolean, log: (line: string) => voi
 /** Runs `e`, reading the server's CPU and WAL position when its clock starts and after it returns. */
 async function metered(admin: postgres.Sql, postmaster: number, e: Entry): Promise<Measured> {
 	let cpuAtStart = Number.NaN;
-	let lsnAtStart: Promise<string> | null = null;
-	whenClockStarts(() => {
+	let lsnAtStart: string | null = null;
+	whenClockStarts(async () => {
 		if (lsnAtStart) return;
+		[{ l: lsnAtStart }] = await admin<{ l: string }[]>`select pg_current_wal_insert_lsn()::text as l`;
 		cpuAtStart = serverCpuMs(postmaster);
-		lsnAtStart = admin<{ l: string }[]>`select pg_current_wal_lsn()::text as l`.then((r) => r[0]!.l);
 	});
 	try {
 		const ms = await e.run();
 		const cpuAtEnd = serverCpuMs(postmaster);
 		if (!lsnAtStart) throw new Error(`${e.name}: its clock never started (clockStart)`);
-		const start = await lsnAtStart;
+		const start: string = lsnAtStart;
 		const [{ bytes }] = await admin<{ bytes: number }[]>`
-			select pg_wal_lsn_diff(pg_current_wal_lsn(), ${start}::pg_lsn)::float8 as bytes`;
+			select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ${start}::pg_lsn)::float8 as bytes`;
 		return { rate: (e.jobs / ms) * 1000, cpuMs: (cpuAtEnd - cpuAtStart) / e.jobs, walBytes: bytes! / e.jobs };
 	} finally {
 		whenClockStarts(null);
@@ -242,7 +242,7 @@ export function productionSection(
 		`The paths the targets are judged on, on an embedded PostgreSQL of their own with ${prod.settings} ` +
 			`(hosted Supabase's defaults), and beside them${fast ? ` on one with ${fast.settings}` : ' (fast regime not run)'}; ` +
 			`${PROD_ROUNDS} interleaved rounds, medians. Server CPU: every process of the server (bench/server-cpu.ts), ` +
-			`WAL: \`pg_current_wal_lsn()\` difference; both from the start of the timed part (after an untimed fill) to its end.`,
+			`WAL: \`pg_current_wal_insert_lsn()\` difference; both from the start of the timed part (after an untimed fill) to its end.`,
 		'',
 	];
 	for (const path of PATHS) {

@@ -18,19 +18,19 @@ export function percentile(values: readonly number[], p: number): number {
 /** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
 export const now = (): number => performance.now();
 
-let onClockStart: (() => void) | null = null;
+let onClockStart: (() => Promise<void> | void) | null = null;
 
 /**
  * Who is told when a measurement's clock starts (bench/production.ts reads the
  * server's CPU and WAL position there, so an untimed fill is not counted); null: nobody.
  */
-export function whenClockStarts(listener: (() => void) | null): void {
+export function whenClockStarts(listener: (() => Promise<void> | void) | null): void {
 	onClockStart = listener;
 }
 
-/** {@link now}, at the start of a timed part: tells the listener of {@link whenClockStarts} first. */
-export function clockStart(): number {
-	onClockStart?.();
+/** {@link now}, at the start of a timed part, once the listener of {@link whenClockStarts} has read what it reads. */
+export async function clockStart(): Promise<number> {
+	await onClockStart?.();
 	return now();
 }
 
