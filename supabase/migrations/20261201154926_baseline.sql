@@ -1837,6 +1837,11 @@ begin
   if metadata is not null and pg_catalog.jsonb_typeof(metadata) <> 'object' then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata is a JSON object; got %s', pg_catalog.jsonb_typeof(metadata)));
   end if;
+  -- The guard's work is this statement's (running -> running, every argument checked above):
+  -- the guard skips it; the message trigger still sends the tick's (docs/architecture.md,
+  -- "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' guarded'), true);
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
   update supabase_jobs.job as t
@@ -1851,6 +1856,7 @@ begin
      and (attempt is null or t.attempts = attempt)
   returning t.status, case when job_tick.metadata is null then null else pg_catalog.octet_length(t.metadata::text) end
     into updated, metadata_bytes;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true);
   if metadata_bytes > supabase_jobs.metadata_max_bytes() then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata holds at most %s bytes of JSON; this tick would make it %s',
       supabase_jobs.metadata_max_bytes(), metadata_bytes));
