@@ -3,7 +3,7 @@
  * claimNext + succeed, pg-boss as fetch + complete): one copy, so both get the
  * same fairness rules.
  */
-import { now, sleep } from './stats.ts';
+import { clockStart, now, sleep } from './stats.ts';
 
 /**
  * Runs `concurrency` loops that take one job and complete it until `n` jobs
@@ -18,7 +18,7 @@ export async function drainLoops<J>(
 	take: () => Promise<J | undefined>,
 	complete: (job: J) => Promise<unknown>,
 ): Promise<number> {
-	const started = now();
+	const started = await clockStart();
 	let claimed = 0;
 	let done = 0;
 	await Promise.all(

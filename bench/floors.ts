@@ -42,7 +42,7 @@
  */
 import postgres from 'postgres';
 import { drainByIds } from './drain-loops.ts';
-import { now } from './stats.ts';
+import { clockStart, now } from './stats.ts';
 
 /** The update trigger that writes the Realtime messages of claims and closes. */
 export const REALTIME_UPDATE_TRIGGER = 'after_jobs_updated';
@@ -76,7 +76,7 @@ export function rowFloor(url: string, { triggers = false }: { triggers?: boolean
 	});
 	return {
 		async enqueueBatch(n, batch) {
-			const started = now();
+			const started = await clockStart();
 			for (let from = 0; from < n; from += batch) {
 				const items = Array.from({ length: Math.min(batch, n - from) }, (_, k) => ({ i: from + k }));
 				// The same JSON array the enqueueMany call sends, and the ids back as it returns them.
@@ -155,7 +155,7 @@ export function batchFloor(url: string): BatchFloor {
 			// Untimed, as ours is enqueued before its clock starts.
 			await sql`insert into public.jobs (kind, params)
 				select 'noop', jsonb_build_object('i', i) from generate_series(1, ${n}::int) i`;
-			const started = now();
+			const started = await clockStart();
 			let done = 0;
 			// The claim of job_claim_next (no kind limit, every kind) and the close of job_succeed_many, as plain
 			// SQL: the claimed rows come back whole and the closed ids alone, as runWorkers gets them.

@@ -9,7 +9,7 @@ import { JobStore, defineJobKind, postgresAdapter } from '../src/lib/index.ts';
 import { defineJobHandler } from '../src/lib/worker.ts';
 import { runWorkers } from '../src/lib/node.ts';
 import { prepareDatabase } from '../src/local/postgres/migrate.ts';
-import { deferred, now, percentile } from './stats.ts';
+import { clockStart, deferred, now, percentile } from './stats.ts';
 import type { BenchSystem, LatencyProbe } from './system.ts';
 
 const noop = defineJobKind({ name: 'noop', params: z.object({ i: z.number().int().optional() }) });
@@ -106,7 +106,7 @@ export function ours(url: string, version: string): OursSystem {
 					keyed,
 					via,
 				);
-			started = now();
+			started = await clockStart();
 		});
 		await finished.promise;
 		const elapsed = now() - started;
@@ -144,12 +144,12 @@ export function ours(url: string, version: string): OursSystem {
 			await sql.unsafe(`truncate public.jobs, public.${KEYED_TABLE}, realtime.messages cascade`);
 		},
 		async enqueueOne(n) {
-			const started = now();
+			const started = await clockStart();
 			for (let i = 0; i < n; i++) await store.enqueue('noop', { params: { i } });
 			return now() - started;
 		},
 		async enqueueBatch(n, batch) {
-			const started = now();
+			const started = await clockStart();
 			for (let from = 0; from < n; from += batch) {
 				const size = Math.min(batch, n - from);
 				await enqueueMany(Array.from({ length: size }, (_, k) => ({ i: from + k })));

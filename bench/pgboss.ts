@@ -5,7 +5,7 @@
 import { PgBoss } from 'pg-boss';
 import { drainLoops } from './drain-loops.ts';
 import postgres from 'postgres';
-import { deferred, now, sleep } from './stats.ts';
+import { clockStart, deferred, now, sleep } from './stats.ts';
 import type { BenchSystem, LatencyProbe } from './system.ts';
 
 const QUEUE = 'noop';
@@ -61,12 +61,12 @@ export function pgBoss(url: string, version: string, fastest = false): BenchSyst
 			await admin`truncate pgboss.job`;
 		},
 		async enqueueOne(n) {
-			const started = now();
+			const started = await clockStart();
 			for (let i = 0; i < n; i++) await boss.send(QUEUE, { i });
 			return now() - started;
 		},
 		async enqueueBatch(n, batch) {
-			const started = now();
+			const started = await clockStart();
 			for (let from = 0; from < n; from += batch) {
 				await boss.insert(
 					QUEUE,
@@ -78,7 +78,7 @@ export function pgBoss(url: string, version: string, fastest = false): BenchSyst
 		async process(n, concurrency) {
 			await fill(n);
 			if (fastest) {
-				const started = now();
+				const started = await clockStart();
 				let done = 0;
 				await Promise.all(
 					Array.from({ length: concurrency }, async () => {

@@ -18,6 +18,22 @@ export function percentile(values: readonly number[], p: number): number {
 /** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
 export const now = (): number => performance.now();
 
+let onClockStart: (() => Promise<void> | void) | null = null;
+
+/**
+ * Who is told when a measurement's clock starts (bench/production.ts reads the
+ * server's CPU and WAL position there, so an untimed fill is not counted); null: nobody.
+ */
+export function whenClockStarts(listener: (() => Promise<void> | void) | null): void {
+	onClockStart = listener;
+}
+
+/** {@link now}, at the start of a timed part, once the listener of {@link whenClockStarts} has read what it reads. */
+export async function clockStart(): Promise<number> {
+	await onClockStart?.();
+	return now();
+}
+
 /** Runs `fn` `times` times and returns each run's result (runs are sequential, never overlapping). */
 export async function repeat<T>(times: number, fn: (round: number) => Promise<T>): Promise<T[]> {
 	const out: T[] = [];

@@ -754,10 +754,6 @@ export type Database = {
 						timings: Json | null;
 						updated_at: string;
 					} | null;
-					job_message: {
-						payload: Json;
-						topic: string;
-					} | null;
 					without_payload: {
 						attempts: number;
 						available_at: string;
@@ -1279,6 +1275,27 @@ export type Database = {
 					started: number | null;
 					wait_p50: string | null;
 					wait_p95: string | null;
+				};
+				Relationships: [];
+			};
+			job_messages: {
+				Row: {
+					body: Json | null;
+					id: string | null;
+					job_table: string | null;
+					topic: string | null;
+				};
+				Insert: {
+					body?: never;
+					id?: string | null;
+					job_table?: string | null;
+					topic?: never;
+				};
+				Update: {
+					body?: never;
+					id?: string | null;
+					job_table?: string | null;
+					topic?: never;
 				};
 				Relationships: [];
 			};
@@ -1879,13 +1896,6 @@ export type Database = {
 					isSetofReturn: false;
 				};
 			};
-			job_message: {
-				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
-				Returns: {
-					payload: Json;
-					topic: string;
-				}[];
-			};
 			job_row_rules: {
 				Args: {
 					attempts: number;
@@ -1928,7 +1938,6 @@ export type Database = {
 			kind_is_valid: { Args: { kind: string }; Returns: boolean };
 			kind_max: { Args: Record<PropertyKey, never>; Returns: number };
 			kind_pattern: { Args: Record<PropertyKey, never>; Returns: string };
-			label_as_written: { Args: { job_table: string }; Returns: string };
 			leave_due_wakeup: {
 				Args: { due_at: string; job_table: string; kind: string };
 				Returns: undefined;
@@ -2055,7 +2064,6 @@ export type Database = {
 			rate_per_ms_min: { Args: Record<PropertyKey, never>; Returns: number };
 			rate_starts_max: { Args: Record<PropertyKey, never>; Returns: number };
 			realtime_probe: { Args: Record<PropertyKey, never>; Returns: boolean };
-			realtime_ready: { Args: Record<PropertyKey, never>; Returns: boolean };
 			reclaim_all: {
 				Args: { stale_after: string };
 				Returns: {
@@ -2268,7 +2276,6 @@ export type Database = {
 				};
 				Returns: string;
 			};
-			statement_mark: { Args: { depth: number }; Returns: string };
 			stream_chunk_max_bytes: {
 				Args: Record<PropertyKey, never>;
 				Returns: number;
@@ -2336,7 +2343,6 @@ export type Database = {
 				Args: { key: string; locale: string; n?: number };
 				Returns: string;
 			};
-			uuid_v7: { Args: Record<PropertyKey, never>; Returns: string };
 			without_payload: {
 				Args: { j: Database['supabase_jobs']['Tables']['job']['Row'] };
 				Returns: {

@@ -744,27 +744,17 @@ $$;
 comment on function supabase_jobs.job_row_rules is
   'The rules of a job row, checked by the guards on every insert (after_jobs_inserted, once per statement) and every update (guard_job_update). Raises 23514 with CONSTRAINT naming the rule a row breaks, as a CHECK would; true otherwise.';
 
-create or replace function supabase_jobs.uuid_v7()
-returns uuid
-language sql
-volatile parallel safe
-as $$
-  -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
-  -- No SET search_path (every name, operator and type here is written
-  -- pg_catalog's): the planner then inlines the body into the id default,
-  -- where a call cost ~8 µs a row (a SQL function's own executor per call),
-  -- a fifth of a 500-job enqueue.
-  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
-           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
-           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
-             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
-           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid
-$$;
-comment on function supabase_jobs.uuid_v7 is
-  'A time-ordered UUID (RFC 9562 version 7): a new job id lands at the right edge of the primary-key index, and ids sort by creation to the millisecond.';
-
+-- The id default: RFC 9562 version 7, 48 bits of Unix milliseconds then 74
+-- random bits, written in the default itself (a function of its own would be a
+-- call per inserted row, ~8 µs, a fifth of a 500-job enqueue, unless inlined,
+-- which a fixed search_path forbids). A new job id lands at the right edge of
+-- the primary-key index, and ids sort by creation to the millisecond.
 create table supabase_jobs.job (
-  id                     uuid not null default supabase_jobs.uuid_v7(),
+  id                     uuid not null default pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+                           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+                           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
+                             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
+                           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
   is_active              boolean not null default true,
   created_at             timestamptz not null default now(),
   updated_at             timestamptz not null default now(),
@@ -804,7 +794,7 @@ create table supabase_jobs.job (
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
 comment on column supabase_jobs.job.id is
-  'The job id the interface follows: a time-ordered UUID (version 7, supabase_jobs.uuid_v7).';
+  'The job id the interface follows: a time-ordered UUID (version 7, made by the column default).';
 comment on column supabase_jobs.job.is_active is
   'False hides the row from listings (soft delete); the only change a finished row accepts.';
 comment on column supabase_jobs.job.created_at is
@@ -1012,9 +1002,16 @@ $$;
 comment on function supabase_jobs.guard_job_update is
   'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
 
--- No WHEN: a trigger's WHEN is read and planned again by every statement, and
--- the rules apply to every update anyway.
+-- Every writer, but the statements of a job_* function that did this work
+-- itself: the function sets supabase_jobs.handled to this statement's mark
+-- (its start and trigger depth, ' sent' or ' guarded') just before, and sets
+-- every column the guard derives in its own SET list. A mark lasts for that
+-- statement only: a later one starts at another time, a row a trigger updates
+-- runs one level deeper; and never for a caller RLS restricts.
 create trigger guard_job_update before update on supabase_jobs.job for each row
+  when (not coalesce(pg_catalog.starts_with(pg_catalog.current_setting('supabase_jobs.handled', true),
+                                            pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' ')), false)
+        or pg_catalog.row_security_active('supabase_jobs.job'::pg_catalog.regclass))
   execute function supabase_jobs.guard_job_update();
 
 -- The registry of job tables: what the job_* functions accept as job_table.
@@ -1046,17 +1043,6 @@ as $$
   where c.oid = tbl
 $$;
 
-create or replace function supabase_jobs.label_as_written(job_table text)
-returns text
-language sql immutable
-as $$
-  -- No SET search_path (every operator is pg_catalog's): inlined into the
-  -- by-id calls, which check the name (job_table_label) only when no row lands.
-  select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
-$$;
-comment on function supabase_jobs.label_as_written is
-  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked and inlined: not a second way to resolve a label but the first half of job_table_label. The hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with it, so a call that lands pays no lookup of the registry and checks its own arguments first; only when no row lands do they call job_table_label. Every other entry point calls job_table_label first.';
-
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
 language plpgsql stable
@@ -1064,7 +1050,7 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  wanted text := supabase_jobs.label_as_written(job_table);
+  wanted text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if wanted is null or not exists (select 1 from supabase_jobs.job_tables t where t.label = wanted) then
     if job_table is null or job_table !~ '^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$' then
@@ -1079,7 +1065,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.job_table_label is
-  'The label of a registered job table (''public.jobs'' -> ''jobs''): label_as_written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (label_as_written) only when no row lands.';
+  'The label of a registered job table (''public.jobs'' -> ''jobs''): the label as written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with the label as written (the first half of this function, in their declarations) and call it only when no row lands.';
 
 create or replace function supabase_jobs.resolve_table(job_table text)
 returns regclass
@@ -1246,17 +1232,17 @@ grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supab
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
+  supabase_jobs.job_row_rules, supabase_jobs.is_admin,
   supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
-  supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
+  supabase_jobs.job_table_label, supabase_jobs.resolve_table,
   supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
   supabase_jobs.create_job_table
   from public, anon, authenticated, service_role;
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
-  supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
+  supabase_jobs.job_row_rules, supabase_jobs.is_admin,
+  supabase_jobs.is_worker, supabase_jobs.job_table_label,
   supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
   to authenticated, service_role;
 
@@ -1687,7 +1673,7 @@ declare
   -- The label as the caller wrote it: a table that does not exist holds no row
   -- to claim, and only a claim that finds none checks the name
   -- (job_table_label), so a claim that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if id is null then
     perform supabase_jobs.check_call(id);
@@ -1701,17 +1687,32 @@ begin
       return;
     end if;
   end if;
+  -- This statement does the guard's work and sends its message itself (docs/architecture.md,
+  -- "Guarantees once per statement"): the row triggers skip it (their WHEN reads this mark).
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   -- The status in a subquery, which the planner cannot match to the claim index's predicate:
   -- the job is read by id through the primary key (docs/architecture.md, "By-id statements").
+  -- The columns a claim sets as the guard would (queued -> running); its message in the statement.
   return query
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
-   where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
-     and t.available_at <= now() and t.attempts < t.max_attempts
-     and (t.expires_at is null or t.expires_at > now())
-  returning t.*;
+  with claimed as (
+    update supabase_jobs.job as t
+       set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms,
+           started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+           progress = case when t.resumed_at is not null then t.progress else 0 end,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
+       and t.available_at <= now() and t.attempts < t.max_attempts
+       and (t.expires_at is null or t.expires_at > now())
+    returning t.*)
+  select c.* from claimed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
   if not found then
+    perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     perform supabase_jobs.job_table_label(job_table);
+    return;
   end if;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim is
@@ -1733,7 +1734,7 @@ declare
   -- The label as the caller wrote it: a claim in a table that does not exist
   -- finds no row, and only then is the name checked (job_table_label), so the
   -- claim a NOTIFY sets off pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
@@ -1746,9 +1747,15 @@ begin
     -- (docs/architecture.md, "Picked ids as an array"). The claimed rows'
     -- Realtime messages in one insert (send_statement_messages, an initplan:
     -- once, before the first row comes back), not one per row by the trigger.
+    perform pg_catalog.set_config('supabase_jobs.handled',
+      pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
     return query
     with claimed as (
-      update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+      update supabase_jobs.job as t
+         set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms,
+             started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+             progress = case when t.resumed_at is not null then t.progress else 0 end,
+             updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
        where t.job_table = label
          and t.id = any (array(
            select n.id from supabase_jobs.job as n
@@ -1762,25 +1769,32 @@ begin
     select c.* from claimed as c
      where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
     if not found then
+      perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
       perform supabase_jobs.job_table_label(job_table);
       return;
     end if;
-    perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+    perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
   -- id through the primary key, never the claim index (docs/architecture.md, "By-id statements").
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with claimed as (
-    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+    update supabase_jobs.job as t
+       set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms,
+           started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+           progress = case when t.resumed_at is not null then t.progress else 0 end,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
      where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
     returning t.*)
   select c.* from claimed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim_next is
@@ -1806,7 +1820,7 @@ grant execute on function
 -- attempt that holds the job; any other attempt is told why it lost the job by
 -- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
 -- worker that went quiet can never overwrite its successor. The table's label:
--- job_tick and job_succeed (one row, the hot path) match with label_as_written
+-- job_tick and job_succeed (one row, the hot path) match with the label as written
 -- and check the name (job_table_label) only when no row lands; the other closes
 -- check it first with job_table_label (both functions' comments say why).
 
@@ -1866,7 +1880,7 @@ declare
   -- The label as the caller wrote it: the update finds no row in a table that
   -- does not exist, and only then is the name checked (job_table_label), so a
   -- tick that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
   metadata_bytes integer;
   current_status public.job_status;
@@ -1890,6 +1904,11 @@ begin
   if metadata is not null and pg_catalog.jsonb_typeof(metadata) <> 'object' then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata is a JSON object; got %s', pg_catalog.jsonb_typeof(metadata)));
   end if;
+  -- The guard's work is this statement's (running -> running, every argument checked above):
+  -- the guard skips it; the message trigger still sends the tick's (docs/architecture.md,
+  -- "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' guarded'), true);
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
   update supabase_jobs.job as t
@@ -1904,6 +1923,7 @@ begin
      and (attempt is null or t.attempts = attempt)
   returning t.status, case when job_tick.metadata is null then null else pg_catalog.octet_length(t.metadata::text) end
     into updated, metadata_bytes;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true);
   if metadata_bytes > supabase_jobs.metadata_max_bytes() then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata holds at most %s bytes of JSON; this tick would make it %s',
       supabase_jobs.metadata_max_bytes(), metadata_bytes));
@@ -1943,16 +1963,27 @@ set enable_seqscan = off
 as $$
 declare
   -- As in job_claim: the name is checked (job_table_label) only when no row closes.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   result supabase_jobs.job;
 begin
   -- One test for the common call; check_call names the bad field when it fails.
   if id is null or attempt < 1 or pg_catalog.jsonb_typeof(timings) <> 'object' then
     perform supabase_jobs.check_call(id, attempt, timings => timings);
   end if;
-  update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
-   where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
-  returning t.* into result;
+  -- The guard's work (running -> done) and the message in this statement; the row triggers skip it
+  -- (docs/architecture.md, "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
+  with closed as (
+    update supabase_jobs.job as t
+       set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings),
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+    returning t.*)
+  select c.* into result from closed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
   if result.id is null then
     perform supabase_jobs.raise_not_closable(supabase_jobs.job_table_label(job_table), id, attempt, 'succeed');
   end if;
@@ -2016,6 +2047,8 @@ begin
   -- the table, and every entry left in the running-jobs index since the last
   -- vacuum (docs/architecture.md, "Picked ids as an array"). The closed rows' Realtime
   -- messages in one insert, as in job_claim_next.
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -2024,7 +2057,9 @@ begin
   closed as (
     update supabase_jobs.job as t
        set status = 'done', result_id = w.result_id,
-           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
+           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end,
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from wanted w
      where t.job_table = label and t.id = any (array(select x.id from wanted as x)) and t.id = w.id
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
@@ -2032,7 +2067,7 @@ begin
   -- done rows hold no payload (row rule job_terminal_has_no_payload): returned as they are.
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 exception when invalid_text_representation or numeric_value_out_of_range then
   -- A field of the wrong type stops the statement whole; name the item and field.
   perform supabase_jobs.check_close_items(items);
@@ -2737,12 +2772,12 @@ grant execute on function
 -- Realtime messages: each visible change of a job (status, progress, stage,
 -- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
--- job_message builds it (the one builder). An update sends one message per
+-- The view job_messages builds it (the one builder). An update sends one message per
 -- changed row (after_jobs_updated, 19_job_updated); an insert statement's
 -- go through send_job_messages, several on one topic as list messages (topic_messages: up to 100
 -- jobs and about 200,000 bytes, under hosted Realtime's 256 KB); a batched claim or close sends its
 -- rows' in one insert, grouped the same way (send_statement_messages).
--- A broadcast never fails a write: realtime_ready checks first that
+-- A broadcast never fails a write: realtime_probe checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: the topic policy
 -- at the end of this file (owns_job_topic).
@@ -2790,33 +2825,15 @@ begin
 end
 $$;
 comment on function supabase_jobs.realtime_probe is
-  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. Called by realtime_ready when nothing is remembered.';
+  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. The functions and the trigger that send messages read the remembered answer themselves and call this only when none is left.';
 
-create or replace function supabase_jobs.realtime_ready()
-returns boolean
-language sql
-volatile
-as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's):
-  -- inlined into its callers, so the answer remembered for the session costs no
-  -- call; only when none is remembered does realtime_probe look.
-  select pg_catalog.now()::pg_catalog.timestamp operator(pg_catalog.<) coalesce(nullif(
-           pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::pg_catalog.timestamp, '-infinity')
-      or supabase_jobs.realtime_probe()
-$$;
-comment on function supabase_jobs.realtime_ready is
-  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends (realtime_probe).';
-
-create or replace function supabase_jobs.job_message(j supabase_jobs.job)
-returns table (topic text, payload jsonb)
-language sql
-stable
-as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's):
-  -- the planner inlines this into the statement that sends the messages, where
-  -- a PL/pgSQL call cost ~30 µs (its expressions set up again in every transaction).
-  select case when j.owner_id is not null then 'jobs:' operator(pg_catalog.||) j.owner_id
-              else 'job:' operator(pg_catalog.||) coalesce(j.parent_id, j.id) end,
+-- The one message builder, a view: the planner inlines a view into every
+-- statement that reads it (a function would be inlined only without a fixed
+-- search_path). Its readers send messages of rows as a statement left them.
+create view supabase_jobs.job_messages with (security_invoker = true) as
+  select j.job_table, j.id,
+         case when j.owner_id is not null then 'jobs:' || j.owner_id
+              else 'job:' || coalesce(j.parent_id, j.id) end as topic,
          pg_catalog.jsonb_build_object(
            'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
            'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
@@ -2825,20 +2842,24 @@ as $$
            'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
            'expected_end_at', j.expected_end_at,
            'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
-         operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
+         || case when j.parent_id is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
-         operator(pg_catalog.||) case when j.metadata is null then '{}'::pg_catalog.jsonb
-                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end
-$$;
-comment on function supabase_jobs.job_message is
-  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
+         || case when j.metadata is null then '{}'::jsonb
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as body
+    from supabase_jobs.job as j;
+comment on view supabase_jobs.job_messages is
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written). Read by the functions that send messages; granted to no one.';
+comment on column supabase_jobs.job_messages.job_table is 'The job''s table label (with id, the row a message is of).';
+comment on column supabase_jobs.job_messages.id is 'The job''s id.';
+comment on column supabase_jobs.job_messages.topic is 'The one topic the job''s changes are sent on.';
+comment on column supabase_jobs.job_messages.body is 'The message payload: the job''s screen columns as JSON.';
 
 create or replace function supabase_jobs.topic_messages(topics text[], payloads jsonb[])
 returns table (topic text, event text, payload jsonb)
 language sql
 stable
+set search_path = ''
 as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's): inlined into its callers.
   -- A topic with one job: its 'job' message. A topic with several: 'jobs' list messages, each of at most
   -- 100 jobs and cut where the jobs before it in the list pass 200,000 bytes, so that no list comes near
   -- hosted Realtime's 256 KB payload limit (a job's message is at most its 16 KiB of metadata and its
@@ -2869,7 +2890,10 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
-  if not supabase_jobs.realtime_ready() then
+  -- The answer remembered for the session, else realtime_probe (a call of its own only then).
+  if not (pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                              '-infinity')
+          or supabase_jobs.realtime_probe()) then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(topics);
     return;
   end if;
@@ -2883,20 +2907,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_job_messages is
-  'Writes one statement''s Realtime messages (from job_message), grouped by topic_messages: one ''job'' message per topic that has one, ''jobs'' list messages for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
-
-create or replace function supabase_jobs.statement_mark(depth integer)
-returns text
-language sql
-stable
-as $$
-  -- No SET search_path (every name here is written pg_catalog's): inlined into
-  -- send_statement_messages, which sets the mark, and after_jobs_updated (19),
-  -- which reads it, so both write it the same way.
-  select pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', depth)
-$$;
-comment on function supabase_jobs.statement_mark is
-  'The mark of a batched statement whose Realtime messages send_statement_messages sent: this transaction and the trigger depth at which that statement''s row triggers run (setting supabase_jobs.statement_messages).';
+  'Writes one statement''s Realtime messages (from job_messages), grouped by topic_messages: one ''job'' message per topic that has one, ''jobs'' list messages for a topic with several; when realtime.messages cannot take them (realtime_probe), a warning instead.';
 
 create or replace function supabase_jobs.send_statement_messages(label text, ids uuid[])
 returns integer
@@ -2918,8 +2929,12 @@ begin
   -- Only those triggers match it: a row a trigger updates (a child's parent)
   -- fires one level deeper and sends its own; the caller clears the mark once
   -- its statement is done, and a rollback to before the statement clears it too.
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth() + 1), true);
-  if not supabase_jobs.realtime_ready() then
+  perform pg_catalog.set_config('supabase_jobs.statement_messages',
+    pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
+  -- The answer remembered for the session, else realtime_probe (a call of its own only then).
+  if not (pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                              '-infinity')
+          or supabase_jobs.realtime_probe()) then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
   end if;
@@ -2927,9 +2942,9 @@ begin
   -- a claim or close of many jobs of one owner is a few list messages, not one per job.
   insert into realtime.messages (payload, event, topic, private, extension)
   select g.payload, g.event, g.topic, true, 'broadcast'
-    from (select pg_catalog.array_agg(m.topic) as topics, pg_catalog.array_agg(m.payload) as payloads
-            from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
-           where t.job_table = label and t.id = any (ids)) as a
+    from (select pg_catalog.array_agg(m.topic) as topics, pg_catalog.array_agg(m.body) as payloads
+            from supabase_jobs.job_messages as m
+           where m.job_table = label and m.id = any (ids)) as a
    cross join lateral supabase_jobs.topic_messages(a.topics, a.payloads) as g
    where a.topics is not null;
   get diagnostics sent = row_count;
@@ -2937,7 +2952,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: each job''s job_message (as after_jobs_updated writes it), grouped by topic (topic_messages: one ''job'' message, or ''jobs'' lists for a topic with several) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: each job''s message (job_messages, as after_jobs_updated writes it), grouped by topic (topic_messages: one ''job'' message, or ''jobs'' lists for a topic with several) in one insert, and the mark (setting supabase_jobs.statement_messages: this transaction and the trigger depth of the statement''s row triggers) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_probe), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
 
 -- Who reads a topic: a user jobs:<their id>, where every change of their jobs is
 -- sent; an admin any jobs:<owner> and job:<id>.
@@ -2976,10 +2991,10 @@ create policy supabase_jobs_read_job_topics on realtime.messages
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.job_message,
-  supabase_jobs.topic_messages, supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
+  supabase_jobs.realtime_probe, supabase_jobs.topic_messages, supabase_jobs.send_job_messages, supabase_jobs.send_statement_messages,
   supabase_jobs.owns_job_topic
   from public, anon, authenticated, service_role;
+revoke all on supabase_jobs.job_messages from public, anon, authenticated, service_role;
 
 -- Signed-in users only: the Realtime topic policy calls it as the joining user.
 grant execute on function
@@ -4933,8 +4948,8 @@ begin
     on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
   if summary.watched then
-    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
-       from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
+    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.body))
+       from inserted i join supabase_jobs.job_messages m on m.job_table = i.job_table and m.id = i.id
       where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);
   end if;
   return null;
@@ -5127,10 +5142,11 @@ security definer
 set search_path = ''
 as $$
 begin
-  if supabase_jobs.realtime_ready() then
-    -- On the job's one topic (job_message decides it), as its own event.
+  if supabase_jobs.realtime_probe() then
+    -- On the job's one topic (job_messages decides it), as its own event.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast'
+      from supabase_jobs.job_messages as m where m.job_table = j.job_table and m.id = j.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
   end if;
@@ -6611,10 +6627,11 @@ grant execute on function
 
 -- What a job's update sets off, in one AFTER UPDATE row trigger: its Realtime
 -- message (09), its parent's progress and resume (11), a requeue's kick (13),
--- a finished asker's questions (16), the timeline's event (18). One trigger,
--- with no WHEN: PostgreSQL reads and prepares the WHEN of every row trigger an
--- UPDATE may fire, once per statement (docs/architecture.md, "Statements
--- PostgreSQL reads again"). Its first test is the one change all of them need, a visible one (a
+-- a finished asker's questions (16), the timeline's event (18). One trigger:
+-- PostgreSQL reads and prepares the WHEN of every row trigger an UPDATE may
+-- fire, once per statement (docs/architecture.md, "Statements PostgreSQL reads
+-- again"); its one WHEN skips the rows a job_* function's statement handled.
+-- Its first test is the one change all of them need, a visible one (a
 -- heartbeat does nothing more); the tests of which of them runs are here, in
 -- the order their separate triggers ran. The cancel cascade stays a trigger of
 -- its own (11): it runs as the caller.
@@ -6639,11 +6656,18 @@ begin
                                     or new.stage is distinct from old.stage) then
     perform supabase_jobs.child_changed(j, new.status in ('done', 'failed', 'cancelled') and old.status not in ('done', 'failed', 'cancelled'));
   end if;
-  if pg_catalog.current_setting('supabase_jobs.statement_messages', true) = supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth()) then
-    null; -- a batched claim or close sent it with its statement's (send_statement_messages, 09)
-  elsif supabase_jobs.realtime_ready() then
+  if pg_catalog.current_setting('supabase_jobs.statement_messages', true)
+     = pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth())
+     or pg_catalog.current_setting('supabase_jobs.handled', true)
+     = pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth() - 1, ' sent') then
+    null; -- the statement sent it with its others (send_statement_messages, 09)
+  elsif pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                               '-infinity')
+        or supabase_jobs.realtime_probe() then
+    -- Whether realtime.messages can take it: the answer remembered for the session, else realtime_probe.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select m.payload, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+    select m.body, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
+     where m.job_table = new.job_table and m.id = new.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
   end if;
@@ -6667,9 +6691,16 @@ begin
 end
 $$;
 comment on function supabase_jobs.after_jobs_updated is
-  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_message); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
+  'AFTER UPDATE row trigger on supabase_jobs.job (cloned onto every job table); when a screen column (status, progress, stage, available_at, metadata) changed: the one Realtime message of that change on the job''s one topic (job_messages); a child''s parent (child_changed); a requeue or reschedule''s kick (notify_requeued); a finished asker''s questions (forget_questions); the timeline''s event (record_job_event). A heartbeat runs nothing. Runs as its owner (SECURITY DEFINER): a user''s cancel or answer sends the job''s Realtime message, moves its parent, kicks the worker, forgets its questions and writes its timeline: rows the user may not write.';
 
+-- Skipped for a row a job_* function's statement wrote and sent itself (the
+-- mark ' sent', as the guard reads it, 03) unless it has a parent or was
+-- resumed, whose effects are this trigger's: no event is even queued.
 create trigger after_jobs_updated after update on supabase_jobs.job for each row
+  when (pg_catalog.current_setting('supabase_jobs.handled', true)
+          is distinct from pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent')
+        or new.parent_id is not null or new.resumed_at is not null
+        or pg_catalog.row_security_active('supabase_jobs.job'::pg_catalog.regclass))
   execute function supabase_jobs.after_jobs_updated();
 
 revoke all on function supabase_jobs.after_jobs_updated from public, anon, authenticated, service_role;

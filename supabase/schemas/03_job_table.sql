@@ -122,27 +122,17 @@ $$;
 comment on function supabase_jobs.job_row_rules is
   'The rules of a job row, checked by the guards on every insert (after_jobs_inserted, once per statement) and every update (guard_job_update). Raises 23514 with CONSTRAINT naming the rule a row breaks, as a CHECK would; true otherwise.';
 
-create or replace function supabase_jobs.uuid_v7()
-returns uuid
-language sql
-volatile parallel safe
-as $$
-  -- RFC 9562 version 7: 48 bits of Unix milliseconds, then 74 random bits.
-  -- No SET search_path (every name, operator and type here is written
-  -- pg_catalog's): the planner then inlines the body into the id default,
-  -- where a call cost ~8 µs a row (a SQL function's own executor per call),
-  -- a fifth of a 500-job enqueue.
-  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
-           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
-           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
-             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
-           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid
-$$;
-comment on function supabase_jobs.uuid_v7 is
-  'A time-ordered UUID (RFC 9562 version 7): a new job id lands at the right edge of the primary-key index, and ids sort by creation to the millisecond.';
-
+-- The id default: RFC 9562 version 7, 48 bits of Unix milliseconds then 74
+-- random bits, written in the default itself (a function of its own would be a
+-- call per inserted row, ~8 µs, a fifth of a 500-job enqueue, unless inlined,
+-- which a fixed search_path forbids). A new job id lands at the right edge of
+-- the primary-key index, and ids sort by creation to the millisecond.
 create table supabase_jobs.job (
-  id                     uuid not null default supabase_jobs.uuid_v7(),
+  id                     uuid not null default pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+                           pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+                           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(
+                             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) operator(pg_catalog.*) 1000)::pg_catalog.int8), 3),
+                           1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
   is_active              boolean not null default true,
   created_at             timestamptz not null default now(),
   updated_at             timestamptz not null default now(),
@@ -182,7 +172,7 @@ create table supabase_jobs.job (
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
 comment on column supabase_jobs.job.id is
-  'The job id the interface follows: a time-ordered UUID (version 7, supabase_jobs.uuid_v7).';
+  'The job id the interface follows: a time-ordered UUID (version 7, made by the column default).';
 comment on column supabase_jobs.job.is_active is
   'False hides the row from listings (soft delete); the only change a finished row accepts.';
 comment on column supabase_jobs.job.created_at is
@@ -390,9 +380,16 @@ $$;
 comment on function supabase_jobs.guard_job_update is
   'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
 
--- No WHEN: a trigger's WHEN is read and planned again by every statement, and
--- the rules apply to every update anyway.
+-- Every writer, but the statements of a job_* function that did this work
+-- itself: the function sets supabase_jobs.handled to this statement's mark
+-- (its start and trigger depth, ' sent' or ' guarded') just before, and sets
+-- every column the guard derives in its own SET list. A mark lasts for that
+-- statement only: a later one starts at another time, a row a trigger updates
+-- runs one level deeper; and never for a caller RLS restricts.
 create trigger guard_job_update before update on supabase_jobs.job for each row
+  when (not coalesce(pg_catalog.starts_with(pg_catalog.current_setting('supabase_jobs.handled', true),
+                                            pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' ')), false)
+        or pg_catalog.row_security_active('supabase_jobs.job'::pg_catalog.regclass))
   execute function supabase_jobs.guard_job_update();
 
 -- The registry of job tables: what the job_* functions accept as job_table.
@@ -424,17 +421,6 @@ as $$
   where c.oid = tbl
 $$;
 
-create or replace function supabase_jobs.label_as_written(job_table text)
-returns text
-language sql immutable
-as $$
-  -- No SET search_path (every operator is pg_catalog's): inlined into the
-  -- by-id calls, which check the name (job_table_label) only when no row lands.
-  select case when job_table operator(pg_catalog.~~) 'public.%' then pg_catalog.substr(job_table, 8) else job_table end
-$$;
-comment on function supabase_jobs.label_as_written is
-  'A job table''s label as the caller wrote it (''public.jobs'' -> ''jobs''), unchecked and inlined: not a second way to resolve a label but the first half of job_table_label. The hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with it, so a call that lands pays no lookup of the registry and checks its own arguments first; only when no row lands do they call job_table_label. Every other entry point calls job_table_label first.';
-
 create or replace function supabase_jobs.job_table_label(job_table text)
 returns text
 language plpgsql stable
@@ -442,7 +428,7 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  wanted text := supabase_jobs.label_as_written(job_table);
+  wanted text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if wanted is null or not exists (select 1 from supabase_jobs.job_tables t where t.label = wanted) then
     if job_table is null or job_table !~ '^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$' then
@@ -457,7 +443,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.job_table_label is
-  'The label of a registered job table (''public.jobs'' -> ''jobs''): label_as_written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (label_as_written) only when no row lands.';
+  'The label of a registered job table (''public.jobs'' -> ''jobs''): the label as written, checked against supabase_jobs.job_tables. A malformed name is 22023 naming job_table, a well-formed one that is no job table 42P01. Every entry point that names a job table resolves it here, first; the hot by-id calls (job_claim, job_claim_next, job_tick, job_succeed) match rows with the label as written (the first half of this function, in their declarations) and call it only when no row lands.';
 
 create or replace function supabase_jobs.resolve_table(job_table text)
 returns regclass
@@ -624,17 +610,17 @@ grant select (label, max_active_per_owner, max_payload_bytes_per_owner) on supab
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
+  supabase_jobs.job_row_rules, supabase_jobs.is_admin,
   supabase_jobs.is_worker, supabase_jobs.guard_job_update, supabase_jobs.table_label,
-  supabase_jobs.label_as_written, supabase_jobs.job_table_label, supabase_jobs.resolve_table,
+  supabase_jobs.job_table_label, supabase_jobs.resolve_table,
   supabase_jobs.owner_for, supabase_jobs.without_payload, supabase_jobs.attach_partition,
   supabase_jobs.create_job_table
   from public, anon, authenticated, service_role;
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
-  supabase_jobs.job_row_rules, supabase_jobs.uuid_v7, supabase_jobs.is_admin,
-  supabase_jobs.is_worker, supabase_jobs.label_as_written, supabase_jobs.job_table_label,
+  supabase_jobs.job_row_rules, supabase_jobs.is_admin,
+  supabase_jobs.is_worker, supabase_jobs.job_table_label,
   supabase_jobs.resolve_table, supabase_jobs.owner_for, supabase_jobs.without_payload
   to authenticated, service_role;
 

@@ -19,7 +19,7 @@ declare
   -- The label as the caller wrote it: a table that does not exist holds no row
   -- to claim, and only a claim that finds none checks the name
   -- (job_table_label), so a claim that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if id is null then
     perform supabase_jobs.check_call(id);
@@ -33,17 +33,32 @@ begin
       return;
     end if;
   end if;
+  -- This statement does the guard's work and sends its message itself (docs/architecture.md,
+  -- "Guarantees once per statement"): the row triggers skip it (their WHEN reads this mark).
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   -- The status in a subquery, which the planner cannot match to the claim index's predicate:
   -- the job is read by id through the primary key (docs/architecture.md, "By-id statements").
+  -- The columns a claim sets as the guard would (queued -> running); its message in the statement.
   return query
-  update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms
-   where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
-     and t.available_at <= now() and t.attempts < t.max_attempts
-     and (t.expires_at is null or t.expires_at > now())
-  returning t.*;
+  with claimed as (
+    update supabase_jobs.job as t
+       set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim.heartbeat_ms,
+           started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+           progress = case when t.resumed_at is not null then t.progress else 0 end,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_claim.id and t.status = (select 'queued'::public.job_status)
+       and t.available_at <= now() and t.attempts < t.max_attempts
+       and (t.expires_at is null or t.expires_at > now())
+    returning t.*)
+  select c.* from claimed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
   if not found then
+    perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     perform supabase_jobs.job_table_label(job_table);
+    return;
   end if;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim is
@@ -65,7 +80,7 @@ declare
   -- The label as the caller wrote it: a claim in a table that does not exist
   -- finds no row, and only then is the name checked (job_table_label), so the
   -- claim a NOTIFY sets off pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
 begin
   if "limit" is null or "limit" < 1 or "limit" > supabase_jobs.list_max() then
     perform supabase_jobs.invalid('limit', pg_catalog.format('limit is between 1 and %s; got %s', supabase_jobs.list_max(), "limit"));
@@ -78,9 +93,15 @@ begin
     -- (docs/architecture.md, "Picked ids as an array"). The claimed rows'
     -- Realtime messages in one insert (send_statement_messages, an initplan:
     -- once, before the first row comes back), not one per row by the trigger.
+    perform pg_catalog.set_config('supabase_jobs.handled',
+      pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
     return query
     with claimed as (
-      update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+      update supabase_jobs.job as t
+         set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms,
+             started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+             progress = case when t.resumed_at is not null then t.progress else 0 end,
+             updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
        where t.job_table = label
          and t.id = any (array(
            select n.id from supabase_jobs.job as n
@@ -94,25 +115,32 @@ begin
     select c.* from claimed as c
      where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
     if not found then
+      perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
       perform supabase_jobs.job_table_label(job_table);
       return;
     end if;
-    perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+    perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
     return;
   end if;
   -- Limited: one claimer of this table at a time; admit() takes the jobs that
   -- may start, locked, in claim order. The status in a subquery: each admitted
   -- id through the primary key, never the claim index (docs/architecture.md, "By-id statements").
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.claim:' || label, 0));
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with claimed as (
-    update supabase_jobs.job as t set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms
+    update supabase_jobs.job as t
+       set status = 'running', attempts = t.attempts + 1, heartbeat_ms = job_claim_next.heartbeat_ms,
+           started_at = now(), heartbeat_at = now(), expected_end_at = null, stage = null,
+           progress = case when t.resumed_at is not null then t.progress else 0 end,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from supabase_jobs.admit(label, job_claim_next.kinds, "limit") as a(id)
      where t.job_table = label and t.id = a.id and t.status = (select 'queued'::public.job_status)
     returning t.*)
   select c.* from claimed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from claimed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 end
 $$;
 comment on function public.job_claim_next is

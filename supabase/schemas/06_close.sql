@@ -3,7 +3,7 @@
 -- attempt that holds the job; any other attempt is told why it lost the job by
 -- supabase_jobs.raise_not_closable (PT409 reclaimed, PT410 cancelled), so a
 -- worker that went quiet can never overwrite its successor. The table's label:
--- job_tick and job_succeed (one row, the hot path) match with label_as_written
+-- job_tick and job_succeed (one row, the hot path) match with the label as written
 -- and check the name (job_table_label) only when no row lands; the other closes
 -- check it first with job_table_label (both functions' comments say why).
 
@@ -63,7 +63,7 @@ declare
   -- The label as the caller wrote it: the update finds no row in a table that
   -- does not exist, and only then is the name checked (job_table_label), so a
   -- tick that lands pays no lookup of the registry.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   updated public.job_status;
   metadata_bytes integer;
   current_status public.job_status;
@@ -87,6 +87,11 @@ begin
   if metadata is not null and pg_catalog.jsonb_typeof(metadata) <> 'object' then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata is a JSON object; got %s', pg_catalog.jsonb_typeof(metadata)));
   end if;
+  -- The guard's work is this statement's (running -> running, every argument checked above):
+  -- the guard skips it; the message trigger still sends the tick's (docs/architecture.md,
+  -- "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' guarded'), true);
   -- Progress never decreases within an attempt: greatest() keeps the bar
   -- honest even when two ticks arrive out of order.
   update supabase_jobs.job as t
@@ -101,6 +106,7 @@ begin
      and (attempt is null or t.attempts = attempt)
   returning t.status, case when job_tick.metadata is null then null else pg_catalog.octet_length(t.metadata::text) end
     into updated, metadata_bytes;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true);
   if metadata_bytes > supabase_jobs.metadata_max_bytes() then
     perform supabase_jobs.invalid('metadata', pg_catalog.format('metadata holds at most %s bytes of JSON; this tick would make it %s',
       supabase_jobs.metadata_max_bytes(), metadata_bytes));
@@ -140,16 +146,27 @@ set enable_seqscan = off
 as $$
 declare
   -- As in job_claim: the name is checked (job_table_label) only when no row closes.
-  label text := supabase_jobs.label_as_written(job_table);
+  label text := case when job_table like 'public.%' then pg_catalog.substr(job_table, 8) else job_table end;
   result supabase_jobs.job;
 begin
   -- One test for the common call; check_call names the bad field when it fails.
   if id is null or attempt < 1 or pg_catalog.jsonb_typeof(timings) <> 'object' then
     perform supabase_jobs.check_call(id, attempt, timings => timings);
   end if;
-  update supabase_jobs.job as t set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings)
-   where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
-  returning t.* into result;
+  -- The guard's work (running -> done) and the message in this statement; the row triggers skip it
+  -- (docs/architecture.md, "Guarantees once per statement").
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
+  with closed as (
+    update supabase_jobs.job as t
+       set status = 'done', result_id = job_succeed.result_id, timings = coalesce(job_succeed.timings, t.timings),
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
+     where t.job_table = label and t.id = job_succeed.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
+    returning t.*)
+  select c.* into result from closed as c
+   where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
   if result.id is null then
     perform supabase_jobs.raise_not_closable(supabase_jobs.job_table_label(job_table), id, attempt, 'succeed');
   end if;
@@ -213,6 +230,8 @@ begin
   -- the table, and every entry left in the running-jobs index since the last
   -- vacuum (docs/architecture.md, "Picked ids as an array"). The closed rows' Realtime
   -- messages in one insert, as in job_claim_next.
+  perform pg_catalog.set_config('supabase_jobs.handled',
+    pg_catalog.concat(pg_catalog.statement_timestamp(), ' ', pg_catalog.pg_trigger_depth(), ' sent'), true);
   return query
   with wanted as (
     select w.id, w.attempt, w.result_id, w.timings
@@ -221,7 +240,9 @@ begin
   closed as (
     update supabase_jobs.job as t
        set status = 'done', result_id = w.result_id,
-           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end
+           timings = case when pg_catalog.jsonb_typeof(w.timings) = 'object' then w.timings else t.timings end,
+           finished_at = now(), payload = null, progress = 100, error = null, error_code = null, expected_end_at = null,
+           updated_at = greatest(now(), t.updated_at + interval '1 microsecond')
       from wanted w
      where t.job_table = label and t.id = any (array(select x.id from wanted as x)) and t.id = w.id
        and t.status = (select 'running'::public.job_status) and (w.attempt is null or t.attempts = w.attempt)
@@ -229,7 +250,7 @@ begin
   -- done rows hold no payload (row rule job_terminal_has_no_payload): returned as they are.
   select c.* from closed as c
    where (select supabase_jobs.send_statement_messages(label, pg_catalog.array_agg(x.id)) from closed as x) is not null;
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
+  perform pg_catalog.set_config('supabase_jobs.handled', '', true), pg_catalog.set_config('supabase_jobs.statement_messages', '', true);
 exception when invalid_text_representation or numeric_value_out_of_range then
   -- A field of the wrong type stops the statement whole; name the item and field.
   perform supabase_jobs.check_close_items(items);

@@ -1,12 +1,12 @@
 -- Realtime messages: each visible change of a job (status, progress, stage,
 -- available_at, metadata) is one message on one private topic: jobs:<owner id> for an
 -- owned job, job:<parent id> for an ownerless child, job:<id> for any other.
--- job_message builds it (the one builder). An update sends one message per
+-- The view job_messages builds it (the one builder). An update sends one message per
 -- changed row (after_jobs_updated, 19_job_updated); an insert statement's
 -- go through send_job_messages, several on one topic as list messages (topic_messages: up to 100
 -- jobs and about 200,000 bytes, under hosted Realtime's 256 KB); a batched claim or close sends its
 -- rows' in one insert, grouped the same way (send_statement_messages).
--- A broadcast never fails a write: realtime_ready checks first that
+-- A broadcast never fails a write: realtime_probe checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: the topic policy
 -- at the end of this file (owns_job_topic).
@@ -54,33 +54,15 @@ begin
 end
 $$;
 comment on function supabase_jobs.realtime_probe is
-  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. Called by realtime_ready when nothing is remembered.';
+  'Looks whether realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time; remembers the answer for the session until that partition ends. The functions and the trigger that send messages read the remembered answer themselves and call this only when none is left.';
 
-create or replace function supabase_jobs.realtime_ready()
-returns boolean
-language sql
-volatile
-as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's):
-  -- inlined into its callers, so the answer remembered for the session costs no
-  -- call; only when none is remembered does realtime_probe look.
-  select pg_catalog.now()::pg_catalog.timestamp operator(pg_catalog.<) coalesce(nullif(
-           pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::pg_catalog.timestamp, '-infinity')
-      or supabase_jobs.realtime_probe()
-$$;
-comment on function supabase_jobs.realtime_ready is
-  'True when realtime.messages can take a message now: it exists, the caller may insert (RLS bypassed), and a partition holds the current time. Remembered for the session until that partition ends (realtime_probe).';
-
-create or replace function supabase_jobs.job_message(j supabase_jobs.job)
-returns table (topic text, payload jsonb)
-language sql
-stable
-as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's):
-  -- the planner inlines this into the statement that sends the messages, where
-  -- a PL/pgSQL call cost ~30 µs (its expressions set up again in every transaction).
-  select case when j.owner_id is not null then 'jobs:' operator(pg_catalog.||) j.owner_id
-              else 'job:' operator(pg_catalog.||) coalesce(j.parent_id, j.id) end,
+-- The one message builder, a view: the planner inlines a view into every
+-- statement that reads it (a function would be inlined only without a fixed
+-- search_path). Its readers send messages of rows as a statement left them.
+create view supabase_jobs.job_messages with (security_invoker = true) as
+  select j.job_table, j.id,
+         case when j.owner_id is not null then 'jobs:' || j.owner_id
+              else 'job:' || coalesce(j.parent_id, j.id) end as topic,
          pg_catalog.jsonb_build_object(
            'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
            'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
@@ -89,20 +71,24 @@ as $$
            'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
            'expected_end_at', j.expected_end_at,
            'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
-         operator(pg_catalog.||) case when j.parent_id is null then '{}'::pg_catalog.jsonb
+         || case when j.parent_id is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
-         operator(pg_catalog.||) case when j.metadata is null then '{}'::pg_catalog.jsonb
-                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end
-$$;
-comment on function supabase_jobs.job_message is
-  'The one Realtime message of a job''s change: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written).';
+         || case when j.metadata is null then '{}'::jsonb
+                 else pg_catalog.jsonb_build_object('metadata', j.metadata) end as body
+    from supabase_jobs.job as j;
+comment on view supabase_jobs.job_messages is
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written). Read by the functions that send messages; granted to no one.';
+comment on column supabase_jobs.job_messages.job_table is 'The job''s table label (with id, the row a message is of).';
+comment on column supabase_jobs.job_messages.id is 'The job''s id.';
+comment on column supabase_jobs.job_messages.topic is 'The one topic the job''s changes are sent on.';
+comment on column supabase_jobs.job_messages.body is 'The message payload: the job''s screen columns as JSON.';
 
 create or replace function supabase_jobs.topic_messages(topics text[], payloads jsonb[])
 returns table (topic text, event text, payload jsonb)
 language sql
 stable
+set search_path = ''
 as $$
-  -- No SET search_path (every name and operator here is written pg_catalog's): inlined into its callers.
   -- A topic with one job: its 'job' message. A topic with several: 'jobs' list messages, each of at most
   -- 100 jobs and cut where the jobs before it in the list pass 200,000 bytes, so that no list comes near
   -- hosted Realtime's 256 KB payload limit (a job's message is at most its 16 KiB of metadata and its
@@ -133,7 +119,10 @@ set search_path = ''
 set plan_cache_mode = force_generic_plan
 as $$
 begin
-  if not supabase_jobs.realtime_ready() then
+  -- The answer remembered for the session, else realtime_probe (a call of its own only then).
+  if not (pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                              '-infinity')
+          or supabase_jobs.realtime_probe()) then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(topics);
     return;
   end if;
@@ -147,20 +136,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_job_messages is
-  'Writes one statement''s Realtime messages (from job_message), grouped by topic_messages: one ''job'' message per topic that has one, ''jobs'' list messages for a topic with several; when realtime.messages cannot take them (realtime_ready), a warning instead.';
-
-create or replace function supabase_jobs.statement_mark(depth integer)
-returns text
-language sql
-stable
-as $$
-  -- No SET search_path (every name here is written pg_catalog's): inlined into
-  -- send_statement_messages, which sets the mark, and after_jobs_updated (19),
-  -- which reads it, so both write it the same way.
-  select pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', depth)
-$$;
-comment on function supabase_jobs.statement_mark is
-  'The mark of a batched statement whose Realtime messages send_statement_messages sent: this transaction and the trigger depth at which that statement''s row triggers run (setting supabase_jobs.statement_messages).';
+  'Writes one statement''s Realtime messages (from job_messages), grouped by topic_messages: one ''job'' message per topic that has one, ''jobs'' list messages for a topic with several; when realtime.messages cannot take them (realtime_probe), a warning instead.';
 
 create or replace function supabase_jobs.send_statement_messages(label text, ids uuid[])
 returns integer
@@ -182,8 +158,12 @@ begin
   -- Only those triggers match it: a row a trigger updates (a child's parent)
   -- fires one level deeper and sends its own; the caller clears the mark once
   -- its statement is done, and a rollback to before the statement clears it too.
-  perform pg_catalog.set_config('supabase_jobs.statement_messages', supabase_jobs.statement_mark(pg_catalog.pg_trigger_depth() + 1), true);
-  if not supabase_jobs.realtime_ready() then
+  perform pg_catalog.set_config('supabase_jobs.statement_messages',
+    pg_catalog.concat(pg_catalog.pg_current_xact_id_if_assigned(), ' ', pg_catalog.pg_trigger_depth() + 1), true);
+  -- The answer remembered for the session, else realtime_probe (a call of its own only then).
+  if not (pg_catalog.now()::timestamp < coalesce(nullif(pg_catalog.current_setting('supabase_jobs.realtime_ready_until', true), '')::timestamp,
+                                              '-infinity')
+          or supabase_jobs.realtime_probe()) then
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
   end if;
@@ -191,9 +171,9 @@ begin
   -- a claim or close of many jobs of one owner is a few list messages, not one per job.
   insert into realtime.messages (payload, event, topic, private, extension)
   select g.payload, g.event, g.topic, true, 'broadcast'
-    from (select pg_catalog.array_agg(m.topic) as topics, pg_catalog.array_agg(m.payload) as payloads
-            from supabase_jobs.job as t cross join lateral supabase_jobs.job_message(t) as m
-           where t.job_table = label and t.id = any (ids)) as a
+    from (select pg_catalog.array_agg(m.topic) as topics, pg_catalog.array_agg(m.body) as payloads
+            from supabase_jobs.job_messages as m
+           where m.job_table = label and m.id = any (ids)) as a
    cross join lateral supabase_jobs.topic_messages(a.topics, a.payloads) as g
    where a.topics is not null;
   get diagnostics sent = row_count;
@@ -201,7 +181,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.send_statement_messages is
-  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: each job''s job_message (as after_jobs_updated writes it), grouped by topic (topic_messages: one ''job'' message, or ''jobs'' lists for a topic with several) in one insert, and the mark (setting supabase_jobs.statement_messages) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_ready), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
+  'The Realtime messages of a batched claim or close (job_claim_next, job_succeed_many), called inside its statement with the ids it changed: each job''s message (job_messages, as after_jobs_updated writes it), grouped by topic (topic_messages: one ''job'' message, or ''jobs'' lists for a topic with several) in one insert, and the mark (setting supabase_jobs.statement_messages: this transaction and the trigger depth of the statement''s row triggers) that tells after_jobs_updated to send none for those rows. When realtime.messages cannot take them (realtime_probe), one warning instead. Returns how many it sent. Runs as its owner (SECURITY DEFINER): a batched claim or close writes realtime.messages, which no caller of the job API may write directly; workers only call it.';
 
 -- Who reads a topic: a user jobs:<their id>, where every change of their jobs is
 -- sent; an admin any jobs:<owner> and job:<id>.
@@ -240,10 +220,10 @@ create policy supabase_jobs_read_job_topics on realtime.messages
 -- Functions: nobody may call one unless granted below; one granted to no one
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
-  supabase_jobs.realtime_probe, supabase_jobs.realtime_ready, supabase_jobs.job_message,
-  supabase_jobs.topic_messages, supabase_jobs.send_job_messages, supabase_jobs.statement_mark, supabase_jobs.send_statement_messages,
+  supabase_jobs.realtime_probe, supabase_jobs.topic_messages, supabase_jobs.send_job_messages, supabase_jobs.send_statement_messages,
   supabase_jobs.owns_job_topic
   from public, anon, authenticated, service_role;
+revoke all on supabase_jobs.job_messages from public, anon, authenticated, service_role;
 
 -- Signed-in users only: the Realtime topic policy calls it as the joining user.
 grant execute on function

@@ -197,8 +197,8 @@ begin
     on conflict on constraint due_wakeups_pkey do update set job_id = null where w.job_id is not null;
   end if;
   if summary.watched then
-    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.payload))
-       from inserted i cross join lateral supabase_jobs.job_message(row(i.*)::supabase_jobs.job) m
+    perform supabase_jobs.send_job_messages(pg_catalog.array_agg(m.topic), pg_catalog.array_agg(m.body))
+       from inserted i join supabase_jobs.job_messages m on m.job_table = i.job_table and m.id = i.id
       where i.status = 'queued' and (i.owner_id is not null or i.parent_id is not null);
   end if;
   return null;

@@ -51,10 +51,11 @@ security definer
 set search_path = ''
 as $$
 begin
-  if supabase_jobs.realtime_ready() then
-    -- On the job's one topic (job_message decides it), as its own event.
+  if supabase_jobs.realtime_probe() then
+    -- On the job's one topic (job_messages decides it), as its own event.
     insert into realtime.messages (payload, event, topic, private, extension)
-    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast' from supabase_jobs.job_message(j) as m;
+    select send_stream_chunk.payload, 'job_stream', m.topic, true, 'broadcast'
+      from supabase_jobs.job_messages as m where m.job_table = j.job_table and m.id = j.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';
   end if;

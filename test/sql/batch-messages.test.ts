@@ -3,7 +3,7 @@
  * job_succeed_many): one insert for the statement (send_statement_messages,
  * supabase/schemas/09_realtime.sql) instead of one per row from the row
  * trigger, with the same guarantees: each job carried exactly once (grouped by topic), on the
- * job's one topic, with job_message's payload; a child's parent still gets its
+ * job's one topic, with the job_messages payload; a child's parent still gets its
  * own; a write after the batch in the same transaction still gets its own; and
  * when realtime.messages cannot take them the claim and close still commit,
  * with one warning.
@@ -62,12 +62,12 @@ const rowsCarrying = async (ids: string[]) =>
 		bytes: number;
 	}[];
 
-/** What the row trigger would have written for each job now: job_message of its row. */
+/** What the row trigger would have written for each job now: the job_messages view of its row. */
 const expectedNow = async (ids: string[]): Promise<Message[]> =>
 	(await db.sql`
-		select m.topic, 'job' as event, m.payload
-		  from supabase_jobs.job j cross join lateral supabase_jobs.job_message(j) m
-		 where j.id = any (${ids}::uuid[])`) as unknown as Message[];
+		select m.topic, 'job' as event, m.body as payload
+		  from supabase_jobs.job_messages m
+		 where m.id = any (${ids}::uuid[])`) as unknown as Message[];
 
 const byId = (messages: Message[]) =>
 	[...messages].sort((a, b) => String(a.payload.id).localeCompare(String(b.payload.id)));
@@ -75,7 +75,7 @@ const byId = (messages: Message[]) =>
 const topicOf = (row: Row) => (row.owner_id ? `jobs:${row.owner_id}` : `job:${row.parent_id ?? row.id}`);
 
 describe('a batched claim', () => {
-	it('job_claim_next of 9 jobs, owned and ownerless, carries each job exactly once, on its topic, with job_message of the claimed row, one message per topic', async () => {
+	it('job_claim_next of 9 jobs, owned and ownerless, carries each job exactly once, on its topic, with the job_messages view of the claimed row, one message per topic', async () => {
 		const ids = await enqueueMixed('batch_claim', 9);
 		const claimed = await worker((tx) => tx`select * from job_claim_next(array['batch_claim'], 9)`);
 		expect(claimed.map((r) => r.id).sort()).toEqual([...ids].sort());

@@ -1,6 +1,6 @@
 /**
- * Job ids are time-ordered UUIDs (RFC 9562 version 7, made in SQL by
- * supabase_jobs.uuid_v7): a new id lands at the right edge of the primary-key
+ * Job ids are time-ordered UUIDs (RFC 9562 version 7, made in SQL by the
+ * id column's default): a new id lands at the right edge of the primary-key
  * index, and ids sort by creation to the millisecond.
  */
 import { describe, expect, test } from 'vitest';

@@ -50,43 +50,7 @@ const RUN: Record<string, Run> = {
 	'0008_rls_enabled_no_policy': { title: 'every table with RLS on has a policy' },
 	'0009_duplicate_index': { title: 'no two identical indexes' },
 	'0010_security_definer_view': { title: 'no exposed view runs as its owner' },
-	'0011_function_search_path_mutable': {
-		title: 'every function has a fixed search_path',
-		accepted: [
-			{
-				detail: 'Function \\`supabase_jobs.uuid_v7\\` has a role mutable search_path',
-				why:
-					'the id default: a SET clause would stop the planner inlining it (a SQL function call per inserted ' +
-					'row, a fifth of a batch enqueue); every name in its body is pg_catalog-qualified, so no search_path ' +
-					'changes what it calls',
-			},
-			{
-				detail: 'Function \\`supabase_jobs.job_message\\` has a role mutable search_path',
-				why:
-					'the Realtime message builder: a SET clause would stop the planner inlining it into the statement ' +
-					'that sends the messages (a PL/pgSQL call per changed row, ~30 µs); every name and operator in its ' +
-					'body is pg_catalog-qualified, and its callers run with search_path empty',
-			},
-			{
-				detail: 'Function \\`supabase_jobs.label_as_written\\` has a role mutable search_path',
-				why: 'a job table label as written, inlined into every claim, tick and close by id (a SET clause would make it a call of its own on that path); its one operator is pg_catalog-qualified',
-			},
-			{
-				detail: 'Function \\`supabase_jobs.realtime_ready\\` has a role mutable search_path',
-				why:
-					'whether realtime.messages can take a message, inlined into every job update that sends one (a SET ' +
-					'clause would make the remembered answer a call of its own per change); every name and operator in ' +
-					'its body is pg_catalog-qualified or schema-qualified',
-			},
-			{
-				detail: 'Function \\`supabase_jobs.statement_mark\\` has a role mutable search_path',
-				why:
-					'the mark of a batched statement whose messages were sent, inlined into the update trigger that ' +
-					'reads it on every changed row and the function that sets it (a SET clause would make it a call per ' +
-					'row); every name in its body is pg_catalog-qualified',
-			},
-		],
-	},
+	'0011_function_search_path_mutable': { title: 'every function has a fixed search_path' },
 	'0013_rls_disabled_in_public': { title: 'RLS is on for every table in an exposed schema' },
 	'0014_extension_in_public': { title: 'no extension is installed in public' },
 	'0015_rls_references_user_metadata': { title: 'no policy trusts user_metadata' },

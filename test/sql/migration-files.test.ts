@@ -74,19 +74,7 @@ describe('migration files', () => {
 		expect(problems).toEqual([]);
 	});
 
-	/**
-	 * SQL functions the planner inlines into their callers, which a SET clause forbids; every name
-	 * in their bodies is pg_catalog-qualified (test/sql/linter.test.ts, rule 0011, says why each).
-	 */
-	const INLINED = new Set([
-		'supabase_jobs.uuid_v7',
-		'supabase_jobs.job_message',
-		'supabase_jobs.label_as_written',
-		'supabase_jobs.realtime_ready',
-		'supabase_jobs.statement_mark',
-	]);
-
-	it('each opens with a comment and sets the search_path of every function it creates exactly once (but those the planner inlines)', async () => {
+	it('each opens with a comment and sets the search_path of every function it creates exactly once', async () => {
 		for (const f of files) {
 			const text = await readFile(join(migrationsDir, f), 'utf8');
 			expect(text.startsWith('-- '), `${f} opens with a comment`).toBe(true);
@@ -94,7 +82,7 @@ describe('migration files', () => {
 			for (const fn of functions) {
 				const head = fn.slice(0, fn.search(/^as \$/m));
 				const name = fn.slice(0, fn.indexOf('('));
-				expect(head.match(/^set search_path = ''$/gm) ?? [], `${f}: ${name}`).toHaveLength(INLINED.has(name) ? 0 : 1);
+				expect(head.match(/^set search_path = ''$/gm) ?? [], `${f}: ${name}`).toHaveLength(1);
 			}
 		}
 	});

@@ -5,7 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JOB_STATUSES, JOB_TRANSITIONS, TERMINAL_JOB_STATUSES, canTransition } from '../../src/lib/state.ts';
-import { as, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import type postgres from 'postgres';
+import { as, createUser, serviceRole, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -170,5 +171,79 @@ describe('the guard decides by privilege, not by role name', () => {
 		expect(await code(member((tx) => tx`update jobs set status = 'done' where id = ${id}`))).toBe('42501');
 		const [row] = await db.sql`select status, progress from jobs where id = ${id}`;
 		expect(row).toMatchObject({ status: 'running', progress: 0 });
+	});
+});
+
+describe('the guard as the backstop of the job_* functions', () => {
+	/** The mark a job_* function sets for its own statement (see guard_job_update's WHEN). */
+	const forgeMark = (tx: postgres.TransactionSql) =>
+		tx`select set_config('supabase_jobs.handled', concat(statement_timestamp(), ' ', pg_trigger_depth(), ' sent'), true)`;
+
+	it('a direct UPDATE as the table owner that breaks a transition is refused right after a job_* function in the same transaction', async () => {
+		const claimed = await jobIn('queued');
+		const other = await jobIn('queued');
+		const result = await code(
+			db.sql.begin(async (tx) => {
+				const [row] = await tx`select (c).attempts from job_claim(${claimed}) c`;
+				expect(row!.attempts).toBe(1);
+				await tx`select job_succeed(${claimed}, attempt => 1)`;
+				await tx`update jobs set status = 'done' where id = ${other}`;
+			}),
+		);
+		expect(result).toBe('SJ001');
+		const rows = await db.sql`select id, status from jobs where id in (${claimed}, ${other})`;
+		expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({ [claimed]: 'queued', [other]: 'queued' });
+	});
+
+	it('the mark of a later statement does not carry over: an illegal UPDATE in the next statement is refused', async () => {
+		const id = await jobIn('queued');
+		const result = await code(
+			db.sql.begin(async (tx) => {
+				await forgeMark(tx);
+				await tx`update jobs set status = 'done' where id = ${id}`;
+			}),
+		);
+		expect(result).toBe('SJ001');
+	});
+
+	it("a user who sets the mark still gets the guard: their job's status cannot be moved but to cancelled", async () => {
+		const user = await createUser(db.sql);
+		const [{ id }] = await as(
+			db.sql,
+			user,
+			(tx) => tx`select (j).id from job_enqueue(kind => 'sm', params => '{}'::jsonb) j`,
+		);
+		const result = await code(
+			as(db.sql, user, async (tx) => {
+				await tx`update jobs set status = 'done' where id = ${id} and set_config('supabase_jobs.handled', concat(statement_timestamp(), ' ', pg_trigger_depth(), ' sent'), true) is not null`;
+			}),
+		);
+		expect(result).toBe('42501');
+		const [row] = await db.sql`select status from jobs where id = ${id}`;
+		expect(row!.status).toBe('queued');
+	});
+
+	it('a claim and a success through the functions leave the row as the guard leaves it for a direct write', async () => {
+		const byFunction = await jobIn('queued');
+		const byUpdate = await jobIn('queued');
+		await db.sql`select job_claim(${byFunction})`;
+		await db.sql`update jobs set status = 'running', attempts = 1 where id = ${byUpdate}`;
+		const shape = async (id: string) => {
+			const [r] =
+				await db.sql`select status, attempts, progress, stage, payload is null as no_payload, started_at is not null as started,
+				heartbeat_at is not null as beating, finished_at is null as unfinished, error, error_code, expected_end_at,
+				updated_at > created_at as touched from jobs where id = ${id}`;
+			return r;
+		};
+		expect(await shape(byFunction)).toEqual(await shape(byUpdate));
+		await db.sql`select job_succeed(${byFunction}, attempt => 1)`;
+		await db.sql`update jobs set status = 'done' where id = ${byUpdate}`;
+		const done = async (id: string) => {
+			const [r] = await db.sql`select status, progress, payload, error, error_code, expected_end_at,
+				finished_at is not null as finished, updated_at > started_at as touched from jobs where id = ${id}`;
+			return r;
+		};
+		expect(await done(byFunction)).toEqual(await done(byUpdate));
+		expect((await done(byFunction))!).toMatchObject({ status: 'done', progress: 100, payload: null, finished: true });
 	});
 });
