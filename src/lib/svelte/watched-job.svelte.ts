@@ -160,19 +160,14 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 
 	/** The job's status; null until the first snapshot arrives. */
 	readonly status: JobSnapshotStatus | null = $derived(this.#snapshot?.status ?? null);
-
 	/** The percentage to display, 0..100. Never lower than before within one attempt; 100 once done. */
 	readonly progress: number = $derived(this.#snapshot?.progress ?? 0);
-
 	/** The phase running now (e.g. 'table'), or null. */
 	readonly stage: string | null = $derived(this.#snapshot?.stage ?? null);
-
 	/** The sentence for the user when the job failed (or a reason it was cancelled). */
 	readonly error: string | null = $derived(this.#snapshot?.error ?? null);
-
 	/** The stable code of the failure, for branching; not for display. */
 	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
-
 	/** Failed with an error code its kind declares permanent: trying again would fail the same way (not offered). */
 	get failedForGood(): boolean {
 		return failedForGood(this.#snapshot, this.#permanentErrors);
@@ -180,12 +175,10 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 
 	/** The id of what the job produced, once done. */
 	readonly resultId: string | null = $derived(this.#snapshot?.resultId ?? null);
-
 	/** Running, but its worker missed the heartbeats it declared: it may have died (then the job is retried). */
 	readonly workerSilent: boolean = $derived(
 		this.#snapshot?.status === 'running' && this.#snapshot.workerSilent === true,
 	);
-
 	/** When a queued job may start: in the future for a scheduled run. */
 	readonly availableAt: Date | null = $derived(this.#snapshot?.availableAt ?? null);
 
@@ -196,31 +189,22 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	readonly expectedEndAt: Date | null = $derived(
 		this.#snapshot?.status === 'running' ? (this.#snapshot.expectedEndAt ?? null) : null,
 	);
-
 	/** When the current attempt started (the database's clock); null unless running or ended. */
 	readonly startedAt: Date | null = $derived(this.#snapshot?.startedAt ?? null);
-
 	/** When the row last changed (the database's clock). */
 	readonly updatedAt: Date | null = $derived(this.#snapshot?.updatedAt ?? null);
-
 	/** How many claims the job is allowed (0 before the first snapshot). */
 	readonly maxAttempts: number = $derived(this.#snapshot?.maxAttempts ?? 0);
-
 	/** How many times the job was claimed; a change means a new attempt. */
 	readonly attempts: number = $derived(this.#snapshot?.attempts ?? 0);
-
 	/** done, failed or cancelled: nothing more will happen. */
 	readonly isTerminal: boolean = $derived(isTerminalStatus(this.#snapshot?.status));
-
 	/** Finished successfully. */
 	readonly isDone: boolean = $derived(this.#snapshot?.status === 'done');
-
 	/** Stopped with an error (highlight it; `error` says why). */
 	readonly isFailed: boolean = $derived(this.#snapshot?.status === 'failed');
-
 	/** Stopped because someone asked: terminal, but not a failure — show it neutrally. */
 	readonly isCancelled: boolean = $derived(this.#snapshot?.status === 'cancelled');
-
 	/** Queued or running. */
 	readonly isActive: boolean = $derived(
 		this.#snapshot?.status === 'queued' || this.#snapshot?.status === 'running' || this.#snapshot?.status === 'waiting',
