@@ -301,6 +301,9 @@ describe('the packed package', () => {
 			'– worker function',
 			'✓ kinds',
 			'✓ Realtime policies',
+			'✓ realtime.messages partitions',
+			'✓ max_rows',
+			'✓ anonymous sign-ins',
 		]);
 		expect(run.stdout).toContain('example.word-count');
 		expect(run.code).toBe(1);
