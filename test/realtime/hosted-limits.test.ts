@@ -130,17 +130,17 @@ describe('no broadcast payload over 256 KB', () => {
 
 describe('the message budget', () => {
 	test('running jobs watched by 5 viewers each keep the project under 100 messages/s, no channel closed, every bar at its true end', async () => {
-		// 40 jobs by default; REALTIME_LOAD_USERS=40 REALTIME_LOAD_SECONDS=30 is the 200 x 5 run (about a minute).
-		const users = Number(process.env.REALTIME_LOAD_USERS ?? 8);
+		// 200 running jobs (40 users x 5) watched by 5 viewers each: 1,000 watches for about 30 s.
+		const users = Number(process.env.REALTIME_LOAD_USERS ?? 40);
 		const load = {
 			users,
 			jobsPerUser: 5,
 			viewersPerUser: 5,
-			jobSeconds: Number(process.env.REALTIME_LOAD_SECONDS ?? 8),
+			jobSeconds: Number(process.env.REALTIME_LOAD_SECONDS ?? 30),
 		};
 		const budget = { messagesPerSecond: 100, viewersPerTopic: 5 };
 		const jobs = load.users * load.jobsPerUser;
-		// Unpaced at the default tick, these ticks alone would cost 6 messages per job a second (240/s for 40 jobs).
+		// Unpaced at the default tick, these ticks alone would cost 6 messages per job a second (1,200/s for 200 jobs).
 		expect(tickMessagesPerSecond(jobs, 1_000, 5)).toBe(jobs * 6);
 		expect(tickFloorMs(jobs, budget)).toBe(jobs * 120);
 		const r = await realtimeLoad(f.db.sql, f.standin, { ...load, realtimeBudget: budget });

@@ -291,7 +291,11 @@ async function openStandinDatabase(options: StandinOptions, exposed: string[], o
 }
 
 /** The Realtime counters and hooks of a stand-in whose running state `current` gives (null while stopped). */
-function standinRealtime(limits: RealtimeLimits, stats: RealtimeStats, current: () => Running | null): StandinRealtime {
+function standinRealtime(
+	limits: RealtimeLimits,
+	stats: ReturnType<typeof emptyStats>,
+	current: () => Running | null,
+): StandinRealtime {
 	return {
 		limits,
 		stats: () => current()?.hub.snapshot() ?? { ...structuredClone(stats), messagesPerSecond: 0, replication: 'idle' },
