@@ -210,3 +210,17 @@ describe('the SQL functions refuse the same values with 22023 naming their argum
 		expect(fromParent).toMatchObject({ code: '22023', detail: `field=${arg}` });
 	});
 });
+
+describe.each(Object.entries(stores))('JobStore over %s takes any delay in range as PostgreSQL reads it', (_, make) => {
+	const store = make();
+	it.each([
+		['the smallest number above 0 (5e-324: "5e-324 seconds" is no interval)', Number.MIN_VALUE, 0],
+		['a fraction of a microsecond', 1e-7, 0],
+		['a day and a half millisecond', 86_400_000.5, 86_400_000.5],
+	])('delayMs %s', async (_, delayMs, expectedMs) => {
+		const job = await store.enqueue(KIND, { delayMs });
+		const [row] = await f.db.sql`select extract(epoch from available_at - created_at) * 1000 as ms
+			from supabase_jobs.job where id = ${job.id}`;
+		expect(Number(row!.ms)).toBeCloseTo(expectedMs, 0);
+	});
+});

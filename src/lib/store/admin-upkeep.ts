@@ -5,7 +5,7 @@
  */
 import { StaleAfterRequiredError } from '../errors.ts';
 // Only what int4 cannot hold is refused here; the database says what is in range (maxRunning is at least 1).
-import { checkKind, checkRange, INT4_MAX, INT4_MIN, invalid } from './input-checks.ts';
+import { checkKind, checkRange, INT4_MAX, INT4_MIN, intervalText, invalid } from './input-checks.ts';
 import type { JobCalls } from './job-calls.ts';
 import type { JobKind } from './job-kind.ts';
 import { checkSchedules, type JobSchedule } from './job-schedule.ts';
@@ -19,7 +19,7 @@ export async function reclaimStale<R extends Job>(calls: JobCalls<R>, staleAfter
 			{ details: 'field=staleAfterMs' },
 		);
 	}
-	return await calls.many('job_reclaim_stale', { stale_after: `${staleAfterMs / 1000} seconds` });
+	return await calls.many('job_reclaim_stale', { stale_after: intervalText(staleAfterMs) });
 }
 
 export async function reclaimSilent<R extends Job>(calls: JobCalls<R>): Promise<R[]> {

@@ -226,12 +226,23 @@ export function checkStart(input: { runAt?: Date; delayMs?: number }): { runAt?:
 	return { runAt: checkRunAt(input.runAt), delayMs };
 }
 
+/**
+ * Milliseconds as a PostgreSQL interval literal, in plain decimal to the microsecond (the interval's resolution):
+ * `${ms / 1000}` would write a tiny or huge number in exponent form ("5e-324 seconds"), which no interval parses.
+ * Past ±1e12 s (31,000 years, beyond every range the SQL checks) it is held there, so the SQL refuses it naming the
+ * field rather than failing to parse it.
+ */
+export function intervalText(ms: number): string {
+	const s = Math.min(Math.max(ms / 1000, -1e12), 1e12);
+	return `${s.toFixed(6)} seconds`;
+}
+
 /** The SQL arguments for a start: run_at as an ISO time, delay as an interval. */
 export function startArgs(input: { runAt?: Date; delayMs?: number }): { run_at?: string; delay?: string } {
 	const { runAt, delayMs } = checkStart(input);
 	return {
 		...(runAt !== undefined ? { run_at: runAt.toISOString() } : {}),
-		...(delayMs !== undefined ? { delay: `${delayMs / 1000} seconds` } : {}),
+		...(delayMs !== undefined ? { delay: intervalText(delayMs) } : {}),
 	};
 }
 

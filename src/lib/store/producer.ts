@@ -6,13 +6,22 @@
 import { UnexpectedRowError, parseJobRow, type Job } from './job.ts';
 import type { RawRow } from './adapter.ts';
 import type { JobCalls } from './job-calls.ts';
-import { checkEnqueue, checkKind, invalid, isJobId, notFound, startArgs, type CheckedEnqueue } from './input-checks.ts';
+import {
+	checkEnqueue,
+	checkKind,
+	intervalText,
+	invalid,
+	isJobId,
+	notFound,
+	startArgs,
+	type CheckedEnqueue,
+} from './input-checks.ts';
 import type { JobKind } from './job-kind.ts';
 import type { CancelOptions, ChildInput, EnqueueInput, Enqueued, RescheduleOptions } from './store-options.ts';
 import { BATCH_MAX } from '../internal/limits.ts';
 import { traced } from '../internal/tracing.ts';
 
-const seconds = (ms: number | undefined) => (ms === undefined ? undefined : `${ms / 1000} seconds`);
+const seconds = (ms: number | undefined) => (ms === undefined ? undefined : intervalText(ms));
 
 /** Bytes as base64, the way job_enqueue_many takes a payload inside its JSON items. */
 function toBase64(bytes: Uint8Array): string {

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { UnexpectedRowError, type Job } from './job.ts';
 import type { RawRow } from './adapter.ts';
 import type { JobCalls } from './job-calls.ts';
-import { checkInt, checkStorableJson, invalid, isJobId, kindName, notFound } from './input-checks.ts';
+import { checkInt, checkStorableJson, intervalText, invalid, isJobId, kindName, notFound } from './input-checks.ts';
 import type { InvalidJobInputError } from '../errors.ts';
 import type { JobKind } from './job-kind.ts';
 import { BATCH_MAX } from '../internal/limits.ts';
@@ -143,7 +143,7 @@ export async function ask<R extends Job>(calls: JobCalls<R>, id: string, input: 
 		key: input.key,
 		prompt: input.prompt,
 		answer_schema: input.schema,
-		timeout: `${timeoutMs / 1000} seconds`,
+		timeout: intervalText(timeoutMs),
 		attempt: checkInt('attempt', input.attempt),
 	})) as { answered?: unknown; answer?: unknown; expires_at?: unknown } | null;
 	if (value?.answered === true) return { answered: true, answer: value.answer };

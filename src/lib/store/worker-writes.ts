@@ -177,7 +177,7 @@ export class WorkerWrites<R extends Job = Job> {
 			this.calls.one('job_retry', {
 				id,
 				error,
-				delay: delay === undefined ? undefined : `${delay} seconds`,
+				delay: delay === undefined ? undefined : intervalText(delay * 1000),
 				attempt: this.attemptOf(id, options.attempt),
 			}),
 		);
