@@ -1496,6 +1496,7 @@ export type Database = {
 				Args: { field: string; ms: number; positive?: boolean };
 				Returns: undefined;
 			};
+			check_enqueue_items: { Args: { items: Json }; Returns: undefined };
 			check_heartbeat_ms: { Args: { heartbeat_ms: number }; Returns: undefined };
 			check_item_types: {
 				Args: { item: Json; prefix: string };

@@ -223,6 +223,22 @@ $$;
 comment on function supabase_jobs.name_bad_item is
   'The error path of job_enqueue_many: raises 22023 naming items[<i>].<field> for the first bad value of the first bad item (the same checks as job_enqueue: check_job_input, check_job_options, start_time), or 42501 for another user''s owner_id; returns when every item passes.';
 
+create or replace function supabase_jobs.check_enqueue_items(items jsonb)
+returns void
+language plpgsql immutable
+set search_path = ''
+as $$
+begin
+  if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
+    perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags, idempotency_key, key_ttl_ms}');
+  elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
+    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
+  end if;
+end
+$$;
+comment on function supabase_jobs.check_enqueue_items is
+  'Raises 22023 (DETAIL field=items) unless a batch''s items are a non-empty JSON array of at most batch_max() items: the one shape check of job_enqueue_many and enqueue_keyed.';
+
 create or replace function supabase_jobs.enqueue_keyed(label text, kind text, items jsonb, worker boolean, uid uuid)
 returns table (id uuid)
 language plpgsql
@@ -237,6 +253,7 @@ declare
   prefix text;
   dup bigint;
 begin
+  perform supabase_jobs.check_enqueue_items(items);
   perform supabase_jobs.check_batch_items(items);
   perform supabase_jobs.name_bad_item(label, kind, items, worker, uid);
   for item in select e.value, e.ordinality - 1 as i from pg_catalog.jsonb_array_elements(items) with ordinality e loop
@@ -316,11 +333,7 @@ declare
   max_ms bigint := supabase_jobs.duration_max_ms();
   span interval := supabase_jobs.duration_max_ms() * interval '1 millisecond';
 begin
-  if items is null or pg_catalog.jsonb_typeof(items) <> 'array' or pg_catalog.jsonb_array_length(items) = 0 then
-    perform supabase_jobs.invalid('items', 'items is a non-empty JSON array of {params, payload, max_attempts, locale, owner_id, run_at, delay_ms, tags}');
-  elsif pg_catalog.jsonb_array_length(items) > supabase_jobs.batch_max() then
-    perform supabase_jobs.invalid('items', pg_catalog.format('at most %s items per call; got %s', supabase_jobs.batch_max(), pg_catalog.jsonb_array_length(items)));
-  end if;
+  perform supabase_jobs.check_enqueue_items(items);
   perform supabase_jobs.check_job_input(kind, null, null, null, null);
   if exists (select 1 from pg_catalog.jsonb_array_elements(items) e
               where pg_catalog.jsonb_typeof(e.value) = 'object' and e.value ->> 'idempotency_key' is not null) then
@@ -382,11 +395,11 @@ comment on function public.job_enqueue_many is
 -- (a trigger, setup) runs only as its owner.
 revoke all on function
   supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
-  supabase_jobs.name_bad_item, supabase_jobs.enqueue_keyed, public.job_enqueue_many
+  supabase_jobs.name_bad_item, supabase_jobs.check_enqueue_items, supabase_jobs.enqueue_keyed, public.job_enqueue_many
   from public, anon, authenticated, service_role;
 
 -- Users and workers: each checks its caller (RLS, ownership, the attempt); the helpers run as the caller.
 grant execute on function
   supabase_jobs.insert_job, public.job_enqueue, public.job_enqueue_once, supabase_jobs.check_item_types,
-  supabase_jobs.name_bad_item, supabase_jobs.enqueue_keyed, public.job_enqueue_many
+  supabase_jobs.name_bad_item, supabase_jobs.check_enqueue_items, supabase_jobs.enqueue_keyed, public.job_enqueue_many
   to authenticated, service_role;
