@@ -257,6 +257,10 @@ export class Fleet {
 							SUPABASE_DB_URL: o.databaseUrl,
 							JOBS_WORKER_SECRET: o.workerSecret,
 							PORT: String(port),
+							// No isolate wall clock: this run is what kills these instances (SIGKILL at random
+							// moments, as a wall-clock or CPU kill does: no finally), and a 150 s budget would
+							// hand jobs back mid-run on its own schedule. The hand-back before the wall clock and
+							// the gateway's kills are held by test/worker/hosted-limits.test.ts.
 							JOBS_WORKER_WALL_CLOCK_MS: 'Infinity',
 							JOBS_WORKER_CONCURRENCY: String(o.concurrency),
 							JOBS_WORKER_HEARTBEAT_MS: String(o.heartbeatMs),
