@@ -14,6 +14,7 @@ import {
 	checkStorableJson,
 	INT4_MAX,
 	INT4_MIN,
+	intervalText,
 	invalid,
 	isJobId,
 	kindName,
