@@ -234,7 +234,7 @@ export function checkStart(input: { runAt?: Date; delayMs?: number }): { runAt?:
  */
 export function intervalText(ms: number): string {
 	const s = Math.min(Math.max(ms / 1000, -1e12), 1e12);
-	return `${s.toFixed(6)} seconds`;
+	return `${s.toFixed(6).replace(/\.?0+$/, '')} seconds`;
 }
 
 /** The SQL arguments for a start: run_at as an ISO time, delay as an interval. */
