@@ -86,8 +86,10 @@ describe('replication window', () => {
 		// Replication not ready yet: the row is decided (dropped) once it is.
 		await until(() => stats().dropped.beforeReplication > before);
 		expect(stats().replication).toBe('ready');
-		// A user stays connected: the project does not go idle while the socket is open.
-		await new Promise((r) => setTimeout(r, 300));
+		// A user stays connected: the project does not go idle while the socket is open, through
+		// twice the checks that idle it without one.
+		const checks = quick.standin.realtime.idleChecksRun();
+		await until(() => quick.standin.realtime.idleChecksRun() >= checks + 6);
 		expect(stats().replication).toBe('ready');
 		await send('again', 'kept', quick.db.sql);
 		const got = await s.next((fr) => fr.event === 'broadcast');

@@ -70,6 +70,8 @@ export interface StandinRealtime {
 	runJanitor(): Promise<void>;
 	/** The tenant as after ~11 minutes without users: replication stopped; the next join connects it again. */
 	goIdle(): void;
+	/** How many of the idle checks (one each idleCheckMs) have run; 0 while stopped. */
+	idleChecksRun(): number;
 }
 
 export interface Standin {
@@ -306,6 +308,7 @@ function standinRealtime(
 			await r.hub.tenant.runJanitor();
 		},
 		goIdle: () => current()?.hub.tenant.disconnect(),
+		idleChecksRun: () => current()?.hub.tenant.checksRun ?? 0,
 	};
 }
 

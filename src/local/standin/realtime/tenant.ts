@@ -126,7 +126,11 @@ export class RealtimeTenant {
 		this.startReplication().catch(this.log);
 	}
 
+	/** How many user checks ran (tests wait on it rather than on a clock). */
+	checksRun = 0;
+
 	private checkUsers(): void {
+		this.checksRun++;
 		this.emptyChecks = this.users() === 0 ? this.emptyChecks + 1 : 0;
 		if (this.emptyChecks >= this.limits.idleChecks) this.disconnect();
 	}
