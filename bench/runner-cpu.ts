@@ -57,6 +57,7 @@ function row(i: number): Job {
 		expectedEndAt: null,
 		retryOf: null,
 		metadata: null,
+		failedForGood: false,
 	};
 }
 

@@ -19,6 +19,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -57,6 +58,7 @@ export type Database = {
 					expected_end_at?: string | null;
 					expected_seconds?: number | null;
 					expires_at?: string | null;
+					failed_for_good?: boolean;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
 					heartbeat_ms?: number | null;
@@ -95,6 +97,7 @@ export type Database = {
 					expected_end_at?: string | null;
 					expected_seconds?: number | null;
 					expires_at?: string | null;
+					failed_for_good?: boolean;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
 					heartbeat_ms?: number | null;
@@ -322,6 +325,7 @@ export type Database = {
 					error_code?: string;
 					id: string;
 					job_table?: string;
+					permanent?: boolean;
 					timings?: Json;
 				};
 				Returns: Database['supabase_jobs']['Tables']['job']['Row'];
@@ -689,6 +693,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -726,6 +731,7 @@ export type Database = {
 						expected_end_at: string | null;
 						expected_seconds: number | null;
 						expires_at: string | null;
+						failed_for_good: boolean;
 						finished_at: string | null;
 						heartbeat_at: string | null;
 						heartbeat_ms: number | null;
@@ -764,6 +770,7 @@ export type Database = {
 						expected_end_at: string | null;
 						expected_seconds: number | null;
 						expires_at: string | null;
+						failed_for_good: boolean;
 						finished_at: string | null;
 						heartbeat_at: string | null;
 						heartbeat_ms: number | null;
@@ -803,6 +810,7 @@ export type Database = {
 					expected_end_at?: string | null;
 					expected_seconds?: number | null;
 					expires_at?: string | null;
+					failed_for_good?: boolean;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
 					heartbeat_ms?: number | null;
@@ -841,6 +849,7 @@ export type Database = {
 					expected_end_at?: string | null;
 					expected_seconds?: number | null;
 					expires_at?: string | null;
+					failed_for_good?: boolean;
 					finished_at?: string | null;
 					heartbeat_at?: string | null;
 					heartbeat_ms?: number | null;
@@ -1428,6 +1437,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -1596,6 +1606,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -1643,6 +1654,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -1723,6 +1735,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -1786,6 +1799,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -1833,6 +1847,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2014,6 +2029,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2085,6 +2101,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2132,6 +2149,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2208,6 +2226,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2305,6 +2324,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2356,6 +2376,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;
@@ -2413,6 +2434,7 @@ export type Database = {
 					expected_end_at: string | null;
 					expected_seconds: number | null;
 					expires_at: string | null;
+					failed_for_good: boolean;
 					finished_at: string | null;
 					heartbeat_at: string | null;
 					heartbeat_ms: number | null;

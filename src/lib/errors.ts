@@ -307,7 +307,9 @@ export class TimeoutError extends JobError {
 
 /**
  * Try again was asked of a job that is neither failed nor cancelled (SQLSTATE
- * SJ002): a queued, running, waiting or done job has nothing to try again.
+ * SJ002): a queued, running, waiting or done job has nothing to try again. Also
+ * a job that failed for good (`failedForGood`: an error its kind declares
+ * permanent), which would fail the same way.
  *
  * @example
  * if (isJobError(e, 'not_retryable')) toast('This job is still going, or it finished well.');

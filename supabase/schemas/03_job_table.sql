@@ -167,7 +167,8 @@ create table supabase_jobs.job (
   expected_seconds       real,
   resumed_at             timestamptz,
   retry_of               uuid,
-  metadata               jsonb
+  metadata               jsonb,
+  failed_for_good        boolean not null default false
 ) partition by list (job_table);
 comment on table supabase_jobs.job is
   'Every job, of every job table: each job table (public.jobs, and those made with supabase_jobs.create_job_table) is a partition of this table. Write it only through the job_* functions.';
@@ -243,6 +244,8 @@ comment on column supabase_jobs.job.retry_of is
   'The failed or cancelled job this one tries again (job_try_again, job_replay): same kind, params, owner and options; that row is left as it was. Null for a job enqueued on its own.';
 comment on column supabase_jobs.job.metadata is
   'What the handler says about the work so far, typed by its kind (a JSON object of at most 16 KiB, merged key by key by job_tick); sent in the Realtime message of the tick that wrote it. Null until written.';
+comment on column supabase_jobs.job.failed_for_good is
+  'The job failed for good: its worker closed it with job_fail(permanent => true), an error its kind declares permanent, so trying again would fail the same way. job_try_again refuses it (SJ002) and job_replay skips it. Only a failed row holds true; written by job_fail only.';
 
 -- The indexes. Each partition holds one job_table, so no key carries it (the
 -- partition is chosen before any index is read); the primary key (id) of each
@@ -364,11 +367,19 @@ begin
       else
         null;
     end case;
+    -- Failed for good is how a job fails, never a state of its own: any other status clears it.
+    if new.status <> 'failed' then
+      new.failed_for_good := false;
+    end if;
   elsif old.status = 'queued' and not restricted then
     -- A queued row has nothing a worker may touch but its schedule.
     if (pg_catalog.to_jsonb(new) - 'available_at' - 'updated_at' - 'is_active') is distinct from (pg_catalog.to_jsonb(old) - 'available_at' - 'updated_at' - 'is_active') then
       raise exception using errcode = 'SJ001', message = pg_catalog.format('job %s is queued: claim it before writing progress or results', old.id);
     end if;
+  end if;
+  if new.failed_for_good and new.status <> 'failed' then
+    raise exception using errcode = '23514', constraint = 'job_failed_for_good_is_failed',
+      message = pg_catalog.format('job %s is %s: only a failed job is failed for good (job_fail with permanent => true)', old.id, new.status);
   end if;
   new.updated_at := greatest(now(), old.updated_at + interval '1 microsecond');
   perform supabase_jobs.job_row_rules(new.id, new.kind, new.status, new.params, new.payload, new.error, new.attempts,
@@ -378,7 +389,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.guard_job_update is
-  'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress from the status, and checks the row rules (job_row_rules).';
+  'BEFORE UPDATE on every job table, every row: enforces the state machine, freezes terminal rows, limits users to cancelling and rescheduling, derives started_at/finished_at/payload/progress (and failed_for_good, false but on failed) from the status, and checks the row rules (job_row_rules).';
 
 -- Every writer, but the statements of a job_* function that did this work
 -- itself: the function sets supabase_jobs.handled to this statement's mark

@@ -266,7 +266,8 @@ create or replace function public.job_fail(
   attempt integer default null,
   error_code text default null,
   timings jsonb default null,
-  job_table text default 'jobs'
+  job_table text default 'jobs',
+  permanent boolean default false
 )
 returns supabase_jobs.job
 language plpgsql
@@ -282,9 +283,12 @@ begin
   if error_code is not null and error_code !~ '^[a-z][a-z0-9_]{0,63}$' then
     perform supabase_jobs.invalid('error_code', pg_catalog.format('error_code is a snake_case identifier; got %L', left(error_code, 80)));
   end if;
+  if permanent is null then
+    perform supabase_jobs.invalid('permanent', 'permanent is true (trying again would fail the same way) or false');
+  end if;
   update supabase_jobs.job as t
      set status = 'failed', error = supabase_jobs.sentence(job_fail.error), error_code = coalesce(job_fail.error_code, 'failed'),
-         timings = coalesce(job_fail.timings, t.timings)
+         timings = coalesce(job_fail.timings, t.timings), failed_for_good = permanent
    where t.job_table = label and t.id = job_fail.id and t.status = 'running' and (attempt is null or t.attempts = attempt)
   returning t.* into result;
   if result.id is null then
@@ -294,7 +298,7 @@ begin
 end
 $$;
 comment on function public.job_fail is
-  'running -> failed with a sentence for the user in error (shortened to the limit, never refused for its length). Same refusals as job_succeed.';
+  'running -> failed with a sentence for the user in error (shortened to the limit, never refused for its length), never retried. permanent => true records that trying again would fail the same way (failed_for_good): job_try_again then refuses the job (SJ002) and job_replay skips it. Same refusals as job_succeed.';
 
 create or replace function public.job_retry(
   id uuid,

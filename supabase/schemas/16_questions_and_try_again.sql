@@ -6,7 +6,8 @@
 -- JSON Schema, then waiting -> queued); past its deadline the reclaim
 -- schedule fails the job (question_unanswered). A failed or cancelled job is
 -- tried again as a new linked job (job_try_again, retry_of); admins replay
--- failed jobs by filter (job_replay), a batch at most.
+-- failed jobs by filter (job_replay), a batch at most. A job failed for good
+-- (failed_for_good, job_fail's permanent) is neither: it would fail the same way.
 
 create table supabase_jobs.job_question (
   job_id        uuid not null,
@@ -384,6 +385,12 @@ as $$
 declare
   result supabase_jobs.job;
 begin
+  -- Its worker closed it with an error its kind declares permanent: a new job would fail the same way.
+  if old.failed_for_good then
+    raise exception using errcode = 'SJ002',
+      message = pg_catalog.format('job %s failed for good (%s): trying again would fail the same way', old.id, old.error_code),
+      hint = 'Change what made it fail (its input, its file) and enqueue a new job.';
+  end if;
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('supabase_jobs.retry:' || old.id::text, 0));
   -- Tried again already (a double click, a second replay): that job, not another.
   select t.* into result from supabase_jobs.job t
@@ -401,7 +408,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.insert_retry is
-  'The one insert of try again and replay, as whoever calls it (for a user, owner or admin: within the job owner''s quota and the registered kinds, PT429 / 22023 field=kind): a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead.';
+  'The one insert of try again and replay, as whoever calls it (for a user, owner or admin: within the job owner''s quota and the registered kinds, PT429 / 22023 field=kind): a queued job with the old one''s kind, params, owner, language and options (max_attempts, tags, priority, concurrency_key, expiry), retry_of set; the old row untouched. A job tried again already returns its retry instead; a job failed for good (failed_for_good) is refused, SJ002.';
 
 -- A function, not a subquery in the policy: a policy of supabase_jobs.job may not read the table itself.
 create or replace function supabase_jobs.is_retry_of(retry_of uuid, job_table text, kind text, owner_id uuid)
@@ -413,11 +420,11 @@ begin
   return retry_of is not null and exists (
     select 1 from supabase_jobs.job o
      where o.job_table = is_retry_of.job_table and o.id = is_retry_of.retry_of and o.kind = is_retry_of.kind
-       and o.owner_id is not distinct from is_retry_of.owner_id and o.status in ('failed', 'cancelled'));
+       and o.owner_id is not distinct from is_retry_of.owner_id and o.status in ('failed', 'cancelled') and not o.failed_for_good);
 end
 $$;
 comment on function supabase_jobs.is_retry_of is
-  'True when retry_of names a failed or cancelled job the caller can read, of that job table, kind and owner: the check of policy admins_try_again.';
+  'True when retry_of names a failed (not failed for good) or cancelled job the caller can read, of that job table, kind and owner: the check of policy admins_try_again.';
 
 create or replace function supabase_jobs.try_again(label text, id uuid)
 returns supabase_jobs.job
@@ -443,7 +450,7 @@ begin
 end
 $$;
 comment on function supabase_jobs.try_again is
-  'job_try_again''s path for admins and workers, as the caller: an admin''s retry is inserted for the old job''s owner under RLS (policy admins_try_again), within that owner''s quota and the registered kinds; a user who is not an admin gets PT404, a job not failed or cancelled SJ002.';
+  'job_try_again''s path for admins and workers, as the caller: an admin''s retry is inserted for the old job''s owner under RLS (policy admins_try_again), within that owner''s quota and the registered kinds; a user who is not an admin gets PT404, a job not failed or cancelled, or failed for good, SJ002.';
 
 create or replace function public.job_try_again(id uuid, job_table text default 'jobs')
 returns supabase_jobs.job
@@ -471,7 +478,7 @@ begin
 end
 $$;
 comment on function public.job_try_again is
-  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; SJ002 for a job not failed or cancelled, PT404 for an unknown job or another user''s.';
+  'Tries a failed or cancelled job again: a new queued job with its kind, params, owner and options (not its payload, dropped when it ended), retry_of pointing at it; the old row untouched. Again on the same job returns the same new job. The owner (within their quota and the registered kinds) or an admin; SJ002 for a job not failed or cancelled, or failed for good (failed_for_good: trying again would fail the same way), PT404 for an unknown job or another user''s.';
 
 create or replace function supabase_jobs.replay(label text, kind text, error_code text, ended_from timestamptz, ended_to timestamptz,
   lim integer default null)
@@ -502,7 +509,7 @@ begin
   end if;
   select pg_catalog.array_agg(p.j order by (p.j).finished_at, (p.j).id) into picked
     from (select t as j from supabase_jobs.job t
-           where t.job_table = label and t.status = 'failed'
+           where t.job_table = label and t.status = 'failed' and not t.failed_for_good
              and (replay.kind is null or t.kind = replay.kind)
              and (replay.error_code is null or t.error_code = replay.error_code)
              and (ended_from is null or t.finished_at >= ended_from)
@@ -541,7 +548,7 @@ begin
 end
 $$;
 comment on function public.job_replay is
-  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet, oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. "limit" (1 to batch_max()): only the oldest that many are tried again; call again while it returns "limit" (a REST reply carries at most max_rows rows). 42501 for anyone but an admin or a worker.';
+  'Admins: tries again every failed job of the table matching the filter (kind, error_code, ended in [ended_from, ended_to)) not tried again yet and not failed for good (failed_for_good: skipped and not counted, trying again would fail the same way), oldest first: the new queued jobs (retry_of set), old rows untouched. More than batch_max() matching: 22023 (field=filter) and nothing written. "limit" (1 to batch_max()): only the oldest that many are tried again; call again while it returns "limit" (a REST reply carries at most max_rows rows). 42501 for anyone but an admin or a worker.';
 
 -- Who may read and call what.
 alter table supabase_jobs.job_question enable row level security;

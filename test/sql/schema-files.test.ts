@@ -4,16 +4,28 @@
  * migrations have the same catalog (functions by pg_get_functiondef, tables,
  * columns, constraints, indexes, triggers, policies, privileges, comments, the
  * configuration rows, the pg_cron entries), the baseline is exactly what
- * `npm run gen:migration` writes, and no function shares its name with a type
+ * `npm run gen:migration` writes (from 0.2.0: unchanged, every change a
+ * migration of its own), and no function shares its name with a type
  * (Studio would read `select public.<name>('<id>')` as a cast).
  */
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baselineFile, baselineText } from '../../src/local/postgres/baseline.ts';
+import { FROZEN_FROM, baselineFile, baselineText, isFrozen } from '../../src/local/postgres/baseline.ts';
 import { catalogDiff, catalogLines, readCatalog } from '../../src/local/postgres/catalog.ts';
-import { applyCompat, applyMigrations, applySchemaFiles, withDatabase } from '../../src/local/postgres/migrate.ts';
+import {
+	applyCompat,
+	applyMigrations,
+	applySchemaFiles,
+	projectRoot,
+	withDatabase,
+} from '../../src/local/postgres/migrate.ts';
+
+const run = promisify(execFile);
 
 const adminUrl = () => inject('adminUrl');
 const created: string[] = [];
@@ -89,10 +101,25 @@ describe('supabase/schemas and supabase/migrations', () => {
 		expect(diff).toContain('column supabase_jobs.job.stage:');
 	});
 
-	it('the baseline migration is exactly what `npm run gen:migration` writes from the schema files', async () => {
+	it('the baseline is what `npm run gen:migration` writes until 0.2.0, and unchanged since the commit that froze it after', async () => {
 		const file = await baselineFile();
 		expect(file, 'supabase/migrations has no baseline: run npm run gen:migration').not.toBeNull();
-		expect(await readFile(file!, 'utf8')).toBe(await baselineText());
+		const { version } = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+		if (!isFrozen(version)) {
+			expect(await readFile(file!, 'utf8')).toBe(await baselineText());
+			return;
+		}
+		const path = relative(projectRoot, file!);
+		const git = async (...args: string[]) => (await run('git', args, { cwd: projectRoot })).stdout.trim();
+		// The last commit that wrote the frozen version into package.json; the baseline as it was then.
+		const frozenAt = (
+			await git('log', '-1', '--format=%H', `-G"version": "${FROZEN_FROM}"`, '--', 'package.json')
+		).trim();
+		expect(frozenAt, `no commit sets version ${FROZEN_FROM}`).toMatch(/^[0-9a-f]{40}$/);
+		expect(
+			await git('diff', '--stat', frozenAt, '--', path),
+			`${path} changed after ${FROZEN_FROM}: write a new migration`,
+		).toBe('');
 	});
 
 	it('no function shares its name with a type in its schema (Studio would read a one-argument call as a cast)', async () => {

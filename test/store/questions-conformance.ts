@@ -206,6 +206,47 @@ export function describeQuestionsConformance(label: string, setup: () => Promise
 			expect((await boss.tryAgain(job.id)).retryOf).toBe(job.id);
 		});
 
+		test('a job failed for good (fail with permanent) reads failedForGood; try again throws NotRetryableError for its owner and an admin and writes nothing', async () => {
+			const kind = uniqueKind('for-good');
+			const { user, job } = await running(kind);
+			const failed = await worker.fail(job.id, 'O arquivo está vazio.', {
+				errorCode: 'empty_file',
+				attempt: job.attempts,
+				permanent: true,
+			});
+			expect(failed).toMatchObject({ status: 'failed', errorCode: 'empty_file', failedForGood: true });
+			expect(failed.attempts).toBeLessThan(failed.maxAttempts);
+			expect(await user.get(job.id)).toEqual(failed);
+			const refusedToOwner = await rejection(user.tryAgain(job.id));
+			expect(refusedToOwner).toBeInstanceOf(NotRetryableError);
+			expect((refusedToOwner as Error).message).toContain('failed for good (empty_file)');
+			const boss = await admin();
+			expect(await rejection(boss.tryAgain(job.id))).toBeInstanceOf(NotRetryableError);
+			expect(await rejection(worker.tryAgain(job.id))).toBeInstanceOf(NotRetryableError);
+			const page = await user.listRecent({ kind });
+			expect(page.jobs.map((j) => j.id)).toEqual([job.id]);
+		});
+
+		test('fail refuses a permanent that is not true or false, naming the field; the job keeps running', async () => {
+			const { user, job } = await running();
+			const bad = { attempt: job.attempts, permanent: 'yes' as unknown as boolean };
+			const e = await rejection(worker.fail(job.id, 'Falhou.', bad));
+			expect(e).toBeInstanceOf(InvalidJobInputError);
+			expect((e as InvalidJobInputError).field).toBe('permanent');
+			expect((await user.get(job.id)).status).toBe('running');
+		});
+
+		test('a replay skips the jobs failed for good and tries the other failed jobs of the filter again', async () => {
+			const kind = uniqueKind('replay-for-good');
+			const forGood = await running(kind);
+			await worker.fail(forGood.job.id, 'Vazio.', { errorCode: 'empty_file', attempt: 1, permanent: true });
+			const plain = await running(kind);
+			await worker.fail(plain.job.id, 'Falhou.', { errorCode: 'empty_file', attempt: 1 });
+			const boss = await admin();
+			expect((await boss.replay({ kind })).map((j) => j.retryOf)).toEqual([plain.job.id]);
+			expect(await boss.replay({ kind })).toEqual([]);
+		});
+
 		test('an admin replays failed jobs by kind and error code, once each; anyone else is refused', async () => {
 			const kind = uniqueKind('replay');
 			const ids: string[] = [];

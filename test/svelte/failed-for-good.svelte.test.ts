@@ -72,6 +72,34 @@ describe.each(['en', 'pt-BR'] as const)('a failure trying again cannot help (%s)
 	});
 });
 
+describe('a job whose row says it failed for good', () => {
+	it('is not offered Try again even on a screen not given its kind, and WatchedJob refuses to try it again', async () => {
+		const source = new CountingSource();
+		target = document.createElement('div');
+		document.body.appendChild(target);
+		const failed = snap({ status: 'failed', error: 'Empty.', errorCode: 'empty_file', finishedAt: new Date() });
+		job = new WatchedJob(source, 'job-1', { ...failed, failedForGood: true });
+		apps.push(mount(TryAgainButton, { target, props: { job, locale: 'en' } }));
+		flushSync();
+		expect(job.failedForGood).toBe(true);
+		expect(target.querySelector('.sj-try-again')).toBeNull();
+		await expect(job.tryAgain()).rejects.toThrow(NotRetryableError);
+		expect(source.tried).toEqual([]);
+	});
+
+	it('a failed row that does not say so is offered Try again when the screen is not given its kind', () => {
+		const source = new CountingSource();
+		target = document.createElement('div');
+		document.body.appendChild(target);
+		const failed = snap({ status: 'failed', error: 'Empty.', errorCode: 'empty_file', finishedAt: new Date() });
+		job = new WatchedJob(source, 'job-1', { ...failed, failedForGood: false });
+		apps.push(mount(TryAgainButton, { target, props: { job, locale: 'en' } }));
+		flushSync();
+		expect(job.failedForGood).toBe(false);
+		expect(target.querySelector('.sj-try-again')).not.toBeNull();
+	});
+});
+
 describe('WatchedJob.tryAgain of a job that failed for good', () => {
 	it('refuses with NotRetryableError, naming the error, and never asks the source', async () => {
 		const { source, job } = await failedWith('not_text', 'en');

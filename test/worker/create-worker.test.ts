@@ -10,7 +10,7 @@ import type { Job } from '../../src/lib/store/job.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import { createWorker, type CreateWorkerOptions, type JobWorker } from '../../src/lib/worker/create-worker.ts';
 import type { JobOutcome } from '../../src/lib/worker/job-runner.ts';
-import { InvalidJobInputError } from '../../src/lib/errors.ts';
+import { InvalidJobInputError, NotRetryableError } from '../../src/lib/errors.ts';
 import { INTERNAL_FAILURE, INVALID_PARAMS, UNEXPECTED_FAILURE } from '../../src/lib/worker/messages.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { counting, createJobTable } from '../store/harness.ts';
@@ -195,6 +195,29 @@ describe('how a handler ends decides how the row closes', () => {
 				errorCode: 'unreadable_file',
 			});
 		}
+	});
+
+	it('a JobUserError whose code its kind declares permanent fails the job for good: no retry, and try again is refused', async () => {
+		const { worker } = makeWorker();
+		const job = await store.enqueue('test.fussy', { params: { code: 'empty_file' }, maxAttempts: 5 });
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect(await store.get(job.id)).toMatchObject({
+			status: 'failed',
+			attempts: 1,
+			errorCode: 'empty_file',
+			failedForGood: true,
+		});
+		expect(await store.tryAgain(job.id).catch((e: unknown) => e)).toBeInstanceOf(NotRetryableError);
+		const page = await store.listRecent({ kind: 'test.fussy', statuses: ['queued', 'running'] });
+		expect(page.jobs).toEqual([]);
+	});
+
+	it('a JobUserError whose code its kind does not declare permanent fails the job, and it may be tried again', async () => {
+		const { worker } = makeWorker();
+		const job = await store.enqueue('test.fussy', { params: { code: 'locked_file' }, maxAttempts: 5 });
+		expect(await worker.process({ jobId: job.id })).toMatchObject({ outcomes: { failed: 1 } });
+		expect(await store.get(job.id)).toMatchObject({ status: 'failed', errorCode: 'locked_file', failedForGood: false });
+		expect(await store.tryAgain(job.id)).toMatchObject({ status: 'queued', retryOf: job.id, failedForGood: false });
 	});
 
 	it('a job whose params no longer parse fails with a sentence for the user, without running', async () => {

@@ -109,7 +109,15 @@ export const JOB_FUNCTIONS = {
 	job_succeed_many: { returns: 'jobs', args: { items: 'jsonb', job_table: 'text' } },
 	job_fail: {
 		returns: 'job',
-		args: { id: 'uuid', error: 'text', attempt: 'integer', error_code: 'text', timings: 'jsonb', job_table: 'text' },
+		args: {
+			id: 'uuid',
+			error: 'text',
+			attempt: 'integer',
+			error_code: 'text',
+			timings: 'jsonb',
+			job_table: 'text',
+			permanent: 'boolean',
+		},
 	},
 	job_retry: {
 		returns: 'job',

@@ -87,6 +87,12 @@ export interface Job<P extends JobParams = JobParams> {
 	 * its kind's `metadata` schema; null until first written.
 	 */
 	metadata: Record<string, unknown> | null;
+	/**
+	 * Failed with an error its kind declares permanent (`defineJobKind({ permanentErrors })`):
+	 * trying again would fail the same way, so {@link JobStore.tryAgain} refuses it
+	 * (`NotRetryableError`) and {@link JobStore.replay} skips it. False for every other row.
+	 */
+	failedForGood: boolean;
 }
 
 // One check, not a union of date and string: a union tries its branches in
@@ -250,6 +256,8 @@ export const jobRowSchema = z
 		retry_of: z.string().nullable().default(null),
 		// Absent from rows of job tables migrated before typed metadata.
 		metadata: z.record(z.string(), z.unknown()).nullable().default(null),
+		// Absent from rows of job tables migrated before permanent failures, and from Realtime messages.
+		failed_for_good: z.boolean().default(false),
 	} satisfies { [C in JobColumn]?: z.ZodType })
 	.transform((r): Job => ({
 		id: r.id,
@@ -287,6 +295,7 @@ export const jobRowSchema = z
 		expectedEndAt: r.expected_end_at,
 		retryOf: r.retry_of,
 		metadata: r.metadata,
+		failedForGood: r.failed_for_good,
 	}));
 
 /**
@@ -329,6 +338,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : bad());
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
 const int = (v: unknown): number => (Number.isSafeInteger(v) ? (v as number) : bad());
 const num = (v: unknown): number => (Number.isFinite(v) ? (v as number) : bad());
+const bool = (v: unknown): boolean => (typeof v === 'boolean' ? v : bad());
 const date = (v: unknown): Date => toDate(v) ?? bad();
 const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
 /** A column every job row has (null allowed): missing, the row is not one. */
@@ -393,6 +403,7 @@ function readJobRow(r: RawRow): Job | null {
 			expectedEndAt: dateOrNull(r.expected_end_at),
 			retryOf: strOrNull(r.retry_of),
 			metadata,
+			failedForGood: r.failed_for_good === undefined ? false : bool(r.failed_for_good),
 		};
 	} catch (e) {
 		if (e === BAD) return null;

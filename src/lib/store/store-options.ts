@@ -254,6 +254,12 @@ export interface FailOptions extends AttemptOptions {
 	/** A stable snake_case code for the error. @default 'failed' */
 	errorCode?: string;
 	timings?: PhaseTimings | null;
+	/**
+	 * Trying again would fail the same way (an error its kind declares permanent): the row records
+	 * it (`failedForGood`), try again refuses the job and replay skips it. The worker sets it for
+	 * the codes of `defineJobKind({ permanentErrors })`. @default false
+	 */
+	permanent?: boolean;
 }
 
 /**

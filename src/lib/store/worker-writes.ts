@@ -158,6 +158,9 @@ export class WorkerWrites<R extends Job = Job> {
 
 	async fail(id: string, error: string, options: FailOptions): Promise<R> {
 		if (!isJobId(id)) throw notFound(id);
+		const permanent: unknown = options.permanent;
+		if (permanent !== undefined && typeof permanent !== 'boolean')
+			throw invalid('permanent', `permanent is true or false; got ${typeof permanent}`);
 		return await this.closed(
 			id,
 			this.calls.one('job_fail', {
@@ -166,6 +169,8 @@ export class WorkerWrites<R extends Job = Job> {
 				attempt: this.attemptOf(id, options.attempt),
 				error_code: options.errorCode,
 				timings: options.timings ?? undefined,
+				// Sent only when set: the common close keeps the call it always made.
+				permanent: options.permanent === true ? true : undefined,
 			}),
 		);
 	}

@@ -54,6 +54,11 @@ export interface JobSnapshot {
 	expectedEndAt?: Date | null;
 	/** What the handler said about the work so far (`ctx.setMetadata`); null or absent until written. */
 	metadata?: Record<string, unknown> | null;
+	/**
+	 * The row says it failed for good (`Job.failedForGood`, from a read: Realtime messages do not
+	 * carry it): trying again would fail the same way, whatever kind the screen was given.
+	 */
+	failedForGood?: boolean;
 }
 
 /**

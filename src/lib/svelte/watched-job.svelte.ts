@@ -168,7 +168,10 @@ export class WatchedJob<M extends Record<string, unknown> = Record<string, unkno
 	readonly error: string | null = $derived(this.#snapshot?.error ?? null);
 	/** The stable code of the failure, for branching; not for display. */
 	readonly errorCode: string | null = $derived(this.#snapshot?.errorCode ?? null);
-	/** Failed with an error code its kind declares permanent: trying again would fail the same way (not offered). */
+	/**
+	 * Failed with an error code its kind declares permanent, or read from a row that says it failed for good:
+	 * trying again would fail the same way (not offered).
+	 */
 	get failedForGood(): boolean {
 		return failedForGood(this.#snapshot, this.#permanentErrors);
 	}

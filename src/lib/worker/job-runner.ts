@@ -63,6 +63,11 @@ export interface JobRunnerSettings {
 	succeed?: (store: JobStore, id: string, options: SucceedOptions) => Promise<unknown>;
 }
 
+/** Whether the handler's kind declares `code` permanent (`defineJobKind({ permanentErrors })`): then the job fails for good. */
+function permanentFor(handler: JobHandler, code: string): boolean {
+	return handler.kind.permanentErrors.includes(code);
+}
+
 /**
  * Runs the handler (in a microtask of its own) and then sends what it streamed:
  * its output is stored before its outcome is. A handler's error wins over the flush's.
@@ -206,7 +211,11 @@ export class JobRunner {
 			logger.warn(`${PREFIX} job ${job.id}: its params no longer satisfy the schema of ${job.kind}: ${e.message}`);
 			entry.markClosing();
 			return await this.#close(entry, 'failed', () =>
-				store.fail(job.id, pickLocale(INVALID_PARAMS, job.locale), { errorCode: 'invalid_params', attempt }),
+				store.fail(job.id, pickLocale(INVALID_PARAMS, job.locale), {
+					errorCode: 'invalid_params',
+					attempt,
+					permanent: permanentFor(handler, 'invalid_params'),
+				}),
 			);
 		}
 
@@ -283,6 +292,7 @@ export class JobRunner {
 					errorCode: 'timed_out',
 					attempt,
 					timings,
+					permanent: permanentFor(handler, 'timed_out'),
 				}),
 			);
 		}
@@ -297,6 +307,8 @@ export class JobRunner {
 					errorCode: error.errorCode,
 					attempt,
 					timings,
+					// Its kind says trying again cannot help: the row records it, so no try again or replay repeats it.
+					permanent: permanentFor(handler, error.errorCode),
 				}),
 			);
 		}

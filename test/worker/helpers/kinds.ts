@@ -47,6 +47,17 @@ export const pickyHandler = defineJobHandler(picky, ({ params }) => {
 	);
 });
 
+/** Fails the expected way with the code it is given; its kind declares empty_file permanent. */
+export const fussy = defineJobKind({
+	name: 'test.fussy',
+	params: z.object({ code: z.string() }),
+	plan: PhasePlan.fromSeconds({ work: 0.01 }),
+	permanentErrors: ['empty_file'],
+});
+export const fussyHandler = defineJobHandler(fussy, ({ params }) => {
+	throw new JobUserError({ en: 'The file cannot be read.' }, { errorCode: params.code });
+});
+
 /** Ignores its signal and never ticks: finishes on its own after `ms`. */
 export const deaf = defineJobKind({
 	name: 'test.deaf',
@@ -130,6 +141,7 @@ export const allHandlers = [
 	sizedHandler,
 	flakyHandler,
 	pickyHandler,
+	fussyHandler,
 	deafHandler,
 	quietHandler,
 	strictHandler,

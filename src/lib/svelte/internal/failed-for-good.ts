@@ -1,7 +1,8 @@
 /**
  * Whether a job failed for good: failed with an error code its kind declares
- * permanent (`defineJobKind({ permanentErrors })`), where trying again would
- * fail the same way.
+ * permanent (`defineJobKind({ permanentErrors })`), or its row says so
+ * (`failedForGood`, recorded by the worker), where trying again would fail the
+ * same way.
  *
  * @internal
  */
@@ -13,10 +14,11 @@ import { NotRetryableError } from '../../errors.ts';
  * failedForGood({ status: 'failed', errorCode: 'empty_file' }, ['empty_file']); // true
  */
 export function failedForGood(
-	job: { status: string | null; errorCode: string | null } | null,
+	job: { status: string | null; errorCode: string | null; failedForGood?: boolean } | null,
 	permanentErrors: readonly string[] | undefined,
 ): boolean {
-	return job?.status === 'failed' && job.errorCode !== null && (permanentErrors ?? []).includes(job.errorCode);
+	if (job?.status !== 'failed') return false;
+	return job.failedForGood === true || (job.errorCode !== null && (permanentErrors ?? []).includes(job.errorCode));
 }
 
 /**
