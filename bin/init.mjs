@@ -15,7 +15,7 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { kindNamesIn } from './kinds-file.mjs';
-import { functionNpmPins, pinDrift } from './npm-pins.mjs';
+import { functionNpmIssues, issueLine } from './npm-pins.mjs';
 import {
 	denoJson,
 	extensionsMigration,
@@ -255,8 +255,8 @@ async function planFunctionFiles(functionDir, kindsPath, packageRoot) {
  */
 async function planDenoConfig(functionDir, freshFunction, pkg) {
 	const denoJsonPath = join(functionDir, 'deno.json');
-	const pins = functionNpmPins(pkg.dependencies, functionDir);
-	const npmWarnings = pins.flatMap((p) => (p.warning ? [p.warning] : []));
+	const { pins, issues } = functionNpmIssues(pkg.dependencies, functionDir);
+	const npmWarnings = issues.map(issueLine);
 	// An installed function keeps its files; only its pin follows the package (its
 	// migrations came with it): that one value of deno.json changes, in place,
 	// the rest of the file byte for byte as the user left it.
@@ -281,7 +281,6 @@ async function planDenoConfig(functionDir, freshFunction, pkg) {
 		else if (!foundPrefix) pinToAdd = `"supabase-jobs/": "${prefixPin}"`;
 		const moved = text.replace(entry, `$1${pin}$3`).replace(prefixEntry, `$1${prefixPin}$3`);
 		if (moved !== text) denoConfig = { path: denoJsonPath, text: moved };
-		npmWarnings.push(...pinDrift(text, pins));
 	}
 	return { denoConfig, pinToAdd, npmWarnings };
 }

@@ -76,27 +76,41 @@ export function newestAlternative(range) {
 }
 
 /**
- * What the function's deno.json maps `name` to, and a sentence when the
- * installed version is missing or one the package does not support (with the fix).
+ * @typedef {{ problem: string; fix: string }} PinIssue what is wrong with a
+ *   package the function imports, and the command or value that puts it right
+ */
+
+/**
+ * What the function's deno.json maps `name` to, and the issue when the
+ * installed version is missing or one the package does not support.
  * @param {string} name
  * @param {string} range the package's own dependency range for it
  * @param {string | null} installed the version in the project's node_modules
- * @returns {{ specifier: string; warning: string | null }}
+ * @returns {{ specifier: string; issue: PinIssue | null }}
  */
 export function npmPin(name, range, installed) {
+	const newest = newestAlternative(range);
 	if (installed === null)
 		return {
-			specifier: `npm:${name}@${newestAlternative(range)}`,
-			warning: `${name} is not installed in this project, and the worker imports it from node_modules: npm i ${name}`,
+			specifier: `npm:${name}@${newest}`,
+			issue: {
+				problem: `${name} is not installed in this project, and the worker imports it from node_modules`,
+				fix: `npm i ${name}`,
+			},
 		};
-	const newestMajor = parts(newestAlternative(range).slice(1))[0];
 	return {
 		specifier: `npm:${name}@^${installed}`,
-		warning: satisfies(range, installed)
+		issue: satisfies(range, installed)
 			? null
-			: `${name} ${installed} is installed, and supabase-jobs supports ${range}: npm i ${name}@${newestMajor}`,
+			: {
+					problem: `${name} ${installed} is installed, and supabase-jobs supports ${range}`,
+					fix: `npm i ${name}@${parts(newest.slice(1))[0]}`,
+				},
 	};
 }
+
+/** @param {PinIssue} issue */
+export const issueLine = (issue) => `${issue.problem}: ${issue.fix}`;
 
 /**
  * The pins for every package of {@link FUNCTION_NPM_IMPORTS}, read from the
@@ -120,7 +134,7 @@ export function functionNpmPins(dependencies, functionDir) {
  * or `npm:<name>@x.y.z` is the user's own choice and left alone.
  * @param {string} denoJsonText
  * @param {{ name: string; installed: string | null; specifier: string }[]} pins
- * @returns {string[]}
+ * @returns {PinIssue[]}
  */
 export function pinDrift(denoJsonText, pins) {
 	/** @type {Record<string, unknown>} */
@@ -130,7 +144,7 @@ export function pinDrift(denoJsonText, pins) {
 	} catch {
 		return [];
 	}
-	/** @type {string[]} */
+	/** @type {PinIssue[]} */
 	const out = [];
 	for (const { name, installed, specifier } of pins) {
 		const value = imports[name];
@@ -139,7 +153,26 @@ export function pinDrift(denoJsonText, pins) {
 		if (!m) continue;
 		const matches = m[1] ? satisfies(`^${m[2]}`, installed) : m[2] === installed;
 		if (!matches)
-			out.push(`deno.json maps ${name} to ${value}, and node_modules has ${installed}: set it to "${specifier}"`);
+			out.push({
+				problem: `deno.json maps ${name} to ${value}, and node_modules has ${installed}`,
+				fix: `set it to "${specifier}"`,
+			});
 	}
 	return out;
+}
+
+/**
+ * The issues of the function's packages in a project: each installed version
+ * the package does not support or missing, and each pin of the function's
+ * deno.json (when it has one) that node_modules does not match.
+ * @param {Record<string, string>} dependencies the package's package.json dependencies
+ * @param {string} functionDir
+ * @returns {{ pins: ReturnType<typeof functionNpmPins>; issues: PinIssue[] }}
+ */
+export function functionNpmIssues(dependencies, functionDir) {
+	const pins = functionNpmPins(dependencies, functionDir);
+	const issues = pins.flatMap((p) => (p.issue ? [p.issue] : []));
+	const denoJsonPath = join(functionDir, 'deno.json');
+	if (existsSync(denoJsonPath)) issues.push(...pinDrift(readFileSync(denoJsonPath, 'utf8'), pins));
+	return { pins, issues };
 }

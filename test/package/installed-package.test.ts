@@ -318,6 +318,7 @@ describe('the packed package', () => {
 			'✗ Vault secrets',
 			'– worker function',
 			'✓ kinds',
+			'✓ worker packages',
 			'✓ Realtime policies',
 			'✓ realtime.messages partitions',
 			'✓ max_rows',
