@@ -18,6 +18,7 @@ import {
 } from './init.mjs';
 import { checkAnonymousSignIns, checkMaxRows, checkMessagePartitions } from './doctor-limits.mjs';
 import { kindNamesIn } from './kinds-file.mjs';
+import { functionNpmIssues } from './npm-pins.mjs';
 import { realtimePolicies, scheduleNames } from './package-facts.mjs';
 
 /**
@@ -320,6 +321,24 @@ async function checkFunction(sql, { functionUrl, vault }) {
 }
 
 /**
+ * The npm packages the worker function imports besides this one (the driver,
+ * zod): installed at versions the package supports, and matching the pins of
+ * the function's deno.json (Deno runs only what node_modules holds: a pin
+ * nothing there matches, and the function does not start).
+ * @param {{ cwd: string; dependencies: Record<string, string> }} facts
+ * @returns {Check}
+ */
+function checkFunctionPackages({ cwd, dependencies }) {
+	const label = 'worker packages';
+	const functionDir = join(cwd, FUNCTION_DIR);
+	const { pins, issues } = functionNpmIssues(dependencies, functionDir);
+	if (issues.length) return fail(label, issues.map((i) => i.problem).join('; '), issues.map((i) => i.fix).join('; '));
+	const found = pins.map((p) => `${p.name} ${p.installed}`).join(', ');
+	const pinned = existsSync(join(functionDir, 'deno.json')) ? ", as the function's deno.json pins" : '';
+	return ok(label, `${found} in node_modules${pinned}`);
+}
+
+/**
  * Every kind kinds.ts declares (read from its text, see kinds-file.mjs) is
  * registered for the jobs table.
  * @param {Sql} sql
@@ -389,7 +408,7 @@ function describeDatabase(url) {
 export async function runDoctor(options) {
 	const log = options.log ?? console.log;
 	const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
-	const { version } = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8'));
+	const { version, dependencies } = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8'));
 	const dbUrl = options.dbUrl ?? process.env.SUPABASE_DB_URL ?? null;
 	if (!dbUrl) {
 		log(
@@ -453,6 +472,7 @@ export async function runDoctor(options) {
 		print(checkVault(vault));
 		print(await checkFunction(sql, { functionUrl: options.functionUrl ?? null, vault }));
 		print(await checkKinds(sql, { kindsPath, cwd }));
+		print(checkFunctionPackages({ cwd, dependencies }));
 		print(await checkRealtime(sql, realtimePolicies(migrations)));
 		print(await checkMessagePartitions(sql));
 		print(await checkMaxRows(sql, { cwd }));

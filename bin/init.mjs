@@ -15,6 +15,7 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { kindNamesIn } from './kinds-file.mjs';
+import { functionNpmIssues, issueLine } from './npm-pins.mjs';
 import {
 	denoJson,
 	extensionsMigration,
@@ -245,13 +246,17 @@ async function planFunctionFiles(functionDir, kindsPath, packageRoot) {
 /**
  * The deno.json to write: a fresh one for a new function; for an installed
  * one, only its pin moved to this version (null when already there), and
- * what to add by hand when it has no pin to move.
- * @param {string} denoJsonPath
+ * what to add by hand when it has no pin to move. With it, what to tell the
+ * user of the driver and zod in node_modules (see npm-pins.mjs).
+ * @param {string} functionDir
  * @param {boolean} freshFunction
  * @param {{ version: string; dependencies: Record<string, string> }} pkg
- * @returns {Promise<{ denoConfig: PlannedFile | null; pinToAdd: string | null }>}
+ * @returns {Promise<{ denoConfig: PlannedFile | null; pinToAdd: string | null; npmWarnings: string[] }>}
  */
-async function planDenoConfig(denoJsonPath, freshFunction, pkg) {
+async function planDenoConfig(functionDir, freshFunction, pkg) {
+	const denoJsonPath = join(functionDir, 'deno.json');
+	const { pins, issues } = functionNpmIssues(pkg.dependencies, functionDir);
+	const npmWarnings = issues.map(issueLine);
 	// An installed function keeps its files; only its pin follows the package (its
 	// migrations came with it): that one value of deno.json changes, in place,
 	// the rest of the file byte for byte as the user left it.
@@ -261,7 +266,10 @@ async function planDenoConfig(denoJsonPath, freshFunction, pkg) {
 	let pinToAdd = null;
 	const pin = `npm:supabase-jobs@${pkg.version}`;
 	if (freshFunction) {
-		denoConfig = { path: denoJsonPath, text: denoJson(pkg) };
+		denoConfig = {
+			path: denoJsonPath,
+			text: denoJson(pkg, Object.fromEntries(pins.map((p) => [p.name, p.specifier]))),
+		};
 	} else {
 		const text = await readFile(denoJsonPath, 'utf8');
 		const entry = /("supabase-jobs"\s*:\s*")(npm:supabase-jobs@[^"]*)(")/;
@@ -274,7 +282,7 @@ async function planDenoConfig(denoJsonPath, freshFunction, pkg) {
 		const moved = text.replace(entry, `$1${pin}$3`).replace(prefixEntry, `$1${prefixPin}$3`);
 		if (moved !== text) denoConfig = { path: denoJsonPath, text: moved };
 	}
-	return { denoConfig, pinToAdd };
+	return { denoConfig, pinToAdd, npmWarnings };
 }
 
 /**
@@ -333,7 +341,7 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 	const newFunctionFiles = functionFiles.filter((f) => !existsSync(f.path));
 	const keptFunctionFiles = functionFiles.filter((f) => existsSync(f.path));
 
-	const { denoConfig, pinToAdd } = await planDenoConfig(denoJsonPath, freshFunction, pkg);
+	const { denoConfig, pinToAdd, npmWarnings } = await planDenoConfig(functionDir, freshFunction, pkg);
 	const projectRef = await readFile(join(supabaseDir, '.temp/project-ref'), 'utf8').then(
 		(s) => s.trim() || null,
 		() => null,
@@ -345,6 +353,7 @@ export async function planInit({ cwd, packageRoot = PACKAGE_ROOT, now = new Date
 		keptFunctionFiles,
 		denoConfig,
 		pinToAdd,
+		npmWarnings,
 		freshFunction,
 		configPath,
 		appendConfig,
@@ -386,6 +395,7 @@ export async function init(options) {
 		keptFunctionFiles: plan.keptFunctionFiles.map((f) => rel(f.path)),
 		pinMoved: !plan.freshFunction && plan.denoConfig !== null,
 		pinToAdd: plan.pinToAdd,
+		npmWarnings: plan.npmWarnings,
 		configAppended: plan.appendConfig !== null,
 		secret,
 		nextSteps: nextSteps({
@@ -478,6 +488,7 @@ export async function runInit(options) {
 				? '  supabase/config.toml: added [functions.jobs-worker]'
 				: '  supabase/config.toml: [functions.jobs-worker] already present, left as is',
 		);
+		for (const warning of r.npmWarnings) lines.push(`  ! ${warning}`);
 		log(lines.join('\n'));
 		log('');
 		log(r.nextSteps);

@@ -75,17 +75,18 @@ export const handlers: JobHandler[] = [wordCountHandler];
 
 /**
  * The function's deno.json: an import map pinning the exact package version
- * (the one whose migrations init wrote), and node_modules as Deno's source for
- * npm packages, so what runs is what the project installed.
- * @param {{ version: string; dependencies: Record<string, string> }} pkg the package's package.json
+ * (the one whose migrations init wrote) and the driver and zod at the versions
+ * the project installed (see npm-pins.mjs), and node_modules as Deno's source
+ * for npm packages, so what runs is what the project installed.
+ * @param {{ version: string }} pkg the package's package.json
+ * @param {Record<string, string>} npmImports each other npm import's specifier (`postgres` → `npm:postgres@^4.2.0`)
  */
-export function denoJson(pkg) {
+export function denoJson(pkg, npmImports) {
 	const imports = {
 		'supabase-jobs': `npm:supabase-jobs@${pkg.version}`,
 		// The entries by audience (supabase-jobs/worker, /node...): a prefix mapping, npm:/ form.
 		'supabase-jobs/': `npm:/supabase-jobs@${pkg.version}/`,
-		postgres: `npm:postgres@${pkg.dependencies.postgres}`,
-		zod: `npm:zod@${pkg.dependencies.zod}`,
+		...npmImports,
 	};
 	return `${JSON.stringify({ nodeModulesDir: 'manual', imports }, null, '\t')}\n`;
 }

@@ -20,8 +20,3 @@ declare namespace Deno {
 declare module 'npm:zod@^4' {
 	export * from 'zod';
 }
-
-declare module 'npm:postgres@^3' {
-	import postgres from 'postgres';
-	export default postgres;
-}

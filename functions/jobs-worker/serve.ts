@@ -21,7 +21,7 @@
  *   JOBS_WORKER_CONCURRENCY, JOBS_WORKER_HEARTBEAT_MS, JOBS_WORKER_TICK_MS,
  *   JOBS_WORKER_RETRY_BASE_SECONDS  optional tuning (see createWorker)
  */
-import postgres from 'npm:postgres@^3';
+import postgres from 'postgres';
 import { JobStore, postgresAdapter } from 'supabase-jobs';
 import { createWorker, type JobHandler, type JobWorker } from 'supabase-jobs/worker';
 

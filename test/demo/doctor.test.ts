@@ -12,7 +12,7 @@ import postgres from 'postgres';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -34,6 +34,7 @@ const LABELS = [
 	'Vault secrets',
 	'worker function',
 	'kinds',
+	'worker packages',
 	'Realtime policies',
 	'realtime.messages partitions',
 	'max_rows',
@@ -82,6 +83,8 @@ beforeAll(async () => {
 	project = await mkdtemp(join(tmpdir(), 'sj-doctor-'));
 	await mkdir(join(project, 'supabase'), { recursive: true });
 	await writeFile(join(project, 'supabase/config.toml'), 'project_id = "doctor"\n');
+	// The project's node_modules (the driver and zod the function imports): the repository's.
+	await symlink(resolve('node_modules'), join(project, 'node_modules'));
 	await new Promise<void>((done, reject) =>
 		execFile(process.execPath, [bin, 'init', '--cwd', project], (e) => (e ? reject(e) : done())),
 	);
@@ -168,6 +171,18 @@ describe('npx supabase-jobs doctor', () => {
 
 	let always200: Server | null = null;
 	const broken: Broken[] = [
+		{
+			what: "the function's deno.json pinning a postgres node_modules does not hold (npm i postgres moved it)",
+			fails: 'worker packages',
+			says: /worker packages: deno\.json maps postgres to npm:postgres@\^9\.0\.0, and node_modules has \d+\.\d+\.\d+$/m,
+			fix: /fix: set it to "npm:postgres@\^\d+\.\d+\.\d+"$/m,
+			breakIt: async () => {
+				const path = join(project, 'supabase/functions/jobs-worker/deno.json');
+				const before = await readFile(path, 'utf8');
+				await writeFile(path, before.replace(/"npm:postgres@[^"]+"/, '"npm:postgres@^9.0.0"'));
+				return () => writeFile(path, before);
+			},
+		},
 		{
 			what: 'a migration of this version not applied',
 			fails: 'migrations',

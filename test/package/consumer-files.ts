@@ -7,7 +7,11 @@
  * never see them.
  */
 
-/** The versions the repository itself uses (already in the npm cache), for the consumer's other dependencies. */
+/**
+ * The consumer's other dependencies: the driver and zod as the README's npm i
+ * line installs them (the registry's latest), the rest at the versions the
+ * repository itself uses (already in the npm cache).
+ */
 export const CONSUMER_DEPENDENCIES = [
 	'postgres',
 	'zod',

@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it: `npm pack` (which builds dist/ through
  * prepack), the tarball installed into a throwaway project from the local file
- * (its other dependencies at the repository's own versions), then tried the
+ * (the driver and zod as the README installs them, the registry's latest; its
+ * other dependencies at the repository's own versions), then tried the
  * ways people use it: plain Node, strict TypeScript, a SvelteKit app built and
  * served, `init` followed by the generated function under `deno run`, `doctor`
  * from the installed bin. npm installs it on the floor of `engines` (Node
@@ -22,6 +23,8 @@ import { startChild, type Child } from '../../src/local/demo/processes.ts';
 import { freePort } from '../../src/local/postgres/embedded.ts';
 import { useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NODE_FLOOR, SERVER_NODES } from '../helpers/nodes.ts';
+import { FUNCTION_NPM_IMPORTS } from '../../bin/npm-pins.mjs';
+import { readmeRange } from '../readme/quick-start-blocks.ts';
 import { packInto } from './pack.ts';
 import {
 	CONSUMER_DEPENDENCIES,
@@ -71,6 +74,17 @@ async function installedVersion(name: string): Promise<string> {
 	return JSON.parse(await readFile(join(repo, 'node_modules', name, 'package.json'), 'utf8')).version;
 }
 
+/** The version the README's `npm i` line installs of `name` today, asked of the registry afresh. */
+async function readmeVersion(name: string): Promise<string> {
+	const { stdout } = await sh(
+		'npm',
+		['view', `${name}@${await readmeRange(name)}`, 'version', '--json', '--prefer-online'],
+		repo,
+	);
+	const versions: string | string[] = JSON.parse(stdout);
+	return Array.isArray(versions) ? versions.at(-1)! : versions;
+}
+
 beforeAll(async () => {
 	db = await useTestDatabase();
 	work = await mkdtemp(join(tmpdir(), 'sj-consumer-'));
@@ -79,7 +93,11 @@ beforeAll(async () => {
 
 	app = join(work, 'app');
 	const dependencies: Record<string, string> = { 'supabase-jobs': `file:${tarball}` };
-	for (const name of CONSUMER_DEPENDENCIES) dependencies[name] = await installedVersion(name);
+	// The driver and zod as the README's npm i line installs them (unpinned: the registry's latest);
+	// the rest at the repository's own versions.
+	const asTheReadme = new Set<string>(FUNCTION_NPM_IMPORTS);
+	for (const name of CONSUMER_DEPENDENCIES)
+		dependencies[name] = asTheReadme.has(name) ? await readmeVersion(name) : await installedVersion(name);
 	await writeFiles(app, {
 		'package.json': JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }),
 		'node-check.mjs': NODE_CHECK,
@@ -300,6 +318,7 @@ describe('the packed package', () => {
 			'✗ Vault secrets',
 			'– worker function',
 			'✓ kinds',
+			'✓ worker packages',
 			'✓ Realtime policies',
 			'✓ realtime.messages partitions',
 			'✓ max_rows',

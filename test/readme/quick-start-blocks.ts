@@ -57,3 +57,28 @@ export function codeBlocks(markdown: string): CodeBlock[] {
 export async function readmeQuickStart(): Promise<string> {
 	return quickStartSection(await readFile(join(ROOT, 'README.md'), 'utf8'));
 }
+
+/** The packages of the quick start's `npm i` line, each as the line writes it (`postgres`, `postgres@3`). */
+export async function readmeInstallLine(): Promise<string[]> {
+	const sh = codeBlocks(await readmeQuickStart()).find((b) => b.lang === 'sh');
+	const line = sh && /^npm i (.+)$/m.exec(sh.code);
+	if (!line) throw new Error("the quick start's first sh block has no `npm i` line");
+	return line[1]!.split(/\s+/);
+}
+
+/** A package's name in an npm install argument (`@supabase/ssr@2` -> `@supabase/ssr`). */
+export function packageName(arg: string): string {
+	const at = arg.lastIndexOf('@');
+	return at > 0 ? arg.slice(0, at) : arg;
+}
+
+/**
+ * What the README's `npm i` line asks of `name`, as a package.json range:
+ * `latest` when it names the package unpinned (npm installs the registry's
+ * latest), else the version it gives.
+ */
+export async function readmeRange(name: string): Promise<string> {
+	const arg = (await readmeInstallLine()).find((a) => packageName(a) === name);
+	if (arg === undefined) throw new Error(`the README's npm i line does not name ${name}`);
+	return arg === name ? 'latest' : arg.slice(name.length + 1);
+}

@@ -39,7 +39,15 @@ import { FLOOR_VERSION, NODE24, NODE_FLOOR, nodeVersion } from '../helpers/nodes
 import { SUPABASE_CONFIG } from '../package/consumer-files.ts';
 import { packInto } from '../package/pack.ts';
 import { APP_DEPENDENCIES, SKELETON } from './quick-start-app.ts';
-import { codeBlocks, readmeQuickStart, type CodeBlock } from './quick-start-blocks.ts';
+import { FUNCTION_NPM_IMPORTS } from '../../bin/npm-pins.mjs';
+import {
+	codeBlocks,
+	packageName,
+	readmeInstallLine,
+	readmeQuickStart,
+	readmeRange,
+	type CodeBlock,
+} from './quick-start-blocks.ts';
 
 const exec = promisify(execFile);
 const repo = resolve('.');
@@ -131,14 +139,18 @@ beforeAll(async () => {
 	const npm = ['--prefer-offline', '--no-audit', '--no-fund'];
 	await timed('npm i (the app’s own dependencies)', () => sh('npm', ['install', ...npm], app, ON_USER_NODE));
 
-	// The README's commands, in order: its `npm i` line, the package from the tarball and the
-	// others at the repository's versions (already in the npm cache).
-	const npmLine = /^npm i (.+)$/m.exec(blocks.find((b) => b.lang === 'sh')!.code)!;
-	const packages = npmLine[1]!.split(/\s+/);
+	// The README's commands, in order: its `npm i` line, the package from the tarball. The driver
+	// and zod exactly as the line names them (unpinned: the registry's latest, asked afresh), as the
+	// user gets them; the others at the repository's versions (already in the npm cache).
+	const packages = await readmeInstallLine();
 	expect(packages[0]).toBe('supabase-jobs');
-	const others = await Promise.all(packages.slice(1).map(async (n) => `${n}@${await installedVersion(n)}`));
-	const readmeInstall = await timed(npmLine[0], () =>
-		sh('npm', ['install', ...npm, tarball, ...others], app, ON_USER_NODE),
+	const asWritten = new Set<string>(FUNCTION_NPM_IMPORTS);
+	const others = await Promise.all(
+		packages.slice(1).map(async (n) => (asWritten.has(packageName(n)) ? n : `${n}@${await installedVersion(n)}`)),
+	);
+	const online = ['--prefer-online', '--no-audit', '--no-fund'];
+	const readmeInstall = await timed(`npm i ${packages.join(' ')}`, () =>
+		sh('npm', ['install', ...online, tarball, ...others], app, ON_USER_NODE),
 	);
 	installLog = `${readmeInstall.stdout}\n${readmeInstall.stderr}`;
 	initOutput = await timed(
@@ -182,6 +194,19 @@ describe('the README quick start, as written', () => {
 		expect(nodeVersion(USER_NODE)).toBe(`v${FLOOR_VERSION}`);
 		expect(installLog).not.toMatch(/EBADENGINE/);
 		expect(installLog).toMatch(/added \d+ packages/);
+	});
+
+	it('installs the driver and zod as its npm i line names them, and init pins those in the function deno.json', async () => {
+		const denoJson = JSON.parse(await readFile(join(app, 'supabase/functions/jobs-worker/deno.json'), 'utf8'));
+		for (const name of FUNCTION_NPM_IMPORTS) {
+			const { version } = JSON.parse(await readFile(join(app, 'node_modules', name, 'package.json'), 'utf8'));
+			const range = await readmeRange(name);
+			// Named unpinned: the registry's latest, whatever the repository itself installed.
+			if (range === 'latest')
+				expect(version).toBe((await sh('npm', ['view', `${name}@latest`, 'version'], app)).stdout.trim());
+			expect(denoJson.imports[name]).toBe(`npm:${name}@^${version}`);
+		}
+		expect(initOutput).not.toMatch(/^ {2}! /m);
 	});
 
 	it('names every file it shows, and what it shows of kinds.ts is what init writes', async () => {

@@ -131,7 +131,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
  * @example
  * ```ts
  * // functions/jobs-worker/index.ts
- * import postgres from 'npm:postgres@3';
+ * import postgres from 'postgres';
  * import { createWorker, JobStore, postgresAdapter } from 'npm:supabase-jobs';
  * import { handlers } from './handlers.ts';
  *
