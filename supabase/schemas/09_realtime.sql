@@ -6,6 +6,13 @@
 -- go through send_job_messages, several on one topic as list messages (topic_messages: up to 100
 -- jobs and about 200,000 bytes, under hosted Realtime's 256 KB); a batched claim or close sends its
 -- rows' in one insert, grouped the same way (send_statement_messages).
+-- Each message row gets its id from us, not from realtime.messages' default
+-- (gen_random_uuid): a time-ordered UUID (version 7, as the job id, 03), so a
+-- message lands at the right edge of that table's primary key (id,
+-- inserted_at) instead of on a random page of it, which after each checkpoint
+-- writes the whole page to the WAL. Realtime only forwards the id (meta.id).
+-- Every insert into realtime.messages writes it the same way, inline (a
+-- function would be a call per message).
 -- A broadcast never fails a write: realtime_probe checks first that
 -- realtime.messages can take the row (no subtransaction per statement); when
 -- it cannot, the messages are dropped with a warning. Readers: the topic policy
@@ -59,29 +66,31 @@ comment on function supabase_jobs.realtime_probe is
 -- The one message builder, a view: the planner inlines a view into every
 -- statement that reads it (a function would be inlined only without a fixed
 -- search_path). Its readers send messages of rows as a statement left them.
+-- A message is a full snapshot of what a screen shows of the job: a key left
+-- out means null (tags: none), never "unchanged". No owner_id (the topic
+-- jobs:<owner> names it; a job:<id> topic means none), locale or
+-- expected_seconds (no screen reads them from a message).
 create view supabase_jobs.job_messages with (security_invoker = true) as
   select j.job_table, j.id,
          case when j.owner_id is not null then 'jobs:' || j.owner_id
               else 'job:' || coalesce(j.parent_id, j.id) end as topic,
-         pg_catalog.jsonb_build_object(
-           'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress, 'stage', j.stage,
-           'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
-           'attempts', j.attempts, 'max_attempts', j.max_attempts,
-           'created_at', j.created_at, 'updated_at', j.updated_at, 'started_at', j.started_at, 'finished_at', j.finished_at,
-           'heartbeat_ms', j.heartbeat_ms, 'available_at', j.available_at, 'tags', j.tags,
-           'expected_end_at', j.expected_end_at,
-           'locale', j.locale, 'owner_id', j.owner_id, 'job_table', j.job_table)
-         || case when j.parent_id is null then '{}'::jsonb
-                 else pg_catalog.jsonb_build_object('parent_id', j.parent_id, 'expected_seconds', j.expected_seconds) end
+         pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+           'id', j.id, 'kind', j.kind, 'status', j.status, 'progress', j.progress,
+           'attempts', j.attempts, 'max_attempts', j.max_attempts, 'job_table', j.job_table,
+           'created_at', j.created_at, 'updated_at', j.updated_at, 'available_at', j.available_at,
+           'stage', j.stage, 'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
+           'started_at', j.started_at, 'finished_at', j.finished_at, 'heartbeat_ms', j.heartbeat_ms,
+           'expected_end_at', j.expected_end_at, 'parent_id', j.parent_id, 'tags', nullif(j.tags, '{}')))
+         -- Outside the strip: a null inside the handler's metadata is its own.
          || case when j.metadata is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('metadata', j.metadata) end as body
     from supabase_jobs.job as j;
 comment on view supabase_jobs.job_messages is
-  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload; parent_id and expected_seconds for a child; metadata once written). Read by the functions that send messages; granted to no one.';
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload): id, kind, status, progress, attempts, max_attempts, job_table, created_at, updated_at, available_at always; stage, error, error_code, result_id, started_at, finished_at, heartbeat_ms, expected_end_at, parent_id, tags and metadata only when set (a key left out is null; tags: none). The owner is the topic''s. Read by the functions that send messages; granted to no one.';
 comment on column supabase_jobs.job_messages.job_table is 'The job''s table label (with id, the row a message is of).';
 comment on column supabase_jobs.job_messages.id is 'The job''s id.';
 comment on column supabase_jobs.job_messages.topic is 'The one topic the job''s changes are sent on.';
-comment on column supabase_jobs.job_messages.body is 'The message payload: the job''s screen columns as JSON.';
+comment on column supabase_jobs.job_messages.body is 'The message payload: the job''s screen columns as JSON, the keys of null ones left out.';
 
 create or replace function supabase_jobs.topic_messages(topics text[], payloads jsonb[])
 returns table (topic text, event text, payload jsonb)
@@ -127,12 +136,19 @@ begin
     return;
   end if;
   if pg_catalog.cardinality(topics) = 1 then
-    insert into realtime.messages (payload, event, topic, private, extension)
-    values (payloads[1], 'job', topics[1], true, 'broadcast');
+    insert into realtime.messages (id, payload, event, topic, private, extension)
+    values (pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+              pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp())
+                 operator(pg_catalog.*) 1000)::pg_catalog.int8), 3), 1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
+            payloads[1], 'job', topics[1], true, 'broadcast');
     return;
   end if;
-  insert into realtime.messages (payload, event, topic, private, extension)
-  select g.payload, g.event, g.topic, true, 'broadcast' from supabase_jobs.topic_messages(topics, payloads) as g;
+  insert into realtime.messages (id, payload, event, topic, private, extension)
+  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp())
+             operator(pg_catalog.*) 1000)::pg_catalog.int8), 3), 1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
+         g.payload, g.event, g.topic, true, 'broadcast'
+    from supabase_jobs.topic_messages(topics, payloads) as g;
 end
 $$;
 comment on function supabase_jobs.send_job_messages is
@@ -169,8 +185,11 @@ begin
   end if;
   -- The rows as the statement left them (its row triggers have not run yet), grouped by topic:
   -- a claim or close of many jobs of one owner is a few list messages, not one per job.
-  insert into realtime.messages (payload, event, topic, private, extension)
-  select g.payload, g.event, g.topic, true, 'broadcast'
+  insert into realtime.messages (id, payload, event, topic, private, extension)
+  select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+           pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp())
+             operator(pg_catalog.*) 1000)::pg_catalog.int8), 3), 1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
+         g.payload, g.event, g.topic, true, 'broadcast'
     from (select pg_catalog.array_agg(m.topic) as topics, pg_catalog.array_agg(m.body) as payloads
             from supabase_jobs.job_messages as m
            where m.job_table = label and m.id = any (ids)) as a

@@ -38,8 +38,12 @@ begin
                                                '-infinity')
         or supabase_jobs.realtime_probe() then
     -- Whether realtime.messages can take it: the answer remembered for the session, else realtime_probe.
-    insert into realtime.messages (payload, event, topic, private, extension)
-    select m.body, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
+    -- Its id time-ordered, as every message's (09).
+    insert into realtime.messages (id, payload, event, topic, private, extension)
+    select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+             pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp())
+               operator(pg_catalog.*) 1000)::pg_catalog.int8), 3), 1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
+           m.body, 'job', m.topic, true, 'broadcast' from supabase_jobs.job_messages as m
      where m.job_table = new.job_table and m.id = new.id;
   else
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; 1 dropped';

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { supabaseAdapter } from '../../src/lib/adapters/supabase.ts';
 import type { JobTopicStatus } from '../../src/lib/store/adapter.ts';
-import type { JobSummary } from '../../src/lib/store/job-summary.ts';
+import { SUMMARY_FIELDS, type JobSummary } from '../../src/lib/store/job-summary.ts';
 import { JobStore } from '../../src/lib/store/job-store.ts';
 import type { JobListSource } from '../../src/lib/svelte/types.ts';
 import { Signal } from '../store/harness.ts';
@@ -71,6 +71,29 @@ describe('subscribeList over Realtime', () => {
 		expect(about[0]).not.toHaveProperty('params');
 		expect(r.jobs().every((j) => j.ownerId === a.id && j.kind === 'extract')).toBe(true);
 		expect(a.supabase.getChannels()).toEqual([]);
+	});
+
+	test("a 'jobs' list of slim messages and a single 'job' message give each job's summary exactly as a full read does", async () => {
+		const a = await f.user();
+		const r = recorder();
+		const stop = a.store.subscribeList({ onChange: r.onChange, onRealtime: r.onRealtime });
+		await r.until(() => r.statuses.includes('live'));
+		// One insert of three jobs of one owner: one list message on jobs:<owner>.
+		const ids = await a.store.enqueueMany('slim-list', [{}, { tags: ['x'] }, {}]);
+		await r.until(() => ids.every((id) => r.jobs().some((j) => j.id === id)));
+		const queued = await Promise.all(ids.map((id) => a.store.get(id)));
+		const claimed = (await f.worker.claim(ids[1]!))!;
+		await r.until(() => r.jobs().some((j) => j.id === ids[1] && j.status === 'running'));
+		stop();
+		const summaryOf = (job: object) => Object.fromEntries(SUMMARY_FIELDS.map((k) => [k, (job as JobSummary)[k]]));
+		const heard = r.jobs();
+		for (const row of queued) expect(heard.find((j) => j.id === row.id)).toEqual(summaryOf(row));
+		const running = heard.find((j) => j.id === ids[1] && j.status === 'running')!;
+		expect(running).toEqual(summaryOf(await a.store.get(claimed.id)));
+		expect(running).toMatchObject({ ownerId: a.id, tags: ['x'], stage: null, finishedAt: null });
+		const [{ n }] = await f.db.sql<{ n: number }[]>`
+			select count(*)::int as n from realtime.messages where event = 'jobs' and topic = ${`jobs:${a.id}`}`;
+		expect(n).toBe(1);
 	});
 
 	test('subscribed by tag, it pushes only the changes of jobs carrying every tag asked', async () => {

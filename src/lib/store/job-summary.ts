@@ -1,7 +1,9 @@
 /**
- * The part of a job row that Realtime carries: what send_job_messages
- * (supabase/schemas/09_realtime.sql) sends on `jobs:<owner_id>` or
- * `job:<id>`. Never params or payload.
+ * The part of a job row that Realtime carries: what the view job_messages
+ * (supabase/schemas/09_realtime.sql) builds, sent on `jobs:<owner_id>` or
+ * `job:<id>`. Never params or payload. A message is a full snapshot of these
+ * columns: a key it leaves out is null (tags: none), never "unchanged"; the
+ * owner is not in it but in its topic.
  */
 import { z } from 'zod';
 import { JOB_STATUSES, type JobStatusValue } from '../state.ts';
@@ -29,7 +31,7 @@ export interface JobSummary {
 	updatedAt: Date;
 	startedAt: Date | null;
 	finishedAt: Date | null;
-	locale: string | null;
+	/** The topic's owner (`jobs:<owner>`); null for a job sent on `job:<id>`. */
 	ownerId: string | null;
 	/** The heartbeat interval the running attempt's worker declared at claim; null when none. */
 	heartbeatMs: number | null;
@@ -58,7 +60,6 @@ export const SUMMARY_FIELDS = [
 	'updatedAt',
 	'startedAt',
 	'finishedAt',
-	'locale',
 	'ownerId',
 	'heartbeatMs',
 	'availableAt',
@@ -67,35 +68,56 @@ export const SUMMARY_FIELDS = [
 	'metadata',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
 
-const summarySchema = z
-	.object({
-		id: z.string(),
-		kind: z.string(),
-		status: z.enum(JOB_STATUSES),
-		progress: z.number(),
-		stage: z.string().nullable(),
-		error: z.string().nullable(),
-		error_code: z.string().nullable(),
-		result_id: z.string().nullable(),
-		attempts: z.number().int(),
-		max_attempts: z.number().int(),
-		created_at: timestamp,
-		updated_at: timestamp,
-		started_at: timestamp.nullable(),
-		finished_at: timestamp.nullable(),
-		locale: z.string().nullable(),
-		owner_id: z.string().nullable(),
-		// Absent from messages written before the liveness contract migration.
-		heartbeat_ms: z.number().int().nullable().default(null),
-		available_at: timestamp,
-		tags: z.array(z.string()).default([]),
-		// Absent from messages written before the worker's estimate.
-		expected_end_at: timestamp.nullable().default(null),
-		// Sent once written: absent means none yet.
-		metadata: z.record(z.string(), z.unknown()).nullable().default(null),
-		job_table: z.string(),
-	})
-	.transform((r) => ({
+/** A key a message leaves out when its column is null. */
+const unlessNull = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
+
+const summarySchema = z.object({
+	id: z.string(),
+	kind: z.string(),
+	status: z.enum(JOB_STATUSES),
+	progress: z.number(),
+	attempts: z.number().int(),
+	max_attempts: z.number().int(),
+	job_table: z.string(),
+	created_at: timestamp,
+	updated_at: timestamp,
+	available_at: timestamp,
+	stage: unlessNull(z.string()),
+	error: unlessNull(z.string()),
+	error_code: unlessNull(z.string()),
+	result_id: unlessNull(z.string()),
+	started_at: unlessNull(timestamp),
+	finished_at: unlessNull(timestamp),
+	heartbeat_ms: unlessNull(z.number().int()),
+	expected_end_at: unlessNull(timestamp),
+	tags: z.array(z.string()).default([]),
+	metadata: unlessNull(z.record(z.string(), z.unknown())),
+});
+
+/** The owner a topic names: `jobs:<owner>` carries only that owner's jobs, `job:<id>` only ownerless ones; undefined for any other topic. */
+function ownerOfTopic(topic: string): string | null | undefined {
+	if (topic.startsWith('jobs:')) return topic.slice('jobs:'.length);
+	return topic.startsWith('job:') ? null : undefined;
+}
+
+/**
+ * Reads one broadcast message heard on `topic`; null when it is not a job
+ * change this package understands (a message is never worth failing a screen
+ * over: the next read brings the truth).
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const m = parseJobBroadcast(raw, `jobs:${uid}`);
+ * if (m && m.jobTable === 'jobs') render(m.job);
+ * ```
+ */
+export function parseJobBroadcast(raw: RawRow, topic: string): { jobTable: string; job: JobSummary } | null {
+	const ownerId = ownerOfTopic(topic);
+	const parsed = summarySchema.safeParse(raw);
+	if (ownerId === undefined || !parsed.success) return null;
+	const r = parsed.data;
+	return {
 		jobTable: r.job_table,
 		job: {
 			id: r.id,
@@ -112,31 +134,14 @@ const summarySchema = z
 			updatedAt: r.updated_at,
 			startedAt: r.started_at,
 			finishedAt: r.finished_at,
-			locale: r.locale,
-			ownerId: r.owner_id,
+			ownerId,
 			heartbeatMs: r.heartbeat_ms,
 			availableAt: r.available_at,
 			tags: r.tags,
 			expectedEndAt: r.expected_end_at,
 			metadata: r.metadata,
-		} satisfies JobSummary,
-	}));
-
-/**
- * Reads one broadcast message; null when it is not a job change this package
- * understands (a message is never worth failing a screen over: the next read
- * brings the truth).
- *
- * @internal
- * @example
- * ```ts
- * const m = parseJobBroadcast(raw);
- * if (m && m.jobTable === 'jobs') render(m.job);
- * ```
- */
-export function parseJobBroadcast(raw: RawRow): { jobTable: string; job: JobSummary } | null {
-	const parsed = summarySchema.safeParse(raw);
-	return parsed.success ? parsed.data : null;
+		},
+	};
 }
 
 /**

@@ -14,7 +14,7 @@ import { Inbox } from './inbox.ts';
 import type { Job } from '../job.ts';
 import { parseJobBroadcast, withSummary } from '../job-summary.ts';
 
-type ChildEvent = { kind: 'message'; row: RawRow } | { kind: 'status'; status: JobTopicStatus };
+type ChildEvent = { kind: 'message'; row: RawRow; topic: string } | { kind: 'status'; status: JobTopicStatus };
 
 /** @internal */
 export interface FollowChildrenInput<R extends Job> {
@@ -71,7 +71,7 @@ export async function* followChildren<R extends Job>(
 		subscription = realtime.subscribe(topic, {
 			// Other jobs' changes go by on this topic too: only this parent's children are kept.
 			message: (row) => {
-				if (row.parent_id === parentId) inbox.push({ kind: 'message', row });
+				if (row.parent_id === parentId) inbox.push({ kind: 'message', row, topic });
 			},
 			status: (status) => inbox.push({ kind: 'status', status }),
 		});
@@ -97,7 +97,7 @@ export async function* followChildren<R extends Job>(
 				next = await tryRead();
 				if (next) await follow(next);
 			} else {
-				const message = parseJobBroadcast(event.row);
+				const message = parseJobBroadcast(event.row, event.topic);
 				const at = message ? current.findIndex((c) => c.id === message.job.id) : -1;
 				if (!message) continue;
 				if (at < 0) {

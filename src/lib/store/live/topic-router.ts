@@ -20,8 +20,8 @@ import type {
 export interface TopicFollower {
 	/** The job whose messages it gets. */
 	readonly id: string;
-	/** Called synchronously by the transport: queue, do not await. */
-	onMessage(row: RawRow): void;
+	/** Called synchronously by the transport with the topic it came on: queue, do not await. */
+	onMessage(row: RawRow, topic: string): void;
 	onStatus(status: JobTopicStatus, reason?: unknown): void;
 }
 
@@ -90,8 +90,8 @@ export class TopicRouter implements JobTopicListener {
 	message(row: RawRow): void {
 		const to = typeof row.id === 'string' ? this.#byId.get(row.id) : undefined;
 		if (to === undefined) return;
-		if (Array.isArray(to)) for (const f of [...to]) f.onMessage(row);
-		else to.onMessage(row);
+		if (Array.isArray(to)) for (const f of [...to]) f.onMessage(row, this.topic);
+		else to.onMessage(row, this.topic);
 	}
 
 	status(status: JobTopicStatus, reason?: unknown): void {

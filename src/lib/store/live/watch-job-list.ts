@@ -75,9 +75,10 @@ export function subscribeList<R extends Job>(calls: JobCalls<R>, options: Subscr
 				poll(true);
 				return;
 			}
-			subscription = realtime.subscribe(`jobs:${owner}`, {
+			const topic = `jobs:${owner}`;
+			subscription = realtime.subscribe(topic, {
 				message: (row) => {
-					const message = parseJobBroadcast(row);
+					const message = parseJobBroadcast(row, topic);
 					if (message && message.jobTable === label && hasTags(message.job.tags, wantedTags)) notify(message.job);
 				},
 				status: (status) => {

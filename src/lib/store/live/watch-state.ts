@@ -17,7 +17,7 @@ import type { TopicFollower } from './topic-router.ts';
 
 /** What a topic tells a watch. */
 export type TopicEvent =
-	{ kind: 'message'; row: RawRow } | { kind: 'status'; status: JobTopicStatus; reason?: unknown };
+	{ kind: 'message'; row: RawRow; topic: string } | { kind: 'status'; status: JobTopicStatus; reason?: unknown };
 
 function sameValue(a: unknown, b: unknown): boolean {
 	if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
@@ -161,14 +161,14 @@ export class JobWatch<R extends Job> extends Inbox<TopicEvent> implements TopicF
 	/** The job change a message carries, or null when it is not about this job of this table. */
 	summaryOf(event: TopicEvent) {
 		if (event.kind !== 'message') return null;
-		const message = parseJobBroadcast(event.row);
+		const message = parseJobBroadcast(event.row, event.topic);
 		return message && message.job.id === this.id && message.jobTable === tableLabel(this.calls.table)
 			? message.job
 			: null;
 	}
 
-	onMessage(row: RawRow): void {
-		this.push({ kind: 'message', row });
+	onMessage(row: RawRow, topic: string): void {
+		this.push({ kind: 'message', row, topic });
 	}
 
 	onStatus(status: JobTopicStatus, reason?: unknown): void {
