@@ -80,13 +80,14 @@ create view supabase_jobs.job_messages with (security_invoker = true) as
            'created_at', j.created_at, 'updated_at', j.updated_at, 'available_at', j.available_at,
            'stage', j.stage, 'error', j.error, 'error_code', j.error_code, 'result_id', j.result_id,
            'started_at', j.started_at, 'finished_at', j.finished_at, 'heartbeat_ms', j.heartbeat_ms,
-           'expected_end_at', j.expected_end_at, 'parent_id', j.parent_id, 'tags', nullif(j.tags, '{}')))
+           'expected_end_at', j.expected_end_at, 'parent_id', j.parent_id, 'tags', nullif(j.tags, '{}'),
+           'failed_for_good', nullif(j.failed_for_good, false)))
          -- Outside the strip: a null inside the handler's metadata is its own.
          || case when j.metadata is null then '{}'::jsonb
                  else pg_catalog.jsonb_build_object('metadata', j.metadata) end as body
     from supabase_jobs.job as j;
 comment on view supabase_jobs.job_messages is
-  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload): id, kind, status, progress, attempts, max_attempts, job_table, created_at, updated_at, available_at always; stage, error, error_code, result_id, started_at, finished_at, heartbeat_ms, expected_end_at, parent_id, tags and metadata only when set (a key left out is null; tags: none). The owner is the topic''s. Read by the functions that send messages; granted to no one.';
+  'The one Realtime message of a job''s change, by job_table and id: its topic (jobs:<owner> when owned, else job:<parent> for a child, else job:<id>) and its body, the screen columns (never params or payload): id, kind, status, progress, attempts, max_attempts, job_table, created_at, updated_at, available_at always; stage, error, error_code, result_id, started_at, finished_at, heartbeat_ms, expected_end_at, parent_id, tags, failed_for_good and metadata only when set (a key left out is null; tags: none; failed_for_good: false). The owner is the topic''s. Read by the functions that send messages; granted to no one.';
 comment on column supabase_jobs.job_messages.job_table is 'The job''s table label (with id, the row a message is of).';
 comment on column supabase_jobs.job_messages.id is 'The job''s id.';
 comment on column supabase_jobs.job_messages.topic is 'The one topic the job''s changes are sent on.';

@@ -36,7 +36,7 @@ const ALWAYS = [
 	'updated_at',
 	'available_at',
 ];
-/** Keys a message has only when the column is set (tags: not empty). */
+/** Keys a message has only when the column is set (tags: not empty; failed_for_good: true). */
 const WHEN_SET = [
 	'stage',
 	'error',
@@ -49,6 +49,7 @@ const WHEN_SET = [
 	'parent_id',
 	'tags',
 	'metadata',
+	'failed_for_good',
 ];
 
 const messageOf = async (id: string) =>
@@ -69,7 +70,9 @@ const summaryOfRow = (row: Body): JobSummary => {
 async function expectSlim(id: string): Promise<Body> {
 	const { topic, body } = await messageOf(id);
 	const row = await rowOf(id);
-	const set = WHEN_SET.filter((k) => (k === 'tags' ? (row.tags as string[]).length > 0 : row[k] !== null));
+	const isSet = (k: string) =>
+		k === 'tags' ? (row.tags as string[]).length > 0 : k === 'failed_for_good' ? row[k] === true : row[k] !== null;
+	const set = WHEN_SET.filter(isSet);
 	expect(Object.keys(body).sort()).toEqual([...ALWAYS, ...set].sort());
 	expect(Object.entries(body).filter(([, v]) => v === null)).toEqual([]);
 	expect(parseJobBroadcast(body, topic)).toEqual({ jobTable: 'jobs', job: summaryOfRow(row) });
@@ -107,9 +110,21 @@ describe('the Realtime message body', () => {
 		expect((await expectSlim(owned!.id)).tags).toEqual(['a', 'b']);
 		await db.sql`select job_claim(${ownerless!.id})`;
 		await db.sql`select job_fail(${ownerless!.id}, 'Broken.', error_code => 'broken')`;
-		expect(await expectSlim(ownerless!.id)).toMatchObject({ status: 'failed', error: 'Broken.', error_code: 'broken' });
+		const failed = await expectSlim(ownerless!.id);
+		expect(failed).toMatchObject({ status: 'failed', error: 'Broken.', error_code: 'broken' });
+		expect(parseJobBroadcast(failed, `job:${ownerless!.id}`)!.job.failedForGood).toBe(false);
 		// A message the client cannot place (a topic that is neither jobs:<owner> nor job:<id>) is not a job change.
 		expect(parseJobBroadcast((await messageOf(owned!.id)).body, 'elsewhere')).toBeNull();
+	});
+
+	it('a job failed for good says so (failed_for_good: true), so a screen watching it offers no Try again', async () => {
+		const [queued] = await db.sql<{ id: string }[]>`select id from job_enqueue('slim', owner_id => ${alice.sub})`;
+		await db.sql`select job_claim(${queued!.id})`;
+		await db.sql`select job_fail(${queued!.id}, 'Empty.', error_code => 'empty_file', permanent => true)`;
+		const { topic, body } = await messageOf(queued!.id);
+		expect(body.failed_for_good).toBe(true);
+		expect(parseJobBroadcast(body, topic)!.job).toMatchObject({ status: 'failed', failedForGood: true });
+		await expectSlim(queued!.id);
 	});
 
 	it('a child’s message has its parent_id and no expected_seconds', async () => {
@@ -152,7 +167,8 @@ describe('the Realtime message body', () => {
 		await db.sql`select job_claim(${r!.id})`;
 		const { topic, body } = await messageOf(r!.id);
 		const full = {
-			...Object.fromEntries(WHEN_SET.map((k) => [k, null])),
+			// The former shape had no failed_for_good (it came with the slim one).
+			...Object.fromEntries(WHEN_SET.filter((k) => k !== 'failed_for_good').map((k) => [k, null])),
 			...body,
 			tags: [],
 			owner_id: alice.sub,

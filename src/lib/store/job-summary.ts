@@ -42,6 +42,8 @@ export interface JobSummary {
 	expectedEndAt: Date | null;
 	/** What the handler said about the work so far (see {@link Job.metadata}); null until written. */
 	metadata: Record<string, unknown> | null;
+	/** Failed with an error its kind declares permanent: trying again would fail the same way (see {@link Job.failedForGood}). */
+	failedForGood: boolean;
 }
 
 /** The fields of a {@link Job} a broadcast refreshes; the rest keep the value of the last full read. */
@@ -66,6 +68,7 @@ export const SUMMARY_FIELDS = [
 	'tags',
 	'expectedEndAt',
 	'metadata',
+	'failedForGood',
 ] as const satisfies readonly (keyof Job & keyof JobSummary)[];
 
 /** A key a message leaves out when its column is null. */
@@ -92,6 +95,7 @@ const summarySchema = z.object({
 	expected_end_at: unlessNull(timestamp),
 	tags: z.array(z.string()).default([]),
 	metadata: unlessNull(z.record(z.string(), z.unknown())),
+	failed_for_good: z.boolean().default(false),
 });
 
 /** The owner a topic names: `jobs:<owner>` carries only that owner's jobs, `job:<id>` only ownerless ones; undefined for any other topic. */
@@ -140,6 +144,7 @@ export function parseJobBroadcast(raw: RawRow, topic: string): { jobTable: strin
 			tags: r.tags,
 			expectedEndAt: r.expected_end_at,
 			metadata: r.metadata,
+			failedForGood: r.failed_for_good,
 		},
 	};
 }
