@@ -184,8 +184,21 @@ begin
     raise warning 'ErrorSendingBroadcastMessage: realtime.messages cannot take messages now; % dropped', pg_catalog.cardinality(ids);
     return 0;
   end if;
-  -- The rows as the statement left them (its row triggers have not run yet), grouped by topic:
-  -- a claim or close of many jobs of one owner is a few list messages, not one per job.
+  -- The rows as the statement left them (its row triggers have not run yet). One job (a claim or
+  -- close by id, the per-job path) is one message: no grouping to pay for.
+  if pg_catalog.cardinality(ids) = 1 then
+    insert into realtime.messages (id, payload, event, topic, private, extension)
+    select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+             pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp())
+               operator(pg_catalog.*) 1000)::pg_catalog.int8), 3), 1, 6), 52, 1), 53, 1), 'hex')::pg_catalog.uuid,
+           m.body, 'job', m.topic, true, 'broadcast'
+      from supabase_jobs.job_messages as m
+     where m.job_table = label and m.id = ids[1];
+    get diagnostics sent = row_count;
+    return sent;
+  end if;
+  -- Several, grouped by topic: a claim or close of many jobs of one owner is a few list messages,
+  -- not one per job.
   insert into realtime.messages (id, payload, event, topic, private, extension)
   select pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
            pg_catalog.substring(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp())

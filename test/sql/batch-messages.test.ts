@@ -239,3 +239,22 @@ describe('when realtime.messages cannot take messages', () => {
 		expect(await messagesIn(ids, 'done')).toHaveLength(0);
 	});
 });
+
+describe('a claim or close of one job by id (the per-job path)', () => {
+	it('sends its one message directly, without grouping by topic (no topic_messages call)', async () => {
+		const [job] = await worker((tx) => tx`select id from job_enqueue('one-by-id', owner_id => ${alice.sub})`);
+		const calls = await db.sql.begin(async (tx) => {
+			await tx`set local track_functions = 'all'`;
+			await tx`select job_claim(${job!.id})`;
+			await tx`select job_succeed(${job!.id})`;
+			const [c] = await tx<{ grouped: number; sent: number; messages: number }[]>`
+				select coalesce(pg_stat_get_xact_function_calls('supabase_jobs.topic_messages'::regproc), 0)::int as grouped,
+				       coalesce(pg_stat_get_xact_function_calls('supabase_jobs.send_statement_messages'::regproc), 0)::int as sent,
+				       (select count(*)::int from realtime.messages
+				         where payload ->> 'id' = ${job!.id} and payload ->> 'status' in ('running', 'done')) as messages`;
+			return c!;
+		});
+		// Two statements, each its one message; grouping is for a statement of several jobs.
+		expect(calls).toEqual({ grouped: 0, sent: 2, messages: 2 });
+	});
+});
