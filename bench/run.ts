@@ -905,4 +905,12 @@ async function watchMemory(url: string): Promise<WatchMemory> {
 	}
 }
 
-await main();
+try {
+	await main();
+} catch (error) {
+	console.error(error);
+	process.exitCode = 1;
+}
+// Every figure is written (or the error printed): a handle a peer's library leaves open (a pool,
+// a timer) must not keep `npm run bench` alive after it, as it did.
+process.exit();
