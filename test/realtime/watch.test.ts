@@ -220,7 +220,9 @@ describe('watch over Realtime', () => {
 		const seen: string[] = [];
 		let error: unknown;
 		try {
-			for await (const j of user.store.watch(job.id, { timeoutMs: 400, onRealtime: rt.onRealtime }))
+			// Long enough to be live first on a loaded machine: an idle project's Realtime replicates
+			// 1.5 s after its first join (the replication window), and the join itself may wait.
+			for await (const j of user.store.watch(job.id, { timeoutMs: 5_000, onRealtime: rt.onRealtime }))
 				seen.push(j.status);
 		} catch (e) {
 			error = e;
