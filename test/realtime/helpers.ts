@@ -16,7 +16,7 @@ import type { QueryEvent } from '../../src/local/standin/db.ts';
 import type { RealtimeLimits } from '../../src/local/standin/realtime/limits.ts';
 import { createUser, useTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import type { ConformanceCaller, ConformanceHarness } from '../store/harness.ts';
-import { counting, createJobTable, Signal } from '../store/harness.ts';
+import { counting, databaseChores, Signal } from '../store/harness.ts';
 
 export const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
@@ -115,15 +115,7 @@ export async function useRealtimeFixture(
 		worker,
 		harness: {
 			adapter: adapterFor,
-			createUser: async () => (await createUser(db.sql)).sub,
-			backdate: async (id, seconds, table = 'jobs') => {
-				await db.sql.unsafe(
-					`update public.${table} set started_at = started_at - make_interval(secs => $2), heartbeat_at = heartbeat_at - make_interval(secs => $2) where id = $1 and status = 'running'`,
-					[id, seconds],
-				);
-			},
-			createJobTable: (name, options) => createJobTable(db.sql, name, options),
-			reclaimAll: async () => void (await db.sql`select count(*) from supabase_jobs.reclaim_all(null)`),
+			...databaseChores(db.sql),
 		},
 	};
 }

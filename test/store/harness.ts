@@ -7,6 +7,7 @@
  */
 import type { Sql } from 'postgres';
 import type { JobAdapter, JobFunctionName } from '../../src/lib/store/adapter.ts';
+import { createUser } from '../helpers/db.ts';
 
 /** A caller: the service role, or a signed-in user (an admin when `admin`: app_metadata.role = 'admin'). */
 export type ConformanceCaller = { role: 'service_role' } | { role: 'authenticated'; sub: string; admin?: boolean };
@@ -47,6 +48,27 @@ export interface ConformanceHarness {
 	createJobTable(name: string, options?: JobTableOptions): Promise<void>;
 	/** Runs what the supabase-jobs-reclaim schedule runs (supabase_jobs.reclaim_all): reclaims and expiries. */
 	reclaimAll(): Promise<void>;
+}
+
+/**
+ * The superuser chores of a harness over the database at `sql`, the same for every transport:
+ * users, heartbeats moved back in time, job tables and a reclaim of everything.
+ *
+ * @example
+ * const harness: ConformanceHarness = { adapter, ...databaseChores(db.sql) };
+ */
+export function databaseChores(sql: Sql): Omit<ConformanceHarness, 'adapter'> {
+	return {
+		createUser: async () => (await createUser(sql)).sub,
+		backdate: async (id, seconds, table = 'jobs') => {
+			await sql.unsafe(
+				`update public.${table} set started_at = started_at - make_interval(secs => $2), heartbeat_at = heartbeat_at - make_interval(secs => $2) where id = $1 and status = 'running'`,
+				[id, seconds],
+			);
+		},
+		createJobTable: (name, options) => createJobTable(sql, name, options),
+		reclaimAll: async () => void (await sql`select count(*) from supabase_jobs.reclaim_all(null)`),
+	};
 }
 
 /** Resolves once `predicate` holds, re-checked on every `notify()`: waits on events, never on time. */

@@ -15,7 +15,7 @@ import { describeJobStoreConformance } from './conformance.ts';
 import { describeParentChildConformance } from './family-conformance.ts';
 import { describeQuestionsConformance } from './questions-conformance.ts';
 import { describeJobOutputConformance } from './output-conformance.ts';
-import { createJobTable, Signal, type ConformanceHarness } from './harness.ts';
+import { databaseChores, Signal, type ConformanceHarness } from './harness.ts';
 
 /** Opens a client of the driver under test on the file's database (closed after the file). */
 export type ConnectDriver = (options: { prepare?: boolean; max: number }) => Sql;
@@ -34,15 +34,7 @@ export function describePostgresAdapter(label: string, db: TestDatabase, connect
 	const harness: ConformanceHarness = {
 		// Both roles as PostgREST would run them: a service key, or a user's session.
 		adapter: (caller) => postgresAdapter(sql, { claims: claimsFor(caller) }),
-		createUser: async () => (await createUser(db.sql)).sub,
-		backdate: async (id, seconds, table = 'jobs') => {
-			await db.sql.unsafe(
-				`update public.${table} set started_at = started_at - make_interval(secs => $2), heartbeat_at = heartbeat_at - make_interval(secs => $2) where id = $1 and status = 'running'`,
-				[id, seconds],
-			);
-		},
-		createJobTable: (name, options) => createJobTable(db.sql, name, options),
-		reclaimAll: async () => void (await db.sql`select count(*) from supabase_jobs.reclaim_all(null)`),
+		...databaseChores(db.sql),
 	};
 	describeJobStoreConformance(label, async () => harness);
 	describeParentChildConformance(label, async () => harness);
